@@ -1,6 +1,15 @@
 //! rsh: a restricted shell. Each line is parsed once with tree-sitter-bash, every simple command
 //! is expanded and then decided against a TOML policy, and only then executed directly (never
 //! through /bin/sh). The modules follow the pipeline: `parse` → `expand` → `policy`/`decide` →
-//! `spawn`, orchestrated by `interp`; `cli` is the entry point. An earlier stage never imports a
-//! later one.
+//! `spawn`, orchestrated by `interp`; `cli` and `repl` are the entry points. An earlier stage
+//! never imports a later one.
 #![deny(unsafe_code)]
+
+pub mod cli;
+pub mod decide;
+pub mod expand;
+pub mod interp;
+pub mod parse;
+pub mod policy;
+pub mod repl;
+pub mod spawn;

@@ -1,0 +1,402 @@
+//! The command line: bash-compatible invocation (`-c`, `-l`, `-lc`, `-c -l`, `-s`, `FILE`,
+//! `-i`), policy selection, and the top-level loop for each way rsh can be run.
+//!
+//! Flags are first read into `Invocation` without side effects; only `run` loads the policy
+//! and builds the shell. Exit statuses: the last command's, 2 for usage and syntax errors and
+//! for a policy that cannot be loaded (nothing runs then).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::interp::{Mode, Shell};
+use crate::parse;
+use crate::policy::{self, Policy};
+use crate::spawn::{self, fd};
+
+pub const USAGE: &str = "\
+usage: rsh [--policy FILE] [-lis] [-euxC] [-o option] [-O shopt] -c COMMAND [NAME [ARG...]]
+       rsh [--policy FILE] [options] [FILE [ARG...]]
+       rsh [--policy FILE] [options] -s [ARG...]
+       rsh --version | --help
+
+Runs shell commands like bash, checking every command against a policy before it runs.
+
+  -c COMMAND     run COMMAND; NAME becomes $0 and ARGs $1...
+  -s             read commands from standard input (the default when no FILE is given)
+  -i             interactive
+  -l, --login    act as a login shell (also when argv[0] starts with '-')
+  -n             check syntax only, run nothing
+  -e -u -x -C -f set -o errexit / nounset / xtrace / noclobber / noglob
+  -o OPTION      set -o OPTION;  -O SHOPT: shopt -s SHOPT
+  --policy FILE  use FILE instead of /etc/rsh/policy.toml or the built-in default
+  --norc, --noprofile   accepted for bash compatibility (rsh reads no startup files)
+  --version, --help
+
+See rsh(1) and rsh-policy(5).
+";
+
+/// What the command line asked for, before anything is done about it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Invocation {
+    pub command: Option<String>,
+    pub script: Option<PathBuf>,
+    pub stdin: bool,
+    pub interactive: bool,
+    pub login: bool,
+    pub check_only: bool,
+    pub policy: Option<PathBuf>,
+    pub set_options: Vec<(String, bool)>,
+    pub shopt_options: Vec<(String, bool)>,
+    pub arg0: String,
+    pub args: Vec<String>,
+    pub version: bool,
+    pub help: bool,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+/// Parses bash-style arguments (`argv` includes argv[0]).
+pub fn parse_args(argv: &[String]) -> Result<Invocation, UsageError> {
+    let mut inv = Invocation {
+        arg0: argv.first().cloned().unwrap_or_else(|| "rsh".to_string()),
+        ..Invocation::default()
+    };
+    inv.login = inv.arg0.starts_with('-');
+    let mut want_command = false;
+    let mut i = 1;
+    while i < argv.len() {
+        let arg = &argv[i];
+        match arg.as_str() {
+            "--" | "-" => {
+                i += 1;
+                break;
+            }
+            "--login" => inv.login = true,
+            "--norc" | "--noprofile" | "--noediting" => {}
+            "--version" => inv.version = true,
+            "--help" => inv.help = true,
+            "--policy" => {
+                i += 1;
+                let file = argv
+                    .get(i)
+                    .ok_or_else(|| UsageError("--policy: option requires a file".into()))?;
+                inv.policy = Some(PathBuf::from(file));
+            }
+            s if s.starts_with("--policy=") => {
+                inv.policy = Some(PathBuf::from(&s["--policy=".len()..]));
+            }
+            s if s.starts_with("--") => {
+                return Err(UsageError(format!("{s}: invalid option")));
+            }
+            s if (s.starts_with('-') || s.starts_with('+')) && s.len() > 1 => {
+                let on = s.starts_with('-');
+                for letter in s[1..].chars() {
+                    match letter {
+                        'c' if on => want_command = true,
+                        's' if on => inv.stdin = true,
+                        'i' if on => inv.interactive = true,
+                        'l' if on => inv.login = true,
+                        'n' if on => inv.check_only = true,
+                        'o' | 'O' => {
+                            i += 1;
+                            let name = argv.get(i).ok_or_else(|| {
+                                UsageError(format!("-{letter}: option requires an argument"))
+                            })?;
+                            let list = if letter == 'o' {
+                                &mut inv.set_options
+                            } else {
+                                &mut inv.shopt_options
+                            };
+                            list.push((name.clone(), on));
+                        }
+                        'e' => inv.set_options.push(("errexit".into(), on)),
+                        'u' => inv.set_options.push(("nounset".into(), on)),
+                        'x' => inv.set_options.push(("xtrace".into(), on)),
+                        'C' => inv.set_options.push(("noclobber".into(), on)),
+                        'f' => inv.set_options.push(("noglob".into(), on)),
+                        'a' => inv.set_options.push(("allexport".into(), on)),
+                        // bash's -h -B -H -m -b -v -p are harmless here.
+                        'h' | 'B' | 'H' | 'm' | 'b' | 'v' | 'E' | 'T' => {}
+                        _ => {
+                            return Err(UsageError(format!("{}{letter}: invalid option", &s[..1])));
+                        }
+                    }
+                }
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    let operands = &argv[i.min(argv.len())..];
+    if want_command {
+        let (command, rest) = operands
+            .split_first()
+            .ok_or_else(|| UsageError("-c: option requires an argument".into()))?;
+        inv.command = Some(command.clone());
+        if let Some((name, args)) = rest.split_first() {
+            inv.arg0 = name.clone();
+            inv.args = args.to_vec();
+        }
+    } else if inv.stdin || operands.is_empty() {
+        inv.stdin = true;
+        inv.args = operands.to_vec();
+    } else {
+        inv.script = Some(PathBuf::from(&operands[0]));
+        inv.arg0 = operands[0].clone();
+        inv.args = operands[1..].to_vec();
+    }
+    Ok(inv)
+}
+
+/// Picks the policy: `--policy FILE`, else /etc/rsh/policy.toml if it exists, else the
+/// compiled-in default. Any failure is fatal: rsh never runs without a policy it understood.
+pub fn load_policy(explicit: Option<&Path>) -> Result<Policy, String> {
+    let env_path = std::env::var("PATH").ok();
+    let system = Path::new(policy::SYSTEM_POLICY_PATH);
+    let loaded = match explicit {
+        Some(file) => Policy::load(file, env_path.as_deref()),
+        None if system.symlink_metadata().is_ok() => Policy::load(system, env_path.as_deref()),
+        None => Policy::built_in(env_path.as_deref()),
+    };
+    loaded.map_err(|err| format!("cannot start: policy {err}"))
+}
+
+/// Entry point for the binary; returns the exit status.
+pub fn main(argv: Vec<OsString>) -> i32 {
+    let argv: Vec<String> = argv
+        .into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let inv = match parse_args(&argv) {
+        Ok(inv) => inv,
+        Err(UsageError(message)) => {
+            eprint_line(&format!("rsh: {message}"));
+            eprint_line(
+                USAGE
+                    .lines()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .as_str(),
+            );
+            return 2;
+        }
+    };
+    if inv.help {
+        let _ = fd::write_all(1, USAGE.as_bytes());
+        return 0;
+    }
+    if inv.version {
+        let _ = fd::write_all(1, format!("rsh {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
+        return 0;
+    }
+    run(inv)
+}
+
+fn eprint_line(text: &str) {
+    let _ = fd::write_all(2, format!("{text}\n").as_bytes());
+}
+
+pub fn run(inv: Invocation) -> i32 {
+    spawn::signals::default_sigpipe();
+    if inv.check_only {
+        return check_syntax(&inv);
+    }
+    let policy = match load_policy(inv.policy.as_deref()) {
+        Ok(policy) => Arc::new(policy),
+        Err(message) => {
+            eprint_line(&format!("rsh: {message}"));
+            return 2;
+        }
+    };
+    let mode = if inv.command.is_some() {
+        Mode::Command
+    } else if inv.interactive || (inv.stdin && inv.script.is_none() && stdin_is_terminal()) {
+        Mode::Interactive
+    } else {
+        Mode::Script
+    };
+    let mut shell = Shell::new(policy, mode, inv.arg0.clone(), inv.args.clone());
+    shell.set_login(inv.login);
+    shell.set_stack_limit(spawn::raise_stack_limit());
+    if let Err(message) = apply_startup_options(&mut shell, &inv) {
+        eprint_line(&format!("rsh: {message}"));
+        return 2;
+    }
+    if let Some(command) = &inv.command {
+        return run_source(&mut shell, command);
+    }
+    if let Some(script) = &inv.script {
+        return run_file(&mut shell, script);
+    }
+    crate::repl::run_stdin(&mut shell, mode == Mode::Interactive)
+}
+
+fn apply_startup_options(shell: &mut Shell, inv: &Invocation) -> Result<(), String> {
+    for (name, on) in &inv.set_options {
+        let flag = if *on { "-o" } else { "+o" };
+        let argv = vec!["set".to_string(), flag.to_string(), name.clone()];
+        shell.run_builtin_quietly(&argv)?;
+    }
+    for (name, on) in &inv.shopt_options {
+        let flag = if *on { "-s" } else { "-u" };
+        let argv = vec!["shopt".to_string(), flag.to_string(), name.clone()];
+        shell.run_builtin_quietly(&argv)?;
+    }
+    Ok(())
+}
+
+fn stdin_is_terminal() -> bool {
+    nix::unistd::isatty(std::io::stdin()).unwrap_or(false)
+}
+
+/// Parses the whole text first: a syntax error anywhere means nothing of it runs.
+pub fn run_source(shell: &mut Shell, source: &str) -> i32 {
+    match parse::parse(source) {
+        Ok(program) => shell.run_toplevel(&program),
+        Err(err) => {
+            eprint_line(&format!("rsh: {err}"));
+            2
+        }
+    }
+}
+
+fn run_file(shell: &mut Shell, path: &Path) -> i32 {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            let status = if err.kind() == std::io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            };
+            eprint_line(&format!("rsh: {}: {}", path.display(), describe_io(&err)));
+            return status;
+        }
+    };
+    match parse::parse_bytes(&bytes) {
+        Ok(program) => shell.run_toplevel(&program),
+        Err(err) => {
+            eprint_line(&format!("rsh: {}: {err}", path.display()));
+            2
+        }
+    }
+}
+
+fn describe_io(err: &std::io::Error) -> String {
+    match err.raw_os_error() {
+        Some(code) => nix::errno::Errno::from_raw(code).desc().to_string(),
+        None => err.to_string(),
+    }
+}
+
+/// `rsh -n`: parse without running (no policy needed, nothing can run).
+fn check_syntax(inv: &Invocation) -> i32 {
+    let text = if let Some(command) = &inv.command {
+        command.clone().into_bytes()
+    } else if let Some(script) = &inv.script {
+        match std::fs::read(script) {
+            Ok(bytes) => bytes,
+            Err(err) => {
+                eprint_line(&format!("rsh: {}: {}", script.display(), describe_io(&err)));
+                return 127;
+            }
+        }
+    } else {
+        let mut bytes = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes);
+        bytes
+    };
+    match parse::parse_bytes(&text) {
+        Ok(_) => 0,
+        Err(err) => {
+            eprint_line(&format!("rsh: {err}"));
+            2
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn accepts_combined_lc() {
+        let inv = parse_args(&args(&["rsh", "-lc", "echo hi"])).unwrap();
+        assert!(inv.login);
+        assert_eq!(inv.command.as_deref(), Some("echo hi"));
+    }
+
+    #[test]
+    fn accepts_c_then_l_as_agents_send_it() {
+        let inv = parse_args(&args(&["bash", "-c", "-l", "echo hi"])).unwrap();
+        assert!(inv.login);
+        assert_eq!(inv.command.as_deref(), Some("echo hi"));
+    }
+
+    #[test]
+    fn c_takes_name_and_arguments() {
+        let inv = parse_args(&args(&["rsh", "-c", "echo $0 $1", "me", "one", "two"])).unwrap();
+        assert_eq!(inv.arg0, "me");
+        assert_eq!(inv.args, vec!["one", "two"]);
+    }
+
+    #[test]
+    fn dash_argv0_means_login() {
+        let inv = parse_args(&args(&["-rsh"])).unwrap();
+        assert!(inv.login);
+        assert!(inv.stdin);
+    }
+
+    #[test]
+    fn file_and_arguments() {
+        let inv = parse_args(&args(&["rsh", "script.sh", "a", "b"])).unwrap();
+        assert_eq!(inv.script, Some(PathBuf::from("script.sh")));
+        assert_eq!(inv.arg0, "script.sh");
+        assert_eq!(inv.args, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn policy_both_spellings() {
+        let a = parse_args(&args(&["rsh", "--policy", "p.toml", "-c", "x"])).unwrap();
+        let b = parse_args(&args(&["rsh", "--policy=p.toml", "-c", "x"])).unwrap();
+        assert_eq!(a.policy, Some(PathBuf::from("p.toml")));
+        assert_eq!(b.policy, a.policy);
+    }
+
+    #[test]
+    fn s_with_positional_arguments() {
+        let inv = parse_args(&args(&["rsh", "-s", "a", "b"])).unwrap();
+        assert!(inv.stdin);
+        assert_eq!(inv.args, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn rejects_missing_command_string() {
+        assert!(parse_args(&args(&["rsh", "-c"])).is_err());
+    }
+
+    #[test]
+    fn rejects_unknown_long_option() {
+        assert!(parse_args(&args(&["rsh", "--frobnicate"])).is_err());
+    }
+
+    #[test]
+    fn set_options_from_flags() {
+        let inv = parse_args(&args(&["rsh", "-eu", "-o", "pipefail", "-c", "x"])).unwrap();
+        assert_eq!(
+            inv.set_options,
+            vec![
+                ("errexit".to_string(), true),
+                ("nounset".to_string(), true),
+                ("pipefail".to_string(), true)
+            ]
+        );
+    }
+}

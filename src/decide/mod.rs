@@ -1,0 +1,738 @@
+//! The decision: a pure function from a loaded policy and one fully expanded simple command
+//! (its argv and the program that would run) to a verdict, the rule that produced it, and a
+//! sentence saying why.
+//!
+//! No I/O happens here: the caller has already resolved the program to a canonical path and a
+//! (device, inode), and the policy resolved its names when it was loaded. Same inputs, same
+//! answer. This module knows nothing of parsing, expansion, confirmation or spawning.
+
+use std::fmt;
+use std::path::Path;
+
+use crate::policy::{CommandRef, Place, Policy, Verdict};
+
+/// The program a simple command would run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Program<'a> {
+    /// A shell builtin, by name (`cd`, `export`, ...). Matched against policy names only.
+    Builtin(&'a str),
+    /// An executable file. `path` is the absolute, canonical path (symlinks resolved) that
+    /// will be executed; `dev` and `ino` are its device and inode numbers.
+    External { path: &'a Path, dev: u64, ino: u64 },
+}
+
+/// One simple command, after expansion.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// argv\[0\] as typed; the arguments the policy judges are argv\[1..\].
+    pub argv: &'a [String],
+    pub program: Program<'a>,
+}
+
+/// The part of the policy that decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleRef {
+    /// The policy key, e.g. `commands.git.deny`, `commands.deny`, `commands.git.default`,
+    /// `rules.ask`, `shell.unknown`; `builtin` for a builtin the policy does not name.
+    pub key: String,
+    /// The list entry that matched, as written: an argument pattern, a `[rules]` entry, or a
+    /// command name.
+    pub pattern: Option<String>,
+    /// The policy's origin (its file name, or "built-in default policy").
+    pub origin: String,
+    /// 1-based line of the entry, when it is written in the policy.
+    pub line: Option<usize>,
+}
+
+impl RuleRef {
+    /// `origin:line`, or just the origin when there is no line.
+    pub fn location(&self) -> String {
+        match self.line {
+            Some(line) => format!("{}:{line}", self.origin),
+            None => self.origin.clone(),
+        }
+    }
+}
+
+impl fmt::Display for RuleRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key)?;
+        if let Some(pattern) = &self.pattern {
+            write!(f, " {pattern:?}")?;
+        }
+        write!(f, " ({})", self.location())
+    }
+}
+
+/// What to do with a command, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub rule: RuleRef,
+    /// A short sentence naming the rule, e.g.
+    /// `matches commands.git.deny "*:-c:*" (/etc/rsh/policy.toml:14)`.
+    pub reason: String,
+}
+
+/// Pure: same inputs, same answer; no I/O.
+///
+/// 1. Every argument pattern that matches, from the tables of the commands the program is and
+///    from the `[rules]` entries for those commands: the highest verdict wins (the first such
+///    pattern in the file is reported).
+/// 2. Otherwise the base verdict: the table's `default`; else the `[commands]` lists naming the
+///    program (highest verdict); else allow for a builtin; else `[shell] unknown`.
+pub fn decide(policy: &Policy, request: &Request) -> Decision {
+    let args = request.argv.get(1..).unwrap_or_default();
+    let is_program = |command: &CommandRef| match request.program {
+        Program::Builtin(name) => command.matches_builtin(name),
+        Program::External { path, dev, ino } => command.matches_file(path, dev, ino),
+    };
+
+    let table_patterns = policy
+        .tables()
+        .iter()
+        .filter(|t| is_program(&t.command))
+        .flat_map(|t| &t.patterns);
+    let rule_patterns = policy
+        .rules()
+        .iter()
+        .filter(|r| is_program(&r.command))
+        .map(|r| &r.rule);
+    let matched = strongest(
+        table_patterns
+            .chain(rule_patterns)
+            .filter(|p| p.pattern.matches(args))
+            .map(|p| (p.verdict, p.at, p)),
+    );
+    if let Some((verdict, at, p)) = matched {
+        let rule = rule_ref(policy, &p.key, Some(&p.text), Some(at));
+        let reason = format!("matches {} {:?} ({})", p.key, p.text, rule.location());
+        return Decision {
+            verdict,
+            rule,
+            reason,
+        };
+    }
+
+    let default = strongest(
+        policy
+            .tables()
+            .iter()
+            .filter(|t| is_program(&t.command))
+            .filter_map(|t| t.default.map(|(verdict, at)| (verdict, at, t))),
+    );
+    if let Some((verdict, at, table)) = default {
+        let key = format!("{}.default", table.key);
+        let rule = rule_ref(policy, &key, None, Some(at));
+        let reason = format!(
+            "no argument pattern matched; {key} = \"{verdict}\" ({})",
+            rule.location()
+        );
+        return Decision {
+            verdict,
+            rule,
+            reason,
+        };
+    }
+
+    let listed = strongest(
+        policy
+            .listed()
+            .iter()
+            .filter(|l| is_program(&l.command))
+            .map(|l| (l.verdict, l.at, l)),
+    );
+    if let Some((verdict, at, entry)) = listed {
+        let name = &entry.command.name;
+        let rule = rule_ref(policy, entry.key, Some(name), Some(at));
+        // Say which entry matched when the command was typed under another name.
+        let typed = request.argv.first().map(String::as_str).unwrap_or_default();
+        let reason = if typed.rsplit('/').next() == Some(name.as_str()) {
+            format!("listed in {} ({})", entry.key, rule.location())
+        } else {
+            format!("listed in {} as {name:?} ({})", entry.key, rule.location())
+        };
+        return Decision {
+            verdict,
+            rule,
+            reason,
+        };
+    }
+
+    if let Program::Builtin(_) = request.program {
+        return Decision {
+            verdict: Verdict::Allow,
+            rule: rule_ref(policy, "builtin", None, None),
+            reason: "shell builtin not named by the policy".to_owned(),
+        };
+    }
+
+    let verdict = policy.unknown();
+    let reason = match verdict {
+        Verdict::Deny => format!("not allowed by the policy (shell.unknown = \"{verdict}\")"),
+        Verdict::Allow | Verdict::Ask => {
+            format!("not named by the policy (shell.unknown = \"{verdict}\")")
+        }
+    };
+    Decision {
+        verdict,
+        rule: rule_ref(policy, "shell.unknown", None, policy.unknown_at()),
+        reason,
+    }
+}
+
+/// The item with the highest verdict; among equals, the one written first in the file.
+fn strongest<'p, T>(
+    items: impl Iterator<Item = (Verdict, Place, &'p T)>,
+) -> Option<(Verdict, Place, &'p T)> {
+    items.min_by_key(|(verdict, at, _)| (std::cmp::Reverse(*verdict), at.offset))
+}
+
+fn rule_ref(policy: &Policy, key: &str, pattern: Option<&str>, at: Option<Place>) -> RuleRef {
+    RuleRef {
+        key: key.to_owned(),
+        pattern: pattern.map(str::to_owned),
+        origin: policy.origin().to_owned(),
+        line: at.map(|at| at.line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::policy::{DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, PERMISSIVE_POLICY};
+
+    const ORIGIN: &str = "/etc/rsh/policy.toml";
+
+    /// An executable file as the shell would present it: canonical path, device, inode.
+    struct Exe {
+        path: PathBuf,
+        dev: u64,
+        ino: u64,
+    }
+
+    fn exe(path: &Path) -> Exe {
+        let path = std::fs::canonicalize(path).unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        Exe {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            path,
+        }
+    }
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_owned).collect()
+    }
+
+    fn run(policy: &Policy, exe: &Exe, line: &str) -> Decision {
+        let argv = words(line);
+        let program = Program::External {
+            path: &exe.path,
+            dev: exe.dev,
+            ino: exe.ino,
+        };
+        decide(
+            policy,
+            &Request {
+                argv: &argv,
+                program,
+            },
+        )
+    }
+
+    fn builtin(policy: &Policy, line: &str) -> Decision {
+        let argv = words(line);
+        let program = Program::Builtin(&argv[0]);
+        decide(
+            policy,
+            &Request {
+                argv: &argv,
+                program,
+            },
+        )
+    }
+
+    /// A temporary directory with a `bin` of fake programs (regular files; nothing is run).
+    struct Fixture {
+        dir: tempfile::TempDir,
+    }
+
+    impl Fixture {
+        fn new(programs: &[&str]) -> Fixture {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir(dir.path().join("bin")).unwrap();
+            std::fs::create_dir(dir.path().join("home")).unwrap();
+            for name in programs {
+                std::fs::write(dir.path().join("bin").join(name), format!("#!{name}\n")).unwrap();
+            }
+            Fixture { dir }
+        }
+
+        fn bin(&self, name: &str) -> PathBuf {
+            self.dir.path().join("bin").join(name)
+        }
+
+        fn home(&self, name: &str) -> PathBuf {
+            self.dir.path().join("home").join(name)
+        }
+
+        fn exe(&self, name: &str) -> Exe {
+            exe(&self.bin(name))
+        }
+
+        /// Loads `body` under a `[shell]` table whose path is this fixture's bin.
+        fn policy(&self, shell: &str, body: &str) -> Policy {
+            let bin = self.dir.path().join("bin");
+            let text = format!(
+                "[shell]\npath = [{:?}]\n{shell}\n{body}",
+                bin.to_str().unwrap()
+            );
+            Policy::from_toml(&text, ORIGIN, None).unwrap_or_else(|e| panic!("{e}"))
+        }
+    }
+
+    #[test]
+    fn symlink_and_hard_link_match_but_a_copy_does_not() {
+        let fx = Fixture::new(&["tool"]);
+        let p = fx.policy("", "[commands]\nallow = [\"tool\"]\n");
+        assert_eq!(run(&p, &fx.exe("tool"), "tool -x").verdict, Verdict::Allow);
+
+        std::os::unix::fs::symlink(fx.bin("tool"), fx.home("link")).unwrap();
+        assert_eq!(
+            run(&p, &exe(&fx.home("link")), "./link").verdict,
+            Verdict::Allow
+        );
+
+        std::fs::hard_link(fx.bin("tool"), fx.home("hard")).unwrap();
+        let hard = exe(&fx.home("hard"));
+        assert_ne!(hard.path, fx.exe("tool").path);
+        assert_eq!(run(&p, &hard, "./hard").verdict, Verdict::Allow);
+
+        std::fs::copy(fx.bin("tool"), fx.home("tool")).unwrap();
+        let d = run(&p, &exe(&fx.home("tool")), "./tool");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.rule.key, "shell.unknown");
+    }
+
+    #[test]
+    fn a_replaced_file_still_matches_by_path() {
+        let fx = Fixture::new(&["tool"]);
+        let p = fx.policy("", "[commands]\nallow = [\"tool\"]\n");
+        let before = fx.exe("tool");
+        std::fs::remove_file(fx.bin("tool")).unwrap();
+        std::fs::write(fx.bin("tool"), "new").unwrap();
+        let after = fx.exe("tool");
+        assert_eq!(before.path, after.path);
+        assert_eq!(run(&p, &after, "tool").verdict, Verdict::Allow);
+    }
+
+    #[test]
+    fn a_symlinked_name_matches_its_target_under_any_name() {
+        // Like Debian's /bin/sh -> dash.
+        let fx = Fixture::new(&["dash"]);
+        std::os::unix::fs::symlink("dash", fx.bin("sh")).unwrap();
+        let p = fx.policy("unknown = \"allow\"", "[commands]\ndeny = [\"sh\"]\n");
+        let dash = fx.exe("dash");
+        let d = run(&p, &dash, "sh -c x");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.reason, format!("listed in commands.deny ({ORIGIN}:5)"));
+        let d = run(&p, &dash, "/some/where/dash");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(
+            d.reason,
+            format!("listed in commands.deny as \"sh\" ({ORIGIN}:5)")
+        );
+        std::fs::hard_link(fx.bin("dash"), fx.home("innocent")).unwrap();
+        assert_eq!(
+            run(&p, &exe(&fx.home("innocent")), "innocent").verdict,
+            Verdict::Deny
+        );
+    }
+
+    #[test]
+    fn an_unresolved_name_matches_only_the_builtin() {
+        let fx = Fixture::new(&[]);
+        let p = fx.policy(
+            "unknown = \"allow\"",
+            "[commands]\ndeny = [\"ghost\"]\n[commands.cd]\ndeny = [\"/etc*:*\"]\n",
+        );
+        assert_eq!(p.unresolved_names(), ["ghost", "cd"]);
+        std::fs::write(fx.home("ghost"), "").unwrap();
+        let d = run(&p, &exe(&fx.home("ghost")), "./ghost");
+        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(d.rule.key, "shell.unknown");
+        let d = builtin(&p, "ghost");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.rule.key, "commands.deny");
+        assert_eq!(builtin(&p, "cd /etc/ssh").verdict, Verdict::Deny);
+        assert_eq!(builtin(&p, "cd /tmp").verdict, Verdict::Allow);
+    }
+
+    #[test]
+    fn builtins_not_named_are_allowed_whatever_unknown_says() {
+        let fx = Fixture::new(&[]);
+        let p = fx.policy("unknown = \"deny\"", "");
+        let d = builtin(&p, "export A=1");
+        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(d.rule.key, "builtin");
+        assert_eq!(d.reason, "shell builtin not named by the policy");
+        let p = fx.policy("", "[commands]\nask = [\"cd\"]\n");
+        assert_eq!(builtin(&p, "cd /").verdict, Verdict::Ask);
+    }
+
+    #[test]
+    fn a_matching_pattern_beats_default_and_lists() {
+        let fx = Fixture::new(&["git"]);
+        let git = fx.exe("git");
+        let p = fx.policy(
+            "",
+            "[commands]\ndeny = [\"git\"]\n[commands.git]\ndefault = \"deny\"\nallow = [\"status:*\"]\n",
+        );
+        let d = run(&p, &git, "git status -s");
+        assert_eq!(d.verdict, Verdict::Allow);
+        assert_eq!(
+            d.rule,
+            RuleRef {
+                key: "commands.git.allow".into(),
+                pattern: Some("status:*".into()),
+                origin: ORIGIN.into(),
+                line: Some(8),
+            }
+        );
+        assert_eq!(
+            d.reason,
+            format!("matches commands.git.allow \"status:*\" ({ORIGIN}:8)")
+        );
+        let d = run(&p, &git, "git log");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.rule.key, "commands.git.default");
+        assert_eq!(
+            d.reason,
+            format!("no argument pattern matched; commands.git.default = \"deny\" ({ORIGIN}:7)")
+        );
+    }
+
+    #[test]
+    fn the_highest_matching_pattern_wins_and_the_first_is_reported() {
+        let fx = Fixture::new(&["git"]);
+        let git = fx.exe("git");
+        let p = fx.policy(
+            "",
+            r#"
+[commands.git]
+allow = ["status:*", "*:-v:*"]
+ask = ["push:*"]
+deny = ["*:-c:*", "*:--exec-path*:*"]
+
+[rules]
+allow = ["git push origin:*"]
+deny = ["git status --evil"]
+"#,
+        );
+        let d = run(&p, &git, "git status --evil");
+        assert_eq!(
+            (d.verdict, d.rule.key.as_str()),
+            (Verdict::Deny, "rules.deny")
+        );
+        assert_eq!(d.rule.pattern.as_deref(), Some("git status --evil"));
+        assert_eq!(d.rule.line, Some(12));
+        let d = run(&p, &git, "git push origin main");
+        assert_eq!(
+            (d.verdict, d.rule.key.as_str()),
+            (Verdict::Ask, "commands.git.ask")
+        );
+        let d = run(&p, &git, "git status -v");
+        assert_eq!(d.rule.pattern.as_deref(), Some("status:*"));
+        let d = run(&p, &git, "git --exec-path=/x -c a=b status");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.rule.pattern.as_deref(), Some("*:-c:*"));
+        assert_eq!(d.rule.line, Some(8));
+    }
+
+    #[test]
+    fn without_a_default_the_lists_decide_then_unknown() {
+        let fx = Fixture::new(&["find", "npm", "dash", "tool"]);
+        std::os::unix::fs::symlink("dash", fx.bin("sh")).unwrap();
+        let p = fx.policy(
+            "unknown = \"ask\"",
+            r#"
+[commands]
+allow = ["find", "dash", "tool"]
+ask = ["tool"]
+deny = ["sh"]
+
+[commands.find]
+deny = ["*:-exec:*"]
+
+[commands.npm]
+deny = ["*:--unsafe-perm:*"]
+
+[rules]
+allow = ["npm run test:*"]
+"#,
+        );
+        let find = fx.exe("find");
+        assert_eq!(run(&p, &find, "find . -name x").verdict, Verdict::Allow);
+        let d = run(&p, &find, "find . -exec rm {} ;");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(
+            d.reason,
+            format!("matches commands.find.deny \"*:-exec:*\" ({ORIGIN}:11)")
+        );
+
+        let npm = fx.exe("npm");
+        let d = run(&p, &npm, "npm run test --watch");
+        assert_eq!(
+            (d.verdict, d.rule.key.as_str()),
+            (Verdict::Allow, "rules.allow")
+        );
+        assert_eq!(
+            run(&p, &npm, "npm run test --unsafe-perm").verdict,
+            Verdict::Deny
+        );
+        let d = run(&p, &npm, "npm run build");
+        assert_eq!(d.verdict, Verdict::Ask);
+        assert_eq!(d.rule.key, "shell.unknown");
+        assert_eq!(d.rule.line, Some(3));
+        assert_eq!(
+            d.reason,
+            "not named by the policy (shell.unknown = \"ask\")"
+        );
+
+        // Listed in several lists, or named by several entries: the highest verdict.
+        let d = run(&p, &fx.exe("tool"), "tool");
+        assert_eq!(
+            (d.verdict, d.rule.key.as_str()),
+            (Verdict::Ask, "commands.ask")
+        );
+        let d = run(&p, &fx.exe("dash"), "dash");
+        assert_eq!(
+            (d.verdict, d.rule.key.as_str()),
+            (Verdict::Deny, "commands.deny")
+        );
+    }
+
+    #[test]
+    fn unknown_programs_get_the_shell_unknown_verdict() {
+        let fx = Fixture::new(&["other"]);
+        let p = fx.policy("", "");
+        let d = run(&p, &fx.exe("other"), "other");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(
+            d.reason,
+            "not allowed by the policy (shell.unknown = \"deny\")"
+        );
+        assert_eq!(d.rule.line, None);
+        assert_eq!(d.rule.to_string(), format!("shell.unknown ({ORIGIN})"));
+        let p = fx.policy("unknown = \"allow\"", "");
+        assert_eq!(run(&p, &fx.exe("other"), "other").verdict, Verdict::Allow);
+    }
+
+    #[test]
+    fn empty_argv_and_regex_patterns() {
+        let fx = Fixture::new(&["git"]);
+        let git = fx.exe("git");
+        let p = fx.policy(
+            "",
+            "[commands.git]\ndefault = \"allow\"\nask = [\"re:(-C \\\\S+ )*push( .*)?\"]\n",
+        );
+        let d = run(&p, &git, "git -C /tmp push origin");
+        assert_eq!(d.verdict, Verdict::Ask);
+        assert_eq!(
+            d.rule.to_string(),
+            format!("commands.git.ask \"re:(-C \\\\S+ )*push( .*)?\" ({ORIGIN}:6)")
+        );
+        assert_eq!(run(&p, &git, "git log push").verdict, Verdict::Allow);
+        let empty: Vec<String> = Vec::new();
+        let program = Program::External {
+            path: &git.path,
+            dev: git.dev,
+            ino: git.ino,
+        };
+        let d = decide(
+            &p,
+            &Request {
+                argv: &empty,
+                program,
+            },
+        );
+        assert_eq!(d.verdict, Verdict::Allow);
+    }
+
+    #[test]
+    fn deciding_is_repeatable() {
+        let fx = Fixture::new(&["git"]);
+        let p = fx.policy("", "[commands.git]\ndeny = [\"*:-c:*\"]\n");
+        let git = fx.exe("git");
+        let first = run(&p, &git, "git -c x=y log");
+        for _ in 0..3 {
+            assert_eq!(run(&p, &git, "git -c x=y log"), first);
+        }
+    }
+
+    /// The shipped default, with its `[shell] path` pointed at fake programs so that the test
+    /// does not depend on what is installed.
+    fn default_policy_on(fx: &Fixture) -> Policy {
+        let bin = fx.dir.path().join("bin");
+        let line = "path = [\"/usr/local/bin\", \"/usr/bin\", \"/bin\", \"/usr/local/sbin\", \"/usr/sbin\", \"/sbin\"]";
+        assert_eq!(
+            DEFAULT_POLICY.matches(line).count(),
+            1,
+            "default.toml path line changed"
+        );
+        let text = DEFAULT_POLICY.replace(line, &format!("path = [{:?}]", bin.to_str().unwrap()));
+        Policy::from_toml(&text, DEFAULT_POLICY_ORIGIN, None).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn shipped_default_policy_decides_as_documented() {
+        let names = [
+            "sh",
+            "bash",
+            "env",
+            "xargs",
+            "ls",
+            "find",
+            "git",
+            "python3",
+            "sed",
+            "curl",
+            "less",
+            "vim",
+            "ssh",
+            "sudo",
+            "timeout",
+            "nice",
+            "busybox",
+            "make",
+            "rm",
+            "sort",
+            "fd",
+            "frobnicate",
+        ];
+        let fx = Fixture::new(&names);
+        let p = default_policy_on(&fx);
+        let verdict = |line: &str| {
+            let name = line.split_whitespace().next().unwrap();
+            run(&p, &fx.exe(name), line).verdict
+        };
+        for line in [
+            "ls -la",
+            "find . -name x",
+            "git status",
+            "git log --oneline",
+            "git diff --stat --exit-code",
+            "git checkout --conflict=diff3 main",
+            "git commit -m message",
+            "rm -rf build",
+            "sort -u file",
+            "fd -e txt",
+        ] {
+            assert_eq!(verdict(line), Verdict::Allow, "{line}");
+        }
+        for line in [
+            "sh -c id",
+            "bash",
+            "env sh",
+            "xargs sh",
+            "curl http://x",
+            "less file",
+            "vim file",
+            "ssh host",
+            "sudo -i",
+            "timeout 5 sh",
+            "nice sh",
+            "busybox sh",
+            "find . -exec rm {} ;",
+            "find / -delete",
+            "find . -fprintf out x",
+            "git -c core.pager=sh log",
+            "git log --ext-diff",
+            "git --exec-path=/tmp status",
+            "git fetch --upload-pack=evil origin",
+            "git fetch --upl=evil origin",
+            "git clone -u evil url",
+            "git grep -Oevil x",
+            "rm -rf /",
+            "rm -r --no-preserve-root /",
+            "sort --compress-prog=sh file",
+            "fd -x rm",
+            "fd -HX rm",
+        ] {
+            assert_eq!(verdict(line), Verdict::Deny, "{line}");
+        }
+        for line in [
+            "git push",
+            "git push origin main",
+            "git -C dir push",
+            "python3 x.py",
+            "sed -n 1p",
+            "make all",
+        ] {
+            assert_eq!(verdict(line), Verdict::Ask, "{line}");
+        }
+        let d = run(&p, &fx.exe("frobnicate"), "frobnicate");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.rule.key, "shell.unknown");
+        let d = run(&p, &fx.exe("sh"), "sh");
+        assert!(
+            d.reason
+                .starts_with("listed in commands.deny (built-in default policy:"),
+            "{}",
+            d.reason
+        );
+        assert_eq!(builtin(&p, "cd /tmp").verdict, Verdict::Allow);
+    }
+
+    #[test]
+    fn shipped_default_policy_on_this_system() {
+        let p = Policy::from_toml(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, None).unwrap();
+        let find = |name: &str| {
+            p.search_path()
+                .unwrap()
+                .iter()
+                .map(|dir| dir.join(name))
+                .find(|path| path.is_file())
+                .map(|path| exe(&path))
+        };
+        for name in ["sh", "bash", "env", "xargs"] {
+            if let Some(e) = find(name) {
+                assert_eq!(run(&p, &e, name).verdict, Verdict::Deny, "{name}");
+            }
+        }
+        if let Some(e) = find("ls") {
+            assert_eq!(run(&p, &e, "ls -l").verdict, Verdict::Allow);
+        }
+        let loader = Path::new("/lib64/ld-linux-x86-64.so.2");
+        if loader.is_file() {
+            let e = exe(loader);
+            let d = run(&p, &e, "/lib64/ld-linux-x86-64.so.2 /bin/sh");
+            assert_eq!(d.verdict, Verdict::Deny);
+        }
+    }
+
+    #[test]
+    fn shipped_permissive_policy_allows_everything() {
+        let fx = Fixture::new(&["sh", "env", "anything"]);
+        let bin = fx.dir.path().join("bin");
+        let p = Policy::from_toml(PERMISSIVE_POLICY, "permissive.toml", bin.to_str()).unwrap();
+        for line in ["sh -c id", "env X=1 sh", "anything --at all"] {
+            let name = line.split_whitespace().next().unwrap();
+            assert_eq!(
+                run(&p, &fx.exe(name), line).verdict,
+                Verdict::Allow,
+                "{line}"
+            );
+        }
+        std::fs::write(fx.home("mine"), "").unwrap();
+        assert_eq!(
+            run(&p, &exe(&fx.home("mine")), "./mine").verdict,
+            Verdict::Allow
+        );
+        assert_eq!(builtin(&p, "cd /").verdict, Verdict::Allow);
+    }
+}

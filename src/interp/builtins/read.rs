@@ -1,0 +1,331 @@
+//! `read`: one line (or delimited record) from a descriptor, split on IFS into variables.
+//!
+//! Reads byte by byte so that nothing after the delimiter is consumed: the rest of the input
+//! belongs to whoever reads next, as in bash.
+
+use std::os::fd::RawFd;
+use std::time::{Duration, Instant};
+
+use crate::spawn::fd;
+
+use super::{Outcome, Shell};
+
+struct Options {
+    raw: bool,
+    prompt: Option<String>,
+    delimiter: Option<u8>,
+    max_chars: Option<usize>,
+    exact_chars: bool,
+    silent: bool,
+    timeout: Option<Duration>,
+    fd: RawFd,
+}
+
+/// Parses options; Err(status) after printing a message.
+fn parse(shell: &Shell, argv: &[String]) -> Result<(Options, Vec<String>), i32> {
+    let mut opts = Options {
+        raw: false,
+        prompt: None,
+        delimiter: Some(b'\n'),
+        max_chars: None,
+        exact_chars: false,
+        silent: false,
+        timeout: None,
+        fd: 0,
+    };
+    let mut i = 1;
+    while i < argv.len() {
+        let arg = &argv[i];
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        if !arg.starts_with('-') || arg.len() < 2 {
+            break;
+        }
+        let letters: Vec<char> = arg[1..].chars().collect();
+        let mut j = 0;
+        while j < letters.len() {
+            let letter = letters[j];
+            let takes_value = "pdnNtuie".contains(letter) && letter != 'e';
+            let value = if takes_value {
+                let inline: String = letters[j + 1..].iter().collect();
+                j = letters.len();
+                if inline.is_empty() {
+                    i += 1;
+                    match argv.get(i) {
+                        Some(v) => v.clone(),
+                        None => {
+                            shell.builtin_error(
+                                "read",
+                                &format!("-{letter}: option requires an argument"),
+                            );
+                            return Err(2);
+                        }
+                    }
+                } else {
+                    inline
+                }
+            } else {
+                j += 1;
+                String::new()
+            };
+            match letter {
+                'r' => opts.raw = true,
+                's' => opts.silent = true,
+                'e' => {}
+                'i' => {}
+                'p' => opts.prompt = Some(value),
+                // `-d ''` reads up to a NUL byte.
+                'd' => opts.delimiter = Some(value.bytes().next().unwrap_or(0)),
+                'n' | 'N' => {
+                    let n = value.parse::<usize>().map_err(|_| {
+                        shell.builtin_error("read", &format!("{value}: invalid number"));
+                        2
+                    })?;
+                    opts.max_chars = Some(n);
+                    opts.exact_chars = letter == 'N';
+                }
+                't' => {
+                    let secs =
+                        value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|s| *s >= 0.0)
+                            .ok_or_else(|| {
+                                shell.builtin_error(
+                                    "read",
+                                    &format!("{value}: invalid timeout specification"),
+                                );
+                                2
+                            })?;
+                    opts.timeout = Some(Duration::from_secs_f64(secs));
+                }
+                'u' => {
+                    opts.fd = value
+                        .parse::<RawFd>()
+                        .ok()
+                        .filter(|f| fd::is_open(*f))
+                        .ok_or_else(|| {
+                            shell.builtin_error(
+                                "read",
+                                &format!("{value}: invalid file descriptor specification"),
+                            );
+                            1
+                        })?;
+                }
+                'a' => {
+                    shell.builtin_error("read", "-a: arrays are not supported by rsh");
+                    return Err(2);
+                }
+                _ => {
+                    shell.builtin_error("read", &format!("-{letter}: invalid option"));
+                    return Err(2);
+                }
+            }
+        }
+        i += 1;
+    }
+    let names = argv[i..].to_vec();
+    for name in &names {
+        if !super::super::vars::is_name(name) {
+            shell.builtin_error("read", &format!("`{name}': not a valid identifier"));
+            return Err(1);
+        }
+    }
+    Ok((opts, names))
+}
+
+/// A character read, and whether a backslash protected it from splitting.
+type Chars = Vec<(char, bool)>;
+
+pub fn read(shell: &mut Shell, argv: &[String]) -> Outcome {
+    let (opts, names) = match parse(shell, argv) {
+        Ok(parsed) => parsed,
+        Err(status) => return Ok(status),
+    };
+    if let Some(prompt) = &opts.prompt {
+        if nix::unistd::isatty(std::io::stdin()).unwrap_or(false) {
+            let _ = fd::write_all(2, prompt.as_bytes());
+        }
+    }
+    let echo_guard = opts.silent.then(|| EchoOff::new(opts.fd)).flatten();
+    let (chars, status) = read_record(&opts);
+    drop(echo_guard);
+    let status = match status {
+        ReadEnd::Delimiter => 0,
+        ReadEnd::Eof => 1,
+        ReadEnd::Timeout => 142,
+        ReadEnd::Error(message) => {
+            shell.builtin_error("read", &message);
+            return Ok(1);
+        }
+    };
+    let ifs = shell.vars.value("IFS").unwrap_or(" \t\n").to_string();
+    let values = if names.is_empty() {
+        vec![chars.iter().map(|(c, _)| *c).collect::<String>()]
+    } else {
+        split(&chars, &ifs, names.len())
+    };
+    let names = if names.is_empty() {
+        vec!["REPLY".to_string()]
+    } else {
+        names
+    };
+    for (name, value) in names.iter().zip(values) {
+        if let Err(message) = shell.assign(name, value) {
+            shell.builtin_error("read", &message);
+            return Ok(1);
+        }
+    }
+    Ok(status)
+}
+
+enum ReadEnd {
+    Delimiter,
+    Eof,
+    Timeout,
+    Error(String),
+}
+
+fn read_record(opts: &Options) -> (Chars, ReadEnd) {
+    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    let mut bytes: Vec<(u8, bool)> = Vec::new();
+    let mut escaped = false;
+    let mut count = 0usize;
+    let end = loop {
+        if opts.max_chars.is_some_and(|max| count >= max) {
+            break ReadEnd::Delimiter;
+        }
+        if let Some(deadline) = deadline {
+            if !wait_readable(opts.fd, deadline) {
+                break ReadEnd::Timeout;
+            }
+        }
+        let byte = match fd::read_byte(opts.fd) {
+            Ok(Some(b)) => b,
+            Ok(None) => break ReadEnd::Eof,
+            Err(errno) => break ReadEnd::Error(errno.desc().to_string()),
+        };
+        if escaped {
+            escaped = false;
+            if byte != b'\n' {
+                bytes.push((byte, true));
+                count += 1;
+            }
+            continue;
+        }
+        if !opts.exact_chars && Some(byte) == opts.delimiter {
+            break ReadEnd::Delimiter;
+        }
+        if byte == b'\\' && !opts.raw {
+            escaped = true;
+            continue;
+        }
+        bytes.push((byte, false));
+        count += 1;
+    };
+    (decode(&bytes), end)
+}
+
+/// Bytes to characters, keeping each character's escaped flag (lossy for invalid UTF-8).
+fn decode(bytes: &[(u8, bool)]) -> Chars {
+    let raw: Vec<u8> = bytes.iter().map(|(b, _)| *b).collect();
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let width = utf8_width(raw[i]);
+        let decoded = raw
+            .get(i..i + width)
+            .and_then(|seq| std::str::from_utf8(seq).ok())
+            .and_then(|s| s.chars().next());
+        match decoded {
+            Some(c) => {
+                out.push((c, bytes[i].1));
+                i += width;
+            }
+            None => {
+                out.push(('\u{fffd}', bytes[i].1));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0xf0..=0xf7 => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
+
+fn wait_readable(fd: RawFd, deadline: Instant) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    let remaining = deadline.saturating_duration_since(Instant::now());
+    let millis = remaining.as_millis().min(i32::MAX as u128) as i32;
+    let mut fds = [PollFd::new(fd::borrow(fd), PollFlags::POLLIN)];
+    let timeout = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
+    matches!(poll(&mut fds, timeout), Ok(n) if n > 0)
+}
+
+/// Splits a record into `count` values: IFS delimits all but the last, which takes the rest.
+fn split(chars: &[(char, bool)], ifs: &str, count: usize) -> Vec<String> {
+    let is_white = |c: &(char, bool)| !c.1 && matches!(c.0, ' ' | '\t' | '\n') && ifs.contains(c.0);
+    let is_delim = |c: &(char, bool)| !c.1 && ifs.contains(c.0);
+    let mut values = Vec::with_capacity(count);
+    let mut i = 0;
+    while i < chars.len() && is_white(&chars[i]) {
+        i += 1;
+    }
+    for _ in 0..count.saturating_sub(1) {
+        let start = i;
+        while i < chars.len() && !is_delim(&chars[i]) {
+            i += 1;
+        }
+        values.push(chars[start..i].iter().map(|c| c.0).collect());
+        // One delimiter: white space, at most one non-white character, white space.
+        while i < chars.len() && is_white(&chars[i]) {
+            i += 1;
+        }
+        if i < chars.len() && is_delim(&chars[i]) && !is_white(&chars[i]) {
+            i += 1;
+            while i < chars.len() && is_white(&chars[i]) {
+                i += 1;
+            }
+        }
+    }
+    let mut end = chars.len();
+    while end > i && is_white(&chars[end - 1]) {
+        end -= 1;
+    }
+    values.push(chars[i.min(end)..end].iter().map(|c| c.0).collect());
+    values
+}
+
+/// Turns terminal echo off for `read -s` and back on when dropped.
+struct EchoOff {
+    fd: RawFd,
+    saved: nix::sys::termios::Termios,
+}
+
+impl EchoOff {
+    fn new(fd: RawFd) -> Option<EchoOff> {
+        use nix::sys::termios::{LocalFlags, SetArg, tcgetattr, tcsetattr};
+        let borrowed = fd::borrow(fd);
+        let saved = tcgetattr(borrowed).ok()?;
+        let mut quiet = saved.clone();
+        quiet.local_flags.remove(LocalFlags::ECHO);
+        tcsetattr(borrowed, SetArg::TCSANOW, &quiet).ok()?;
+        Some(EchoOff { fd, saved })
+    }
+}
+
+impl Drop for EchoOff {
+    fn drop(&mut self) {
+        use nix::sys::termios::{SetArg, tcsetattr};
+        let _ = tcsetattr(fd::borrow(self.fd), SetArg::TCSANOW, &self.saved);
+    }
+}

@@ -1,0 +1,1002 @@
+//! The interpreter: walks the syntax tree — lists, pipelines, compound commands, functions —
+//! and hands every simple command to `simple`, where it is expanded, decided against the
+//! policy and only then run.
+//!
+//! rsh is single-threaded: subshells, pipeline stages and command substitutions are forked
+//! copies of the shell that go on interpreting, as in bash. Nothing here runs a program without
+//! a decision; there is no path from a line of text to `execve` that skips `decide`.
+
+pub mod builtins;
+mod cond;
+mod redirect;
+mod simple;
+pub mod vars;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::expand::{self, ExpandEnv, ExpandError, ExpandOptions};
+use crate::parse::{
+    AndOr, CaseTerminator, Command, Compound, CompoundCommand, Connector, FunctionDef, List,
+    Pipeline, Program, Special,
+};
+use crate::policy::Policy;
+use crate::spawn::{self, Fork, fd};
+use vars::Vars;
+
+/// How deeply functions, `eval` and `source` may nest before rsh refuses to go deeper.
+pub const MAX_CALL_DEPTH: usize = 1000;
+
+/// Why a command stopped other than by finishing: control flow that unwinds the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Break(usize),
+    Continue(usize),
+    Return(i32),
+    /// Leave the (sub)shell with this status.
+    Exit(i32),
+}
+
+/// A command's status, or the control flow it started.
+pub type Outcome = Result<i32, Flow>;
+
+/// `set -o` and `shopt` options.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub errexit: bool,
+    pub nounset: bool,
+    pub noglob: bool,
+    pub noclobber: bool,
+    pub pipefail: bool,
+    pub xtrace: bool,
+    pub allexport: bool,
+    pub expand_aliases: bool,
+    pub nullglob: bool,
+    pub failglob: bool,
+    pub dotglob: bool,
+    pub extglob: bool,
+    pub nocaseglob: bool,
+    pub nocasematch: bool,
+    pub globstar: bool,
+}
+
+/// How the shell was started, for `$-` and behaviour that differs by mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `-c CMD`
+    Command,
+    /// A script file or stdin.
+    Script,
+    Interactive,
+}
+
+pub struct Shell {
+    pub vars: Vars,
+    functions: HashMap<String, Rc<FunctionDef>>,
+    aliases: BTreeMap<String, String>,
+    pub options: Options,
+    arg0: String,
+    positional: Vec<String>,
+    last_status: i32,
+    policy: Arc<Policy>,
+    mode: Mode,
+    shell_pid: i32,
+    call_depth: usize,
+    loop_depth: usize,
+    /// >0 while running an `if`/`while` condition, a non-final `&&`/`||` element or a `!`
+    /// pipeline: `set -e` does not apply there.
+    errexit_suppressed: usize,
+    lineno: usize,
+    started: Instant,
+    /// The stack limit rsh found at start, restored for every child (rsh raises its own).
+    stack_limit: Option<libc::rlimit>,
+    random: std::cell::Cell<u32>,
+    /// >0 while a `source`d file runs (`return` is allowed there).
+    pub(crate) source_depth: usize,
+    /// `set -o`/`shopt` options rsh accepts without acting on them.
+    pub(crate) remembered_options: HashMap<String, bool>,
+    /// Started as a login shell (`-l`, or argv[0] beginning with `-`).
+    pub(crate) login: bool,
+}
+
+impl Shell {
+    pub fn new(policy: Arc<Policy>, mode: Mode, arg0: String, positional: Vec<String>) -> Shell {
+        let vars = Vars::from_env(
+            std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+        );
+        let shell_pid = std::process::id() as i32;
+        let mut shell = Shell {
+            vars,
+            functions: HashMap::new(),
+            aliases: BTreeMap::new(),
+            options: Options {
+                expand_aliases: mode == Mode::Interactive,
+                ..Options::default()
+            },
+            arg0,
+            positional,
+            last_status: 0,
+            policy,
+            mode,
+            shell_pid,
+            call_depth: 0,
+            loop_depth: 0,
+            errexit_suppressed: 0,
+            lineno: 0,
+            started: Instant::now(),
+            stack_limit: None,
+            random: std::cell::Cell::new(shell_pid as u32 ^ 0x9e37_79b9),
+            source_depth: 0,
+            remembered_options: HashMap::new(),
+            login: false,
+        };
+        shell.init_variables();
+        shell
+    }
+
+    /// Variables bash sets at start-up.
+    fn init_variables(&mut self) {
+        let pwd = self.initial_pwd();
+        let _ = self.vars.set("PWD", pwd);
+        self.vars.set_exported("PWD", true);
+        if self.vars.value("IFS").is_none() {
+            let _ = self.vars.set("IFS", " \t\n".to_string());
+        }
+        if let Some(dirs) = self.policy.search_path() {
+            let path = dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":");
+            let _ = self.vars.set("PATH", path);
+            self.vars.set_exported("PATH", true);
+        }
+        let shlvl = self
+            .vars
+            .value("SHLVL")
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(0)
+            + 1;
+        let _ = self.vars.set("SHLVL", shlvl.to_string());
+        self.vars.set_exported("SHLVL", true);
+        let _ = self.vars.set("OPTIND", "1".to_string());
+        let _ = self.vars.set("PS4", "+ ".to_string());
+        let _ = self
+            .vars
+            .set("RSH_VERSION", env!("CARGO_PKG_VERSION").to_string());
+    }
+
+    /// $PWD if it names the current directory (keeps the logical path), else the physical one.
+    fn initial_pwd(&self) -> String {
+        let physical = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        if let Some(pwd) = self.vars.value("PWD") {
+            let same = std::fs::metadata(pwd)
+                .ok()
+                .zip(std::fs::metadata(&physical).ok())
+                .is_some_and(|(a, b)| {
+                    use std::os::unix::fs::MetadataExt;
+                    a.dev() == b.dev() && a.ino() == b.ino()
+                });
+            if same && pwd.starts_with('/') {
+                return pwd.to_string();
+            }
+        }
+        physical.display().to_string()
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    pub fn set_stack_limit(&mut self, limit: Option<libc::rlimit>) {
+        self.stack_limit = limit;
+    }
+
+    pub fn last_status(&self) -> i32 {
+        self.last_status
+    }
+
+    /// Runs a parsed program; returns the status the shell should exit with if it stops here.
+    pub fn run_program(&mut self, program: &Program) -> Outcome {
+        self.run_list(&program.body)
+    }
+
+    /// Runs a whole program at top level: control flow that escapes it ends the shell.
+    pub fn run_toplevel(&mut self, program: &Program) -> i32 {
+        match self.run_program(program) {
+            Ok(status) => status,
+            Err(Flow::Exit(status)) => status,
+            Err(Flow::Return(status)) => status,
+            Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.last_status,
+        }
+    }
+
+    // ----- lists and pipelines ---------------------------------------------------------------
+
+    pub(crate) fn run_list(&mut self, list: &List) -> Outcome {
+        let mut status = 0;
+        for and_or in list {
+            status = self.run_and_or(and_or)?;
+        }
+        Ok(status)
+    }
+
+    fn run_and_or(&mut self, and_or: &AndOr) -> Outcome {
+        let last = and_or.rest.len();
+        let mut status = self.run_pipeline_guarded(&and_or.first, last > 0)?;
+        let mut ran_last = last == 0;
+        let mut negated = and_or.first.negated;
+        for (i, (connector, pipeline)) in and_or.rest.iter().enumerate() {
+            let run = match connector {
+                Connector::And => status == 0,
+                Connector::Or => status != 0,
+            };
+            if run {
+                status = self.run_pipeline_guarded(pipeline, i + 1 < last)?;
+                ran_last = i + 1 == last;
+                negated = pipeline.negated;
+            }
+        }
+        self.last_status = status;
+        if status != 0 && ran_last && !negated && self.errexit_applies() {
+            return Err(Flow::Exit(status));
+        }
+        Ok(status)
+    }
+
+    fn errexit_applies(&self) -> bool {
+        self.options.errexit && self.errexit_suppressed == 0
+    }
+
+    /// Runs a pipeline where `set -e` is suppressed (a condition, or not last in `&&`/`||`).
+    fn run_pipeline_guarded(&mut self, pipeline: &Pipeline, suppress: bool) -> Outcome {
+        let suppress = suppress || pipeline.negated;
+        if suppress {
+            self.errexit_suppressed += 1;
+        }
+        let result = self.run_pipeline(pipeline);
+        if suppress {
+            self.errexit_suppressed -= 1;
+        }
+        result
+    }
+
+    /// Runs a condition (`if`, `while`): its status, with `set -e` suppressed.
+    fn run_condition(&mut self, list: &List) -> Outcome {
+        self.errexit_suppressed += 1;
+        let result = self.run_list(list);
+        self.errexit_suppressed -= 1;
+        result
+    }
+
+    fn run_pipeline(&mut self, pipeline: &Pipeline) -> Outcome {
+        let status = match pipeline.commands.as_slice() {
+            [single] => self.run_command(single, false)?,
+            commands => self.run_stages(commands)?,
+        };
+        let status = if pipeline.negated {
+            i32::from(status == 0)
+        } else {
+            status
+        };
+        self.last_status = status;
+        Ok(status)
+    }
+
+    /// A multi-stage pipeline: every stage is a forked shell wired to its neighbours.
+    fn run_stages(&mut self, commands: &[Command]) -> Outcome {
+        let mut children = Vec::with_capacity(commands.len());
+        let mut input: Option<std::os::fd::OwnedFd> = None;
+        for (i, command) in commands.iter().enumerate() {
+            let last = i + 1 == commands.len();
+            let (next_input, output) = if last {
+                (None, None)
+            } else {
+                match spawn::pipe() {
+                    Ok((r, w)) => (Some(r), Some(w)),
+                    Err(errno) => {
+                        self.error(&format!("cannot make a pipe: {}", errno.desc()));
+                        break;
+                    }
+                }
+            };
+            match spawn::fork_shell() {
+                Ok(Fork::Child) => {
+                    drop(next_input);
+                    self.wire_stage(input.take(), output);
+                    let status = self.run_in_child(|shell| shell.run_command(command, true));
+                    spawn::exit_child(status);
+                }
+                Ok(Fork::Parent(pid)) => children.push(pid),
+                Err(errno) => {
+                    self.error(&format!("cannot fork: {}", errno.desc()));
+                    break;
+                }
+            }
+            input = next_input;
+        }
+        drop(input);
+        let mut statuses = Vec::with_capacity(children.len());
+        for pid in children {
+            statuses.push(self.wait_child(pid));
+        }
+        let status = if self.options.pipefail {
+            statuses
+                .iter()
+                .rev()
+                .copied()
+                .find(|&s| s != 0)
+                .unwrap_or(0)
+        } else {
+            statuses.last().copied().unwrap_or(1)
+        };
+        Ok(status)
+    }
+
+    fn wire_stage(
+        &mut self,
+        input: Option<std::os::fd::OwnedFd>,
+        output: Option<std::os::fd::OwnedFd>,
+    ) {
+        if let Some(input) = input {
+            let _ = fd::install(input, 0);
+        }
+        if let Some(output) = output {
+            let _ = fd::install(output, 1);
+        }
+    }
+
+    /// Runs `body` as the whole life of a forked child and returns its exit status.
+    fn run_in_child(&mut self, body: impl FnOnce(&mut Shell) -> Outcome) -> i32 {
+        // A subshell's `exit`, `return` or errexit ends only the subshell.
+        match body(self) {
+            Ok(status) | Err(Flow::Exit(status)) | Err(Flow::Return(status)) => status,
+            Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.last_status,
+        }
+    }
+
+    pub(crate) fn wait_child(&mut self, pid: nix::unistd::Pid) -> i32 {
+        match spawn::wait(pid) {
+            Ok(exit) => {
+                if let spawn::Exit::Signal { signal, core } = exit {
+                    self.report_signal(signal, core);
+                }
+                exit.status()
+            }
+            Err(errno) => {
+                self.error(&format!("wait: {}", errno.desc()));
+                127
+            }
+        }
+    }
+
+    /// bash reports a child killed by a signal other than SIGINT and SIGPIPE.
+    fn report_signal(&self, signal: i32, core: bool) {
+        if signal == libc::SIGINT || signal == libc::SIGPIPE {
+            if signal == libc::SIGINT && self.mode == Mode::Interactive {
+                let _ = fd::write_all(2, b"\n");
+            }
+            return;
+        }
+        let name = nix::sys::signal::Signal::try_from(signal)
+            .map(signal_description)
+            .unwrap_or("Unknown signal");
+        let suffix = if core { " (core dumped)" } else { "" };
+        let _ = fd::write_all(2, format!("{name}{suffix}\n").as_bytes());
+    }
+
+    // ----- commands ---------------------------------------------------------------------------
+
+    /// `last_in_process`: nothing follows in this (forked) process, so an external command
+    /// may replace it instead of being forked.
+    fn run_command(&mut self, command: &Command, last_in_process: bool) -> Outcome {
+        match command {
+            Command::Simple(simple) => self.run_simple(simple, last_in_process),
+            Command::Compound(compound) => self.run_compound(compound),
+            Command::FunctionDef(def) => {
+                if builtins::is_special(&def.name) {
+                    self.error(&format!("`{}': is a special builtin", def.name));
+                    return Ok(2);
+                }
+                self.functions.insert(def.name.clone(), Rc::clone(def));
+                Ok(0)
+            }
+        }
+    }
+
+    fn run_compound(&mut self, compound: &CompoundCommand) -> Outcome {
+        if compound.redirects.is_empty() {
+            return self.run_compound_body(&compound.kind);
+        }
+        let saved = match self.apply_redirects(&compound.redirects) {
+            Ok(saved) => saved,
+            Err(failure) => return self.fail_redirect(failure),
+        };
+        let result = self.run_compound_body(&compound.kind);
+        self.restore_redirects(saved);
+        result
+    }
+
+    fn run_compound_body(&mut self, kind: &Compound) -> Outcome {
+        match kind {
+            Compound::Group(list) => self.run_list(list),
+            Compound::Subshell(list) => self.run_subshell(list),
+            Compound::If {
+                branches,
+                otherwise,
+            } => {
+                for (condition, body) in branches {
+                    if self.run_condition(condition)? == 0 {
+                        return self.run_list(body);
+                    }
+                }
+                match otherwise {
+                    Some(body) => self.run_list(body),
+                    None => Ok(0),
+                }
+            }
+            Compound::While { cond, body, until } => self.run_while(cond, body, *until),
+            Compound::For { var, words, body } => self.run_for(var, words.as_deref(), body),
+            Compound::ArithFor {
+                init,
+                cond,
+                step,
+                body,
+            } => self.run_arith_for(init.as_ref(), cond.as_ref(), step.as_ref(), body),
+            Compound::Case { subject, items } => self.run_case(subject, items),
+            Compound::Cond(expr) => {
+                let status = self.eval_cond(expr)?;
+                self.last_status = status;
+                Ok(status)
+            }
+            Compound::Arith(word) => {
+                let status = match expand::arith(self, word) {
+                    Ok(value) => i32::from(value == 0),
+                    Err(err) => {
+                        self.error(&format!("((: {}", err.message));
+                        1
+                    }
+                };
+                self.last_status = status;
+                Ok(status)
+            }
+        }
+    }
+
+    fn run_subshell(&mut self, list: &List) -> Outcome {
+        match spawn::fork_shell() {
+            Ok(Fork::Child) => {
+                let status = self.run_in_child(|shell| shell.run_list(list));
+                spawn::exit_child(status);
+            }
+            Ok(Fork::Parent(pid)) => Ok(self.wait_child(pid)),
+            Err(errno) => {
+                self.error(&format!("cannot fork: {}", errno.desc()));
+                Ok(1)
+            }
+        }
+    }
+
+    /// Runs a loop body, turning `break`/`continue` for this loop into loop decisions.
+    fn loop_body(&mut self, body: &List) -> Result<LoopStep, Flow> {
+        match self.run_list(body) {
+            Ok(status) => Ok(LoopStep::Next(status)),
+            Err(Flow::Break(n)) if n > 1 => Err(Flow::Break(n - 1)),
+            Err(Flow::Break(_)) => Ok(LoopStep::Stop),
+            Err(Flow::Continue(n)) if n > 1 => Err(Flow::Continue(n - 1)),
+            Err(Flow::Continue(_)) => Ok(LoopStep::Next(0)),
+            Err(other) => Err(other),
+        }
+    }
+
+    fn run_while(&mut self, cond: &List, body: &List, until: bool) -> Outcome {
+        self.loop_depth += 1;
+        let result = self.while_loop(cond, body, until);
+        self.loop_depth -= 1;
+        result
+    }
+
+    fn while_loop(&mut self, cond: &List, body: &List, until: bool) -> Outcome {
+        let mut status = 0;
+        loop {
+            let test = self.run_condition(cond)?;
+            if (test == 0) == until {
+                return Ok(status);
+            }
+            match self.loop_body(body)? {
+                LoopStep::Next(s) => status = s,
+                LoopStep::Stop => return Ok(0),
+            }
+        }
+    }
+
+    fn run_for(&mut self, var: &str, words: Option<&[crate::parse::Word]>, body: &List) -> Outcome {
+        let items = match words {
+            Some(words) => match expand::words(self, words) {
+                Ok(items) => items,
+                Err(err) => return self.expansion_failed(err),
+            },
+            None => self.positional.clone(),
+        };
+        self.loop_depth += 1;
+        let result = self.for_loop(var, items, body);
+        self.loop_depth -= 1;
+        result
+    }
+
+    fn for_loop(&mut self, var: &str, items: Vec<String>, body: &List) -> Outcome {
+        let mut status = 0;
+        for item in items {
+            if let Err(message) = self.assign(var, item) {
+                self.error(&message);
+                return Ok(1);
+            }
+            match self.loop_body(body)? {
+                LoopStep::Next(s) => status = s,
+                LoopStep::Stop => return Ok(0),
+            }
+        }
+        Ok(status)
+    }
+
+    fn run_arith_for(
+        &mut self,
+        init: Option<&crate::parse::Word>,
+        cond: Option<&crate::parse::Word>,
+        step: Option<&crate::parse::Word>,
+        body: &List,
+    ) -> Outcome {
+        self.loop_depth += 1;
+        let result = (|| {
+            if let Some(init) = init {
+                if let Err(err) = expand::arith(self, init) {
+                    self.error(&format!("((: {}", err.message));
+                    return Ok(1);
+                }
+            }
+            let mut status = 0;
+            loop {
+                if let Some(cond) = cond {
+                    match expand::arith(self, cond) {
+                        Ok(0) => return Ok(status),
+                        Ok(_) => {}
+                        Err(err) => {
+                            self.error(&format!("((: {}", err.message));
+                            return Ok(1);
+                        }
+                    }
+                }
+                match self.loop_body(body)? {
+                    LoopStep::Next(s) => status = s,
+                    LoopStep::Stop => return Ok(0),
+                }
+                if let Some(step) = step {
+                    if let Err(err) = expand::arith(self, step) {
+                        self.error(&format!("((: {}", err.message));
+                        return Ok(1);
+                    }
+                }
+            }
+        })();
+        self.loop_depth -= 1;
+        result
+    }
+
+    fn run_case(
+        &mut self,
+        subject: &crate::parse::Word,
+        items: &[crate::parse::CaseItem],
+    ) -> Outcome {
+        let subject = match expand::string(self, subject) {
+            Ok(s) => s,
+            Err(err) => return self.expansion_failed(err),
+        };
+        let mut index = 0;
+        while index < items.len() {
+            let mut matched = false;
+            for pattern in &items[index].patterns {
+                let text = match expand::pattern_text(self, pattern) {
+                    Ok(t) => t,
+                    Err(err) => return self.expansion_failed(err),
+                };
+                if self.pattern_matches(&text, &subject, false) {
+                    matched = true;
+                    break;
+                }
+            }
+            if !matched {
+                index += 1;
+                continue;
+            }
+            // `;&` runs the following bodies without testing their patterns.
+            loop {
+                let status = self.run_list(&items[index].body)?;
+                if items[index].terminator != CaseTerminator::FallThrough
+                    || index + 1 >= items.len()
+                {
+                    return Ok(status);
+                }
+                index += 1;
+            }
+        }
+        Ok(0)
+    }
+
+    /// `case` patterns follow `shopt extglob`; `[[ == ]]` always has extglob, as in bash.
+    pub(crate) fn pattern_matches(&self, pattern: &str, text: &str, always_extglob: bool) -> bool {
+        let opts = expand::pattern::PatternOpts {
+            extglob: self.options.extglob || always_extglob,
+            nocase: self.options.nocasematch,
+        };
+        expand::pattern::Pattern::new(pattern, opts).matches(text)
+    }
+
+    // ----- functions --------------------------------------------------------------------------
+
+    pub(crate) fn function(&self, name: &str) -> Option<Rc<FunctionDef>> {
+        self.functions.get(name).cloned()
+    }
+
+    pub(crate) fn call_function(&mut self, def: &FunctionDef, argv: &[String]) -> Outcome {
+        if self.call_depth >= MAX_CALL_DEPTH {
+            self.error(&format!(
+                "{}: maximum function nesting level exceeded ({MAX_CALL_DEPTH})",
+                def.name
+            ));
+            return Ok(1);
+        }
+        self.call_depth += 1;
+        let saved_args = std::mem::replace(&mut self.positional, argv[1..].to_vec());
+        self.vars.push_scope();
+        let result = self.run_compound(&def.body);
+        self.vars.pop_scope();
+        self.positional = saved_args;
+        self.call_depth -= 1;
+        match result {
+            Err(Flow::Return(status)) => Ok(status),
+            other => other,
+        }
+    }
+
+    pub(crate) fn in_function(&self) -> bool {
+        self.vars.in_function()
+    }
+
+    pub(crate) fn in_loop(&self) -> usize {
+        self.loop_depth
+    }
+
+    /// Parses and runs text as if typed here (`eval`, `source`): same checks, same policy.
+    pub(crate) fn run_text(&mut self, text: &str) -> Outcome {
+        if self.call_depth >= MAX_CALL_DEPTH {
+            self.error(&format!(
+                "maximum eval/source nesting level exceeded ({MAX_CALL_DEPTH})"
+            ));
+            return Ok(1);
+        }
+        let program = match crate::parse::parse(text) {
+            Ok(program) => program,
+            Err(err) => {
+                self.error(&err.to_string());
+                return Ok(2);
+            }
+        };
+        self.call_depth += 1;
+        let result = self.run_program(&program);
+        self.call_depth -= 1;
+        result
+    }
+
+    // ----- variables --------------------------------------------------------------------------
+
+    pub(crate) fn assign(&mut self, name: &str, value: String) -> Result<(), String> {
+        self.vars.set(name, value)?;
+        if self.options.allexport {
+            self.vars.set_exported(name, true);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn positional_args(&self) -> &[String] {
+        &self.positional
+    }
+
+    pub(crate) fn set_positional(&mut self, args: Vec<String>) {
+        self.positional = args;
+    }
+
+    pub(crate) fn aliases(&mut self) -> &mut BTreeMap<String, String> {
+        &mut self.aliases
+    }
+
+    pub(crate) fn functions(&mut self) -> &mut HashMap<String, Rc<FunctionDef>> {
+        &mut self.functions
+    }
+
+    /// Runs a builtin at start-up (`rsh -o pipefail`): its own message explains a failure.
+    pub fn run_builtin_quietly(&mut self, argv: &[String]) -> Result<(), String> {
+        let builtin =
+            builtins::lookup(&argv[0]).ok_or_else(|| format!("{}: no such builtin", argv[0]))?;
+        match builtin(self, argv) {
+            Ok(0) => Ok(()),
+            _ => Err(format!("{}: invalid option", argv[1..].join(" "))),
+        }
+    }
+
+    pub fn set_last_status(&mut self, status: i32) {
+        self.last_status = status;
+    }
+
+    pub(crate) fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn set_login(&mut self, login: bool) {
+        self.login = login;
+    }
+
+    /// A script run by name gets its own `$0` and arguments, and no functions or aliases
+    /// of the shell that started it (it is a new shell in bash too).
+    pub(crate) fn reset_for_script(&mut self, argv: &[String]) {
+        self.arg0 = argv[0].clone();
+        self.positional = argv[1..].to_vec();
+        self.functions.clear();
+        self.aliases.clear();
+        self.options = Options::default();
+        self.call_depth = 0;
+        self.loop_depth = 0;
+        self.source_depth = 0;
+        self.errexit_suppressed = 0;
+    }
+
+    /// `$-`
+    fn flags(&self) -> String {
+        let mut flags = String::new();
+        let o = &self.options;
+        for (on, c) in [
+            (o.allexport, 'a'),
+            (o.errexit, 'e'),
+            (o.noglob, 'f'),
+            (true, 'h'),
+            (self.mode == Mode::Interactive, 'i'),
+            (o.nounset, 'u'),
+            (o.xtrace, 'x'),
+            (true, 'B'),
+            (o.noclobber, 'C'),
+            (self.mode == Mode::Command, 'c'),
+        ] {
+            if on {
+                flags.push(c);
+            }
+        }
+        flags
+    }
+
+    /// `$RANDOM`: xorshift, for scripts, not for secrets. A `Cell` because reading a variable
+    /// takes `&self`.
+    fn next_random(&self) -> u32 {
+        let mut x = self.random.get();
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.random.set(x);
+        x % 32768
+    }
+
+    // ----- messages ---------------------------------------------------------------------------
+
+    /// `rsh: message` on standard error.
+    pub(crate) fn error(&self, message: &str) {
+        let line = format!("rsh: {message}\n");
+        let _ = fd::write_all(2, line.as_bytes());
+    }
+
+    /// Standard output of builtins, unbuffered so that forks never duplicate it.
+    pub(crate) fn out(&self, bytes: &[u8]) -> Result<(), nix::errno::Errno> {
+        fd::write_all(1, bytes)
+    }
+
+    /// An expansion error stops the command; a non-interactive shell exits, as bash's does.
+    pub(crate) fn expansion_failed(&mut self, err: ExpandError) -> Outcome {
+        self.error(&err.message);
+        self.last_status = err.status;
+        if self.mode == Mode::Interactive {
+            Ok(err.status)
+        } else {
+            Err(Flow::Exit(err.status))
+        }
+    }
+}
+
+enum LoopStep {
+    Next(i32),
+    Stop,
+}
+
+fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {
+    use nix::sys::signal::Signal::*;
+    match signal {
+        SIGHUP => "Hangup",
+        SIGQUIT => "Quit",
+        SIGILL => "Illegal instruction",
+        SIGTRAP => "Trace/breakpoint trap",
+        SIGABRT => "Aborted",
+        SIGBUS => "Bus error",
+        SIGFPE => "Floating point exception",
+        SIGKILL => "Killed",
+        SIGUSR1 => "User defined signal 1",
+        SIGSEGV => "Segmentation fault",
+        SIGUSR2 => "User defined signal 2",
+        SIGALRM => "Alarm clock",
+        SIGTERM => "Terminated",
+        SIGXCPU => "CPU time limit exceeded",
+        SIGXFSZ => "File size limit exceeded",
+        SIGSYS => "Bad system call",
+        _ => "Unknown signal",
+    }
+}
+
+impl ExpandEnv for Shell {
+    fn var(&self, name: &str) -> Option<String> {
+        match name {
+            "RANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "PPID" | "UID" | "EUID" => {
+                Some(self.dynamic_var(name))
+            }
+            _ => self.vars.value(name).map(str::to_string),
+        }
+    }
+
+    fn set_var(&mut self, name: &str, value: &str) -> Result<(), String> {
+        self.assign(name, value.to_string())
+    }
+
+    fn positional(&self, n: usize) -> Option<String> {
+        if n == 0 {
+            Some(self.arg0.clone())
+        } else {
+            self.positional.get(n - 1).cloned()
+        }
+    }
+
+    fn positionals(&self) -> Vec<String> {
+        self.positional.clone()
+    }
+
+    fn special(&self, which: Special) -> String {
+        match which {
+            Special::Status => self.last_status.to_string(),
+            Special::Pid => self.shell_pid.to_string(),
+            Special::Flags => self.flags(),
+            Special::LastBackground => String::new(),
+            Special::Count => self.positional.len().to_string(),
+            Special::At | Special::Star => self.positional.join(" "),
+        }
+    }
+
+    fn command_output(&mut self, program: &Program) -> Result<String, ExpandError> {
+        Ok(self.capture(program))
+    }
+
+    fn options(&self) -> ExpandOptions {
+        let o = &self.options;
+        ExpandOptions {
+            nounset: o.nounset,
+            noglob: o.noglob,
+            nullglob: o.nullglob,
+            failglob: o.failglob,
+            dotglob: o.dotglob,
+            extglob: o.extglob,
+            nocaseglob: o.nocaseglob,
+            nocasematch: o.nocasematch,
+            globstar: o.globstar,
+        }
+    }
+
+    fn home_dir(&self, user: Option<&str>) -> Option<String> {
+        let user = match user {
+            Some(name) => nix::unistd::User::from_name(name).ok()??,
+            None => nix::unistd::User::from_uid(nix::unistd::getuid()).ok()??,
+        };
+        Some(user.dir.display().to_string())
+    }
+
+    fn cwd(&self) -> PathBuf {
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+    }
+}
+
+impl Shell {
+    fn dynamic_var(&self, name: &str) -> String {
+        match name {
+            "RANDOM" => self.next_random().to_string(),
+            "SECONDS" => self.started.elapsed().as_secs().to_string(),
+            "LINENO" => self.lineno.to_string(),
+            "BASHPID" => std::process::id().to_string(),
+            "PPID" => nix::unistd::getppid().to_string(),
+            "UID" => nix::unistd::getuid().to_string(),
+            "EUID" => nix::unistd::geteuid().to_string(),
+            _ => String::new(),
+        }
+    }
+
+    /// `$(<file)`: the file's contents, read by the shell itself as bash does. None when the
+    /// substitution is anything else.
+    fn read_file_substitution(&mut self, program: &Program) -> Option<String> {
+        let [and_or] = program.body.as_slice() else {
+            return None;
+        };
+        let [Command::Simple(simple)] = and_or.first.commands.as_slice() else {
+            return None;
+        };
+        let [redirect] = simple.redirects.as_slice() else {
+            return None;
+        };
+        let plain = and_or.rest.is_empty()
+            && !and_or.first.negated
+            && simple.words.is_empty()
+            && simple.assignments.is_empty()
+            && redirect.op == crate::parse::RedirOp::Read
+            && redirect.fd.unwrap_or(0) == 0;
+        if !plain {
+            return None;
+        }
+        let path = match expand::redirect_target(self, &redirect.target) {
+            Ok(path) => path,
+            Err(err) => {
+                self.error(&err.message);
+                self.last_status = 1;
+                return Some(String::new());
+            }
+        };
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                self.last_status = 0;
+                Some(String::from_utf8_lossy(&bytes).into_owned())
+            }
+            Err(err) => {
+                self.error(&format!("{path}: {}", redirect::io_message(&err)));
+                self.last_status = 1;
+                Some(String::new())
+            }
+        }
+    }
+
+    /// Runs a command substitution in a forked shell and returns what it wrote.
+    fn capture(&mut self, program: &Program) -> String {
+        if let Some(text) = self.read_file_substitution(program) {
+            return text;
+        }
+        let (read, write) = match spawn::pipe() {
+            Ok(pair) => pair,
+            Err(errno) => {
+                self.error(&format!("cannot make a pipe: {}", errno.desc()));
+                self.last_status = 1;
+                return String::new();
+            }
+        };
+        match spawn::fork_shell() {
+            Ok(Fork::Child) => {
+                drop(read);
+                let _ = fd::install(write, 1);
+                let status = self.run_in_child(|shell| shell.run_program(program));
+                spawn::exit_child(status);
+            }
+            Ok(Fork::Parent(pid)) => {
+                drop(write);
+                let output = fd::read_to_end(&read).unwrap_or_default();
+                drop(read);
+                self.last_status = self.wait_child(pid);
+                String::from_utf8_lossy(&output).into_owned()
+            }
+            Err(errno) => {
+                self.error(&format!("cannot fork: {}", errno.desc()));
+                self.last_status = 1;
+                String::new()
+            }
+        }
+    }
+}

@@ -1,0 +1,1321 @@
+//! tree-sitter-bash tree → `ast`, statement by statement.
+//!
+//! Every node kind is matched explicitly; anything not handled becomes `Unsupported` naming the
+//! construct, never a silent skip. Words are not taken from tree-sitter's word structure (which
+//! mis-parses several expansions); `word.rs` lexes each word's source span itself. This module
+//! also repairs tree-sitter's placement of trailing redirections: bash applies `a | b > f` to `b`.
+
+use std::rc::Rc;
+
+use tree_sitter::{Node, Tree};
+
+use super::ast::*;
+use super::{MAX_DEPTH, ParseError, line_column};
+
+pub(super) struct Converter<'a> {
+    pub(super) src: &'a str,
+    pub(super) root: Node<'a>,
+    /// Offsets of `<>` operators that were rewritten to `>|` before parsing.
+    read_write_ops: &'a [usize],
+    line_starts: Vec<usize>,
+    pub(super) depth: usize,
+}
+
+/// What a here-document redirect drags along: tree-sitter nests the rest of the line
+/// (`cat <<EOF | tr a b && echo x`) inside the redirect node.
+#[derive(Default)]
+struct Continuation {
+    pipe_rest: Option<AndOr>,
+    and_or_rest: Vec<(Connector, AndOr)>,
+}
+
+impl<'a> Converter<'a> {
+    pub(super) fn new(
+        src: &'a str,
+        tree: &'a Tree,
+        read_write_ops: &'a [usize],
+        depth: usize,
+    ) -> Converter<'a> {
+        let mut line_starts = vec![0];
+        line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        Converter {
+            src,
+            root: tree.root_node(),
+            read_write_ops,
+            line_starts,
+            depth,
+        }
+    }
+
+    pub(super) fn program(&mut self, root: Node<'a>) -> Result<Program, ParseError> {
+        self.reject_unsupported_nodes(root)?;
+        Ok(Program {
+            body: self.statements(root)?,
+        })
+    }
+
+    // ----- positions and errors -------------------------------------------------------------
+
+    pub(super) fn position(&self, offset: usize) -> (usize, usize) {
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line - 1];
+        let column = self.src[start..offset.min(self.src.len())].chars().count() + 1;
+        (line, column)
+    }
+
+    pub(super) fn unsupported(&self, construct: &str, offset: usize) -> ParseError {
+        let (line, column) = self.position(offset);
+        ParseError::Unsupported {
+            construct: construct.to_string(),
+            line,
+            column,
+        }
+    }
+
+    pub(super) fn syntax(&self, message: &str, offset: usize) -> ParseError {
+        let (line, column) = self.position(offset);
+        ParseError::Syntax {
+            line,
+            column,
+            message: message.to_string(),
+        }
+    }
+
+    fn unexpected(&self, node: Node) -> ParseError {
+        self.unsupported(
+            &format!("`{}` ({})", snippet(self.text(node)), node.kind()),
+            node.start_byte(),
+        )
+    }
+
+    pub(super) fn text(&self, node: Node) -> &'a str {
+        &self.src[node.start_byte()..node.end_byte()]
+    }
+
+    fn span(node: Node) -> Span {
+        Span {
+            start: node.start_byte(),
+            end: node.end_byte(),
+        }
+    }
+
+    pub(super) fn enter(&mut self, offset: usize) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            let (line, column) = self.position(offset);
+            return Err(ParseError::Input(format!(
+                "nesting deeper than {MAX_DEPTH} levels at {line}:{column}"
+            )));
+        }
+        Ok(())
+    }
+
+    pub(super) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Constructs rsh refuses wherever they appear, found before anything is converted so
+    /// that nothing of the line runs. Iterative: the tree may be very deep.
+    fn reject_unsupported_nodes(&self, root: Node<'a>) -> Result<(), ParseError> {
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            let construct = match node.kind() {
+                "process_substitution" => Some(if self.text(node).starts_with('<') {
+                    "process substitution <(...)"
+                } else {
+                    "process substitution >(...)"
+                }),
+                "array" => Some("array assignment (...)"),
+                "subscript" => Some("array subscript [...]"),
+                "&" => Some("background job &"),
+                _ => None,
+            };
+            if let Some(construct) = construct {
+                return Err(self.unsupported(construct, node.start_byte()));
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        Ok(())
+    }
+
+    // ----- statement lists --------------------------------------------------------------------
+
+    /// The statements that are direct children of `parent` (program, group, do-group, …).
+    fn statements(&mut self, parent: Node<'a>) -> Result<List, ParseError> {
+        let mut list = Vec::new();
+        let mut cursor = parent.walk();
+        for child in parent.named_children(&mut cursor) {
+            if child.kind() == "comment" {
+                continue;
+            }
+            list.push(self.statement(child)?);
+        }
+        Ok(list)
+    }
+
+    /// Statements among `nodes`, skipping keywords and separators.
+    fn statements_of(&mut self, nodes: &[Node<'a>]) -> Result<List, ParseError> {
+        let mut list = Vec::new();
+        for &node in nodes {
+            if node.is_named() && node.kind() != "comment" {
+                list.push(self.statement(node)?);
+            }
+        }
+        Ok(list)
+    }
+
+    pub(super) fn statement_node(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        self.statement(node)
+    }
+
+    /// A redirection standing alone (`$(<file)`): a command with no words.
+    pub(super) fn bare_redirect(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        let (redirects, words, _) = self.redirect(node)?;
+        let command = SimpleCommand {
+            words,
+            redirects,
+            span: Self::span(node),
+            line: self.position(node.start_byte()).0,
+            ..SimpleCommand::default()
+        };
+        Ok(single(Command::Simple(command), Self::span(node)))
+    }
+
+    fn statement(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        self.enter(node.start_byte())?;
+        let result = self.statement_inner(node);
+        self.leave();
+        result
+    }
+
+    fn statement_inner(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        match node.kind() {
+            "list" => self.and_or_list(node),
+            "pipeline" => self.pipeline(node),
+            "negated_command" => self.negated(node),
+            "redirected_statement" => self.redirected_statement(node),
+            "command" => {
+                let (command, continuation) = self.simple_command(node, &[])?;
+                Ok(self.continue_with(Command::Simple(command), node, continuation))
+            }
+            "variable_assignment" | "variable_assignments" => {
+                let command = self.assignment_statement(node)?;
+                Ok(single(Command::Simple(command), Self::span(node)))
+            }
+            "declaration_command" | "unset_command" => {
+                let command = self.declaration(node)?;
+                Ok(single(Command::Simple(command), Self::span(node)))
+            }
+            "test_command" => {
+                let command = self.test_command(node)?;
+                Ok(single(command, Self::span(node)))
+            }
+            "function_definition" => {
+                let def = self.function_definition(node)?;
+                Ok(single(Command::FunctionDef(Rc::new(def)), Self::span(node)))
+            }
+            "compound_statement"
+            | "subshell"
+            | "if_statement"
+            | "while_statement"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "case_statement" => {
+                let compound = self.compound(node)?;
+                Ok(single(Command::Compound(compound), Self::span(node)))
+            }
+            _ => Err(self.unexpected(node)),
+        }
+    }
+
+    fn and_or_list(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        let mut result: Option<AndOr> = None;
+        let mut connector = None;
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "&&" => connector = Some(Connector::And),
+                "||" => connector = Some(Connector::Or),
+                "comment" => {}
+                _ if child.is_named() => {
+                    let next = self.statement(child)?;
+                    result = Some(match (result, connector.take()) {
+                        (None, _) => next,
+                        (Some(mut acc), Some(op)) => {
+                            acc.rest.push((op, next.first));
+                            acc.rest.extend(next.rest);
+                            acc
+                        }
+                        (Some(_), None) => return Err(self.unexpected(child)),
+                    });
+                }
+                _ => return Err(self.unexpected(child)),
+            }
+        }
+        result.ok_or_else(|| self.syntax("empty list", node.start_byte()))
+    }
+
+    fn pipeline(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        let mut pipeline = Pipeline {
+            negated: false,
+            commands: Vec::new(),
+            span: Self::span(node),
+        };
+        let mut trailing = Vec::new();
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        for (index, &child) in children.iter().enumerate() {
+            match child.kind() {
+                "|" => {}
+                "|&" => {
+                    // `a |& b` is `a 2>&1 | b`, applied after a's own redirections.
+                    let last = pipeline
+                        .commands
+                        .last_mut()
+                        .ok_or_else(|| self.unexpected(child))?;
+                    if !push_redirect(last, stderr_to_stdout(Self::span(child))) {
+                        return Err(self.unexpected(child));
+                    }
+                }
+                "comment" => {}
+                _ if child.is_named() => {
+                    let stage = self.statement(child)?;
+                    if index == 0 && stage.rest.is_empty() {
+                        // tree-sitter puts `!` on the first command; bash negates the pipeline.
+                        pipeline.negated = stage.first.negated;
+                    } else if stage.first.negated {
+                        return Err(self.syntax("`!` inside a pipeline", child.start_byte()));
+                    }
+                    pipeline.commands.extend(stage.first.commands);
+                    if !stage.rest.is_empty() {
+                        // Only a here-document continuation puts a list inside a pipeline, and
+                        // only as the last element.
+                        if index + 1 != children.len() {
+                            return Err(self.unexpected(child));
+                        }
+                        trailing = stage.rest;
+                    }
+                }
+                _ => return Err(self.unexpected(child)),
+            }
+        }
+        Ok(AndOr {
+            first: pipeline,
+            rest: trailing,
+        })
+    }
+
+    fn negated(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        let inner = node
+            .named_children(&mut node.walk())
+            .find(|c| c.kind() != "comment")
+            .ok_or_else(|| self.syntax("`!` without a command", node.start_byte()))?;
+        let mut stage = self.statement(inner)?;
+        stage.first.negated = !stage.first.negated;
+        Ok(stage)
+    }
+
+    fn redirected_statement(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        let body = node.child_by_field_name("body");
+        let mut redirects = Vec::new();
+        let mut extra_words = Vec::new();
+        let mut continuation = Continuation::default();
+        let mut cursor = node.walk();
+        for (i, child) in node.children(&mut cursor).enumerate() {
+            if node.field_name_for_child(i as u32) == Some("redirect")
+                || child.kind() == "herestring_redirect"
+            {
+                let (more_redirects, words, more) = self.redirect(child)?;
+                redirects.extend(more_redirects);
+                extra_words.extend(words);
+                continuation.merge(more);
+            }
+        }
+        let Some(body) = body else {
+            // `>f` alone: a command with nothing but redirections.
+            let command = SimpleCommand {
+                words: extra_words,
+                redirects,
+                span: Self::span(node),
+                line: self.position(node.start_byte()).0,
+                ..SimpleCommand::default()
+            };
+            return Ok(self.continue_with(Command::Simple(command), node, continuation));
+        };
+        let mut result = if body.kind() == "command" {
+            let (command, more) = self.simple_command(body, &[])?;
+            continuation.merge(more);
+            single(Command::Simple(command), Self::span(body))
+        } else {
+            self.statement(body)?
+        };
+        let last = last_command(&mut result).ok_or_else(|| self.unexpected(body))?;
+        for redirect in redirects {
+            if !push_redirect(last, redirect) {
+                return Err(self.unexpected(node));
+            }
+        }
+        if !extra_words.is_empty() {
+            match last {
+                Command::Simple(simple) => simple.words.extend(extra_words),
+                _ => return Err(self.unexpected(node)),
+            }
+        }
+        Ok(self.extend_with(result, node, continuation))
+    }
+
+    /// Wraps a command in its pipeline/list continuation (see `Continuation`).
+    fn continue_with(&self, command: Command, node: Node, continuation: Continuation) -> AndOr {
+        self.extend_with(single(command, Self::span(node)), node, continuation)
+    }
+
+    fn extend_with(&self, mut result: AndOr, _node: Node, continuation: Continuation) -> AndOr {
+        if let Some(rest) = continuation.pipe_rest {
+            let target = match result.rest.last_mut() {
+                Some((_, pipeline)) => pipeline,
+                None => &mut result.first,
+            };
+            target.commands.extend(rest.first.commands);
+            result.rest.extend(rest.rest);
+        }
+        for (op, more) in continuation.and_or_rest {
+            result.rest.push((op, more.first));
+            result.rest.extend(more.rest);
+        }
+        result
+    }
+
+    // ----- simple commands --------------------------------------------------------------------
+
+    fn simple_command(
+        &mut self,
+        node: Node<'a>,
+        outer_redirects: &[Redirect],
+    ) -> Result<(SimpleCommand, Continuation), ParseError> {
+        let mut command = SimpleCommand {
+            span: Self::span(node),
+            line: self.position(node.start_byte()).0,
+            redirects: outer_redirects.to_vec(),
+            ..SimpleCommand::default()
+        };
+        let mut continuation = Continuation::default();
+        let mut word_nodes = Vec::new();
+        let mut cursor = node.walk();
+        for (i, child) in node.children(&mut cursor).enumerate() {
+            let field = node.field_name_for_child(i as u32);
+            match (field, child.kind()) {
+                (_, "variable_assignment") => command.assignments.push(self.assignment(child)?),
+                (Some("name"), _) => {
+                    if let Some(keyword) = refused_keyword(self.text(child)) {
+                        return Err(self.unsupported(keyword, child.start_byte()));
+                    }
+                    word_nodes.push(child)
+                }
+                (Some("argument"), _) => word_nodes.push(child),
+                (Some("redirect"), _) | (_, "herestring_redirect") => {
+                    let (redirects, words, more) = self.redirect(child)?;
+                    command.redirects.extend(redirects);
+                    // Words tree-sitter hung on the redirect belong to the command.
+                    command.words.extend(words);
+                    continuation.merge(more);
+                }
+                (_, "comment") => {}
+                _ => return Err(self.unexpected(child)),
+            }
+        }
+        let mut words = self.words_from_nodes(&word_nodes)?;
+        words.append(&mut command.words);
+        command.words = words;
+        Ok((command, continuation))
+    }
+
+    /// Adjacent nodes without blanks between them are one shell word (`$"x"` arrives as two).
+    fn words_from_nodes(&mut self, nodes: &[Node<'a>]) -> Result<Vec<Word>, ParseError> {
+        let mut words = Vec::new();
+        let mut i = 0;
+        while i < nodes.len() {
+            let start = nodes[i].start_byte();
+            let mut end = nodes[i].end_byte();
+            while i + 1 < nodes.len() && nodes[i + 1].start_byte() == end {
+                i += 1;
+                end = nodes[i].end_byte();
+            }
+            words.push(self.word(start, end)?);
+            i += 1;
+        }
+        Ok(words)
+    }
+
+    fn assignment(&mut self, node: Node<'a>) -> Result<Assignment, ParseError> {
+        let name_node = node
+            .child_by_field_name("name")
+            .ok_or_else(|| self.unexpected(node))?;
+        if name_node.kind() != "variable_name" {
+            return Err(self.unexpected(name_node));
+        }
+        let append = {
+            let mut cursor = node.walk();
+            node.children(&mut cursor).any(|c| c.kind() == "+=")
+        };
+        let value = match node.child_by_field_name("value") {
+            // The value may be split by tree-sitter (`a=$"x"`): take everything after the `=`.
+            Some(value) => self.word(value.start_byte(), node.end_byte())?,
+            None => Word {
+                parts: Vec::new(),
+                span: Span {
+                    start: node.end_byte(),
+                    end: node.end_byte(),
+                },
+            },
+        };
+        Ok(Assignment {
+            name: self.text(name_node).to_string(),
+            append,
+            value,
+            span: Self::span(node),
+        })
+    }
+
+    fn assignment_statement(&mut self, node: Node<'a>) -> Result<SimpleCommand, ParseError> {
+        let mut command = SimpleCommand {
+            span: Self::span(node),
+            line: self.position(node.start_byte()).0,
+            ..SimpleCommand::default()
+        };
+        if node.kind() == "variable_assignment" {
+            command.assignments.push(self.assignment(node)?);
+        } else {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                command.assignments.push(self.assignment(child)?);
+            }
+        }
+        Ok(command)
+    }
+
+    /// `export a=b`, `local x`, `declare -x y=1`, `unset -v z`: a simple command whose arguments
+    /// keep their source text; the builtin treats `name=value` arguments as assignments.
+    fn declaration(&mut self, node: Node<'a>) -> Result<SimpleCommand, ParseError> {
+        let mut command = SimpleCommand {
+            span: Self::span(node),
+            line: self.position(node.start_byte()).0,
+            ..SimpleCommand::default()
+        };
+        let mut cursor = node.walk();
+        let mut word_nodes = Vec::new();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "comment" => {}
+                "file_redirect" | "herestring_redirect" => {
+                    let (redirects, words, _) = self.redirect(child)?;
+                    command.redirects.extend(redirects);
+                    command.words.extend(words);
+                }
+                _ => word_nodes.push(child),
+            }
+        }
+        let mut words = self.words_from_nodes(&word_nodes)?;
+        words.append(&mut command.words);
+        command.words = words;
+        Ok(command)
+    }
+
+    // ----- redirections -----------------------------------------------------------------------
+
+    /// One redirect node → its redirections (a here-document node also carries those written
+    /// after it), any command words tree-sitter attached to it, and a here-document's
+    /// continuation.
+    fn redirect(
+        &mut self,
+        node: Node<'a>,
+    ) -> Result<(Vec<Redirect>, Vec<Word>, Continuation), ParseError> {
+        match node.kind() {
+            "file_redirect" => {
+                let (redirect, words) = self.file_redirect(node)?;
+                Ok((vec![redirect], words, Continuation::default()))
+            }
+            "herestring_redirect" => Ok((
+                vec![self.herestring(node)?],
+                Vec::new(),
+                Continuation::default(),
+            )),
+            "heredoc_redirect" => self.heredoc(node),
+            _ => Err(self.unexpected(node)),
+        }
+    }
+
+    fn descriptor(&self, node: Node) -> Result<Option<i32>, ParseError> {
+        match node.child_by_field_name("descriptor") {
+            None => Ok(None),
+            Some(fd) => self
+                .text(fd)
+                .parse::<i32>()
+                .map(Some)
+                .map_err(|_| self.unsupported("named file descriptor {var}>", fd.start_byte())),
+        }
+    }
+
+    fn file_redirect(&mut self, node: Node<'a>) -> Result<(Redirect, Vec<Word>), ParseError> {
+        let fd = self.descriptor(node)?;
+        let mut op = None;
+        let mut destinations = Vec::new();
+        let mut cursor = node.walk();
+        for (i, child) in node.children(&mut cursor).enumerate() {
+            let field = node.field_name_for_child(i as u32);
+            if field == Some("destination") {
+                destinations.push(child);
+            } else if field == Some("descriptor") {
+            } else if !child.is_named() {
+                op = Some((child.kind(), child.start_byte()));
+            } else {
+                return Err(self.unexpected(child));
+            }
+        }
+        let (op_text, op_at) = op.ok_or_else(|| self.unexpected(node))?;
+        let (op, close) = match op_text {
+            "<" => (RedirOp::Read, false),
+            ">" => (RedirOp::Write, false),
+            ">>" => (RedirOp::Append, false),
+            ">|" if self.read_write_ops.contains(&op_at) => (RedirOp::ReadWrite, false),
+            ">|" => (RedirOp::Clobber, false),
+            "<&" => (RedirOp::DupRead, false),
+            ">&" => (RedirOp::DupWrite, false),
+            "&>" => (RedirOp::WriteBoth, false),
+            "&>>" => (RedirOp::AppendBoth, false),
+            "<&-" => (RedirOp::DupRead, true),
+            ">&-" => (RedirOp::DupWrite, true),
+            _ => return Err(self.unexpected(node)),
+        };
+        let (target, extra) = if close {
+            let at = Span {
+                start: op_at + 2,
+                end: op_at + 3,
+            };
+            (Word::literal("-", at), &destinations[..])
+        } else {
+            let (first, rest) = destinations
+                .split_first()
+                .ok_or_else(|| self.syntax("redirection without a target", node.start_byte()))?;
+            (self.word(first.start_byte(), first.end_byte())?, rest)
+        };
+        let words = self.words_from_nodes(extra)?;
+        Ok((
+            Redirect {
+                fd,
+                op,
+                target,
+                span: Self::span(node),
+            },
+            words,
+        ))
+    }
+
+    fn herestring(&mut self, node: Node<'a>) -> Result<Redirect, ParseError> {
+        let fd = self.descriptor(node)?;
+        let mut cursor = node.walk();
+        let operand: Vec<Node> = node
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() != "file_descriptor")
+            .collect();
+        let (first, last) = match (operand.first(), operand.last()) {
+            (Some(f), Some(l)) => (*f, *l),
+            _ => return Err(self.syntax("here-string without a word", node.start_byte())),
+        };
+        Ok(Redirect {
+            fd,
+            op: RedirOp::HereString,
+            target: self.word(first.start_byte(), last.end_byte())?,
+            span: Self::span(node),
+        })
+    }
+
+    fn heredoc(
+        &mut self,
+        node: Node<'a>,
+    ) -> Result<(Vec<Redirect>, Vec<Word>, Continuation), ParseError> {
+        let fd = self.descriptor(node)?;
+        let mut strip_tabs = false;
+        let mut delimiter = None;
+        let mut body = None;
+        let mut words = Vec::new();
+        let mut continuation = Continuation::default();
+        let mut extra_redirects = Vec::new();
+        let mut pending_op = None;
+        let mut cursor = node.walk();
+        for (i, child) in node.children(&mut cursor).enumerate() {
+            let field = node.field_name_for_child(i as u32);
+            match (field, child.kind()) {
+                (_, "<<") => {}
+                (_, "<<-") => strip_tabs = true,
+                (_, "heredoc_start") => delimiter = Some(child),
+                (_, "heredoc_body") => body = Some(child),
+                (_, "heredoc_end") => {}
+                (Some("descriptor"), _) => {}
+                (Some("redirect"), _) => {
+                    let (redirects, more_words, more) = self.redirect(child)?;
+                    extra_redirects.extend(redirects);
+                    words.extend(more_words);
+                    continuation.merge(more);
+                }
+                (Some("argument"), _) => {
+                    words.push(self.word(child.start_byte(), child.end_byte())?)
+                }
+                (Some("operator"), "&&") => pending_op = Some(Connector::And),
+                (Some("operator"), "||") => pending_op = Some(Connector::Or),
+                (Some("right"), _) => {
+                    let op = pending_op.take().ok_or_else(|| self.unexpected(child))?;
+                    let rest = self.statement(child)?;
+                    continuation.and_or_rest.push((op, rest));
+                }
+                (_, "pipeline") => {
+                    let rest = self.pipe_continuation(child)?;
+                    continuation.pipe_rest = Some(rest);
+                }
+                _ => return Err(self.unexpected(child)),
+            }
+        }
+        let delimiter = delimiter
+            .ok_or_else(|| self.syntax("here-document without a delimiter", node.start_byte()))?;
+        let quoted = self.text(delimiter).contains(['\'', '"', '\\']);
+        let target = match body {
+            None => Word {
+                parts: Vec::new(),
+                span: Self::span(node),
+            },
+            Some(body) => {
+                self.heredoc_body(body.start_byte(), body.end_byte(), quoted, strip_tabs)?
+            }
+        };
+        let redirect = Redirect {
+            fd,
+            op: RedirOp::HereDoc,
+            target,
+            span: Self::span(node),
+        };
+        // `cat <<EOF >out`: the other redirections follow the here-document in order.
+        let mut redirects = vec![redirect];
+        redirects.extend(extra_redirects);
+        Ok((redirects, words, continuation))
+    }
+
+    /// `| rest` inside a here-document node: the statements after the `|`.
+    fn pipe_continuation(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        match children.as_slice() {
+            [bar, rest @ ..] if bar.kind() == "|" && !rest.is_empty() => {
+                let mut result: Option<AndOr> = None;
+                for &child in rest {
+                    if child.kind() == "|" || child.kind() == "comment" {
+                        continue;
+                    }
+                    let stage = self.statement(child)?;
+                    match &mut result {
+                        None => result = Some(stage),
+                        Some(acc) if acc.rest.is_empty() => {
+                            acc.first.commands.extend(stage.first.commands);
+                            acc.rest = stage.rest;
+                        }
+                        Some(_) => return Err(self.unexpected(child)),
+                    }
+                }
+                result.ok_or_else(|| self.unexpected(node))
+            }
+            _ => Err(self.unexpected(node)),
+        }
+    }
+
+    // ----- compound commands ------------------------------------------------------------------
+
+    fn compound(&mut self, node: Node<'a>) -> Result<CompoundCommand, ParseError> {
+        let kind = match node.kind() {
+            "compound_statement" => self.group_or_arith(node)?,
+            "subshell" => Compound::Subshell(self.statements(node)?),
+            "if_statement" => self.if_statement(node)?,
+            "while_statement" => self.while_statement(node)?,
+            "for_statement" => self.for_statement(node)?,
+            "c_style_for_statement" => self.arith_for(node)?,
+            "case_statement" => self.case_statement(node)?,
+            _ => return Err(self.unexpected(node)),
+        };
+        Ok(CompoundCommand {
+            kind,
+            redirects: Vec::new(),
+            span: Self::span(node),
+        })
+    }
+
+    fn group_or_arith(&mut self, node: Node<'a>) -> Result<Compound, ParseError> {
+        let first = node.child(0).ok_or_else(|| self.unexpected(node))?;
+        match first.kind() {
+            "{" => Ok(Compound::Group(self.statements(node)?)),
+            "((" => {
+                let close = node
+                    .child(node.child_count() - 1)
+                    .filter(|c| c.kind() == "))")
+                    .ok_or_else(|| self.unexpected(node))?;
+                Ok(Compound::Arith(
+                    self.arith_text(first.end_byte(), close.start_byte())?,
+                ))
+            }
+            _ => Err(self.unexpected(node)),
+        }
+    }
+
+    fn if_statement(&mut self, node: Node<'a>) -> Result<Compound, ParseError> {
+        let mut branches = Vec::new();
+        let mut otherwise = None;
+        let children = all_children(node);
+        let (condition, body) = self.split_at_keyword(&children, "then", node)?;
+        let body_end = body
+            .iter()
+            .position(|c| matches!(c.kind(), "elif_clause" | "else_clause" | "fi"))
+            .unwrap_or(body.len());
+        branches.push((
+            self.statements_of(condition)?,
+            self.statements_of(&body[..body_end])?,
+        ));
+        for &clause in &body[body_end..] {
+            match clause.kind() {
+                "elif_clause" => {
+                    let parts = all_children(clause);
+                    let (cond, then) = self.split_at_keyword(&parts, "then", clause)?;
+                    branches.push((self.statements_of(cond)?, self.statements_of(then)?));
+                }
+                "else_clause" => otherwise = Some(self.statements(clause)?),
+                "fi" | "comment" => {}
+                _ => return Err(self.unexpected(clause)),
+            }
+        }
+        Ok(Compound::If {
+            branches,
+            otherwise,
+        })
+    }
+
+    /// Splits children at a keyword token: (after the leading keyword, before it), (after it).
+    fn split_at_keyword<'n>(
+        &self,
+        children: &'n [Node<'a>],
+        keyword: &str,
+        node: Node,
+    ) -> Result<(&'n [Node<'a>], &'n [Node<'a>]), ParseError> {
+        let at = children
+            .iter()
+            .position(|c| c.kind() == keyword)
+            .ok_or_else(|| self.syntax(&format!("missing `{keyword}`"), node.start_byte()))?;
+        Ok((&children[1..at], &children[at + 1..]))
+    }
+
+    fn while_statement(&mut self, node: Node<'a>) -> Result<Compound, ParseError> {
+        let until = node.child(0).is_some_and(|c| c.kind() == "until");
+        let body = node
+            .child_by_field_name("body")
+            .ok_or_else(|| self.unexpected(node))?;
+        let children = all_children(node);
+        let cond_nodes: Vec<Node> = children
+            .iter()
+            .copied()
+            .skip(1)
+            .take_while(|c| c.id() != body.id())
+            .collect();
+        Ok(Compound::While {
+            cond: self.statements_of(&cond_nodes)?,
+            body: self.do_group(body)?,
+            until,
+        })
+    }
+
+    fn do_group(&mut self, node: Node<'a>) -> Result<List, ParseError> {
+        match node.kind() {
+            "do_group" => self.statements(node),
+            // `for x in a; { …; }` is accepted by bash and tree-sitter alike.
+            "compound_statement" => self.statements(node),
+            _ => Err(self.unexpected(node)),
+        }
+    }
+
+    fn for_statement(&mut self, node: Node<'a>) -> Result<Compound, ParseError> {
+        let keyword = node.child(0).ok_or_else(|| self.unexpected(node))?;
+        if keyword.kind() == "select" {
+            return Err(self.unsupported("select loop", node.start_byte()));
+        }
+        let var = node
+            .child_by_field_name("variable")
+            .ok_or_else(|| self.unexpected(node))?;
+        let has_in = all_children(node).iter().any(|c| c.kind() == "in");
+        let mut value_nodes = Vec::new();
+        let mut cursor = node.walk();
+        for (i, child) in node.children(&mut cursor).enumerate() {
+            if node.field_name_for_child(i as u32) == Some("value") {
+                value_nodes.push(child);
+            }
+        }
+        let words = if has_in {
+            Some(self.words_from_nodes(&value_nodes)?)
+        } else {
+            None
+        };
+        let body = node
+            .child_by_field_name("body")
+            .ok_or_else(|| self.unexpected(node))?;
+        Ok(Compound::For {
+            var: self.text(var).to_string(),
+            words,
+            body: self.do_group(body)?,
+        })
+    }
+
+    fn arith_for(&mut self, node: Node<'a>) -> Result<Compound, ParseError> {
+        let children = all_children(node);
+        let open = children.iter().position(|c| c.kind() == "((");
+        let close = children.iter().position(|c| c.kind() == "))");
+        let (Some(open), Some(close)) = (open, close) else {
+            return Err(self.unexpected(node));
+        };
+        // The three clauses are the text between `((`, the two `;` and `))`.
+        let mut bounds = vec![children[open].end_byte()];
+        for c in &children[open + 1..close] {
+            if c.kind() == ";" {
+                bounds.push(c.start_byte());
+                bounds.push(c.end_byte());
+            }
+        }
+        bounds.push(children[close].start_byte());
+        if bounds.len() != 6 {
+            return Err(self.syntax("`for ((…))` needs two `;`", node.start_byte()));
+        }
+        let mut clauses = Vec::new();
+        for pair in bounds.chunks(2) {
+            let text = &self.src[pair[0]..pair[1]];
+            clauses.push(if text.trim().is_empty() {
+                None
+            } else {
+                Some(self.arith_text(pair[0], pair[1])?)
+            });
+        }
+        let body = node
+            .child_by_field_name("body")
+            .ok_or_else(|| self.unexpected(node))?;
+        let step = clauses.pop().flatten();
+        let cond = clauses.pop().flatten();
+        let init = clauses.pop().flatten();
+        Ok(Compound::ArithFor {
+            init,
+            cond,
+            step,
+            body: self.do_group(body)?,
+        })
+    }
+
+    fn case_statement(&mut self, node: Node<'a>) -> Result<Compound, ParseError> {
+        let subject = node
+            .child_by_field_name("value")
+            .ok_or_else(|| self.unexpected(node))?;
+        let subject = self.word(subject.start_byte(), subject.end_byte())?;
+        let mut items = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.kind() == "case_item" {
+                items.push(self.case_item(child)?);
+            }
+        }
+        Ok(Compound::Case { subject, items })
+    }
+
+    fn case_item(&mut self, node: Node<'a>) -> Result<CaseItem, ParseError> {
+        let mut patterns = Vec::new();
+        let mut body_nodes = Vec::new();
+        let mut terminator = CaseTerminator::Break;
+        let mut seen_paren = false;
+        let mut cursor = node.walk();
+        for (i, child) in node.children(&mut cursor).enumerate() {
+            let field = node.field_name_for_child(i as u32);
+            match (field, child.kind()) {
+                (Some("value"), _) => {
+                    patterns.push(self.word(child.start_byte(), child.end_byte())?);
+                }
+                (Some("termination"), _) => terminator = CaseTerminator::Break,
+                (Some("fallthrough"), ";&") => terminator = CaseTerminator::FallThrough,
+                (Some("fallthrough"), _) => {
+                    return Err(self.unsupported("case terminator ;;&", child.start_byte()));
+                }
+                (_, ")") if !seen_paren => seen_paren = true,
+                (_, "(") | (_, "|") => {}
+                _ if seen_paren => body_nodes.push(child),
+                _ => return Err(self.unexpected(child)),
+            }
+        }
+        Ok(CaseItem {
+            patterns,
+            body: self.statements_of(&body_nodes)?,
+            terminator,
+        })
+    }
+
+    fn function_definition(&mut self, node: Node<'a>) -> Result<FunctionDef, ParseError> {
+        let name = node
+            .child_by_field_name("name")
+            .ok_or_else(|| self.unexpected(node))?;
+        let body = node
+            .child_by_field_name("body")
+            .ok_or_else(|| self.unexpected(node))?;
+        let mut body = match body.kind() {
+            "test_command" => match self.test_command(body)? {
+                Command::Compound(compound) => compound,
+                _ => return Err(self.unsupported("function body `[ … ]`", body.start_byte())),
+            },
+            _ => self.compound(body)?,
+        };
+        let mut cursor = node.walk();
+        for (i, child) in node.children(&mut cursor).enumerate() {
+            if node.field_name_for_child(i as u32) == Some("redirect") {
+                let (redirects, words, _) = self.redirect(child)?;
+                if !words.is_empty() {
+                    return Err(self.unexpected(child));
+                }
+                body.redirects.extend(redirects);
+            }
+        }
+        Ok(FunctionDef {
+            name: self.text(name).to_string(),
+            body,
+            span: Self::span(node),
+            source: self.text(node).to_string(),
+        })
+    }
+
+    // ----- [ ] and [[ ]] ----------------------------------------------------------------------
+
+    fn test_command(&mut self, node: Node<'a>) -> Result<Command, ParseError> {
+        let children = all_children(node);
+        let (open, close) = match (children.first(), children.last()) {
+            (Some(o), Some(c)) => (*o, *c),
+            _ => return Err(self.unexpected(node)),
+        };
+        let inner = &children[1..children.len().saturating_sub(1)];
+        let mut tokens = Vec::new();
+        for &child in inner {
+            self.flatten_test(child, &mut tokens);
+        }
+        match (open.kind(), close.kind()) {
+            ("[", "]") => {
+                // `[ … ]` is the `[` builtin with ordinary words.
+                let mut words = vec![Word::literal("[", Self::span(open))];
+                words.extend(self.test_words(&tokens)?);
+                words.push(Word::literal("]", Self::span(close)));
+                Ok(Command::Simple(SimpleCommand {
+                    words,
+                    span: Self::span(node),
+                    line: self.position(node.start_byte()).0,
+                    ..SimpleCommand::default()
+                }))
+            }
+            ("[[", "]]") => {
+                let mut parser = CondParser {
+                    conv: self,
+                    tokens: &tokens,
+                    pos: 0,
+                    depth: 0,
+                };
+                let expr = parser.or()?;
+                if let Some(extra) = tokens.get(parser.pos) {
+                    return Err(self.syntax("unexpected token in [[ ]]", extra.start_byte()));
+                }
+                Ok(Command::Compound(CompoundCommand {
+                    kind: Compound::Cond(expr),
+                    redirects: Vec::new(),
+                    span: Self::span(node),
+                }))
+            }
+            _ => Err(self.unexpected(node)),
+        }
+    }
+
+    /// The leaves of a test expression in source order: tree-sitter's precedence inside
+    /// `[[ ]]` is wrong (`a || b =~ c` groups as `(a || b) =~ c`), so rsh re-parses the tokens.
+    fn flatten_test(&self, node: Node<'a>, out: &mut Vec<Node<'a>>) {
+        match node.kind() {
+            "binary_expression" | "unary_expression" | "parenthesized_expression" => {
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    self.flatten_test(child, out);
+                }
+            }
+            "comment" => {}
+            _ => out.push(node),
+        }
+    }
+
+    fn test_words(&mut self, tokens: &[Node<'a>]) -> Result<Vec<Word>, ParseError> {
+        let mut words = Vec::new();
+        let mut i = 0;
+        while i < tokens.len() {
+            let start = tokens[i].start_byte();
+            let mut end = tokens[i].end_byte();
+            while i + 1 < tokens.len() && tokens[i + 1].start_byte() == end {
+                i += 1;
+                end = tokens[i].end_byte();
+            }
+            words.push(self.word(start, end)?);
+            i += 1;
+        }
+        Ok(words)
+    }
+}
+
+impl Continuation {
+    fn merge(&mut self, other: Continuation) {
+        if other.pipe_rest.is_some() {
+            self.pipe_rest = other.pipe_rest;
+        }
+        self.and_or_rest.extend(other.and_or_rest);
+    }
+}
+
+/// Recursive-descent parser for the tokens of `[[ … ]]`.
+struct CondParser<'c, 'a> {
+    conv: &'c mut Converter<'a>,
+    tokens: &'c [Node<'a>],
+    pos: usize,
+    depth: usize,
+}
+
+impl<'a> CondParser<'_, 'a> {
+    fn peek(&self) -> Option<&'a str> {
+        self.tokens.get(self.pos).map(|n| self.conv.text(*n))
+    }
+
+    fn peek_is_operator(&self, text: &str) -> bool {
+        self.tokens
+            .get(self.pos)
+            .is_some_and(|n| !n.is_named() && self.conv.text(*n) == text)
+    }
+
+    fn end_offset(&self) -> usize {
+        self.tokens.last().map_or(0, |n| n.end_byte())
+    }
+
+    fn or(&mut self) -> Result<CondExpr, ParseError> {
+        let mut left = self.and()?;
+        while self.peek_is_operator("||") {
+            self.pos += 1;
+            let right = self.and()?;
+            left = CondExpr::Or(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn and(&mut self) -> Result<CondExpr, ParseError> {
+        let mut left = self.not()?;
+        while self.peek_is_operator("&&") {
+            self.pos += 1;
+            let right = self.not()?;
+            left = CondExpr::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn not(&mut self) -> Result<CondExpr, ParseError> {
+        if self.peek_is_operator("!") && self.pos + 1 < self.tokens.len() {
+            self.pos += 1;
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(self
+                    .conv
+                    .syntax("[[ ]] nested too deeply", self.end_offset()));
+            }
+            let inner = self.not()?;
+            self.depth -= 1;
+            return Ok(CondExpr::Not(Box::new(inner)));
+        }
+        self.primary()
+    }
+
+    fn primary(&mut self) -> Result<CondExpr, ParseError> {
+        let Some(&token) = self.tokens.get(self.pos) else {
+            return Err(self
+                .conv
+                .syntax("expression expected in [[ ]]", self.end_offset()));
+        };
+        if !token.is_named() && self.conv.text(token) == "(" {
+            self.pos += 1;
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(self
+                    .conv
+                    .syntax("[[ ]] nested too deeply", token.start_byte()));
+            }
+            let inner = self.or()?;
+            self.depth -= 1;
+            if !self.peek_is_operator(")") {
+                return Err(self.conv.syntax("missing `)` in [[ ]]", token.start_byte()));
+            }
+            self.pos += 1;
+            return Ok(inner);
+        }
+        let text = self.conv.text(token);
+        let next_is_operand = self
+            .tokens
+            .get(self.pos + 1)
+            .is_some_and(|n| !is_cond_connector(self.conv.text(*n), n.is_named()));
+        if is_unary_test(text) && next_is_operand {
+            self.pos += 1;
+            let operand = self.operand()?;
+            return Ok(CondExpr::Unary(text.to_string(), operand));
+        }
+        let left = self.operand()?;
+        if let Some(op) = self.peek().and_then(binary_cond_op) {
+            self.pos += 1;
+            let right = self.operand()?;
+            return Ok(CondExpr::Binary(left, op, right));
+        }
+        Ok(CondExpr::Word(left))
+    }
+
+    fn operand(&mut self) -> Result<Word, ParseError> {
+        let Some(&token) = self.tokens.get(self.pos) else {
+            return Err(self
+                .conv
+                .syntax("operand expected in [[ ]]", self.end_offset()));
+        };
+        self.pos += 1;
+        let mut end = token.end_byte();
+        // Adjacent leaves form one word (`$a"b"`).
+        while let Some(next) = self.tokens.get(self.pos) {
+            if next.start_byte() != end {
+                break;
+            }
+            end = next.end_byte();
+            self.pos += 1;
+        }
+        self.conv.word(token.start_byte(), end)
+    }
+}
+
+fn is_cond_connector(text: &str, named: bool) -> bool {
+    !named && matches!(text, "&&" | "||" | ")")
+}
+
+fn is_unary_test(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 2 && bytes[0] == b'-' && b"abcdefghknoprstuvwxzGLNOS".contains(&bytes[1])
+}
+
+fn binary_cond_op(text: &str) -> Option<CondOp> {
+    match text {
+        "==" | "=" => Some(CondOp::Match),
+        "!=" => Some(CondOp::NoMatch),
+        "=~" => Some(CondOp::Regex),
+        "<" | ">" | "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "-nt" | "-ot" | "-ef" => {
+            Some(CondOp::Other(text.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// Words that bash parses as keywords but rsh refuses for now.
+fn refused_keyword(text: &str) -> Option<&'static str> {
+    match text {
+        "coproc" => Some("coproc"),
+        "time" => Some("time keyword"),
+        "select" => Some("select loop"),
+        _ => None,
+    }
+}
+
+fn all_children<'a>(node: Node<'a>) -> Vec<Node<'a>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect()
+}
+
+fn single(command: Command, span: Span) -> AndOr {
+    AndOr {
+        first: Pipeline {
+            negated: false,
+            commands: vec![command],
+            span,
+        },
+        rest: Vec::new(),
+    }
+}
+
+/// The command a trailing redirection applies to: the last command of the last pipeline.
+fn last_command(and_or: &mut AndOr) -> Option<&mut Command> {
+    let pipeline = match and_or.rest.last_mut() {
+        Some((_, pipeline)) => pipeline,
+        None => &mut and_or.first,
+    };
+    pipeline.commands.last_mut()
+}
+
+/// False when the command cannot take a redirection (a function definition: tree-sitter puts
+/// `f() { …; } > out` on the definition node itself, so this is not reached for that).
+fn push_redirect(command: &mut Command, redirect: Redirect) -> bool {
+    match command {
+        Command::Simple(simple) => simple.redirects.push(redirect),
+        Command::Compound(compound) => compound.redirects.push(redirect),
+        Command::FunctionDef(_) => return false,
+    }
+    true
+}
+
+fn stderr_to_stdout(span: Span) -> Redirect {
+    Redirect {
+        fd: Some(2),
+        op: RedirOp::DupWrite,
+        target: Word::literal("1", span),
+        span,
+    }
+}
+
+fn snippet(text: &str) -> String {
+    let mut out: String = text.chars().take(40).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out.replace('\n', "\\n")
+}
+
+/// The first ERROR or MISSING node, as a syntax error with its position.
+pub(super) fn first_syntax_error(tree: &Tree, source: &str) -> ParseError {
+    let mut stack = vec![tree.root_node()];
+    let mut best: Option<Node> = None;
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            if best.is_none_or(|b| node.start_byte() < b.start_byte()) {
+                best = Some(node);
+            }
+            continue;
+        }
+        if node.has_error() {
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    let Some(node) = best else {
+        return ParseError::Syntax {
+            line: 1,
+            column: 1,
+            message: "unparsable input".to_string(),
+        };
+    };
+    let (line, column) = line_column(source.as_bytes(), node.start_byte());
+    let message = if node.is_missing() {
+        format!("missing `{}`", node.kind())
+    } else {
+        let text = &source[node.start_byte()..node.end_byte()];
+        let token = text.split_whitespace().next().unwrap_or("");
+        if token.is_empty() {
+            "unexpected end of input".to_string()
+        } else {
+            format!("unexpected `{}`", snippet(token))
+        }
+    };
+    ParseError::Syntax {
+        line,
+        column,
+        message,
+    }
+}

@@ -1,0 +1,654 @@
+//! The policy: its TOML schema, loading, validation and matching. Loading reads one file and
+//! resolves every command name the policy mentions to the files it names on disk; after that a
+//! `Policy` is immutable and matching is pure.
+//!
+//! This module knows nothing of parsing shell syntax, expansion or spawning, and never imports
+//! another part of rsh. Any error in a policy is fatal (rsh refuses to start), so every error
+//! names the file, line, column and key that is wrong.
+
+mod identity;
+pub mod pattern;
+mod schema;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+pub(crate) use identity::CommandRef;
+use identity::Resolver;
+use pattern::ArgPattern;
+use schema::{RawCommandTable, RawLists, RawPolicy, SpannedList};
+
+/// The compiled-in default policy, used when no system policy exists.
+pub const DEFAULT_POLICY: &str = include_str!("../../policy/default.toml");
+
+/// How the compiled-in default policy is named in messages.
+pub const DEFAULT_POLICY_ORIGIN: &str = "built-in default policy";
+
+/// The permissive policy shipped with rsh: everything allowed, commands found on `$PATH`.
+pub const PERMISSIVE_POLICY: &str = include_str!("../../policy/permissive.toml");
+
+/// Where the system policy lives.
+pub const SYSTEM_POLICY_PATH: &str = "/etc/rsh/policy.toml";
+
+/// What the policy says about a command. Ordered so that combining verdicts is `max()`:
+/// `Allow < Ask < Deny`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Verdict {
+    /// The word used in policy files: "allow", "ask" or "deny".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Ask => "ask",
+            Verdict::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Verdict {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Verdict, String> {
+        match s {
+            "allow" => Ok(Verdict::Allow),
+            "ask" => Ok(Verdict::Ask),
+            "deny" => Ok(Verdict::Deny),
+            other => Err(format!(
+                r#"expected "allow", "ask" or "deny", found {other:?}"#
+            )),
+        }
+    }
+}
+
+/// A policy that cannot be used. Displays as `ORIGIN:LINE:COLUMN: MESSAGE` (or `ORIGIN: MESSAGE`
+/// when there is no position, as for a file that cannot be read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyError {
+    pub origin: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.origin)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+/// Where something was written in the policy file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// 1-based line.
+    pub line: usize,
+    /// Byte offset, used to order entries as they appear in the file.
+    pub offset: usize,
+}
+
+/// A command named in a `[commands]` list.
+#[derive(Debug, Clone)]
+pub(crate) struct Listed {
+    pub command: CommandRef,
+    pub verdict: Verdict,
+    /// `commands.allow`, `commands.ask` or `commands.deny`.
+    pub key: &'static str,
+    pub at: Place,
+}
+
+/// One argument pattern with its verdict, from a command table or from `[rules]`.
+#[derive(Debug, Clone)]
+pub(crate) struct PatternRule {
+    /// The list it came from, e.g. `commands.git.deny` or `rules.allow`.
+    pub key: String,
+    pub verdict: Verdict,
+    /// The entry exactly as written (for `[rules]`, including the command word).
+    pub text: String,
+    pub pattern: ArgPattern,
+    pub at: Place,
+}
+
+/// A `[commands.NAME]` table.
+#[derive(Debug, Clone)]
+pub(crate) struct CommandTable {
+    pub command: CommandRef,
+    /// `commands.NAME`, quoted as TOML would need it.
+    pub key: String,
+    /// Where the table's name is written.
+    pub at: Place,
+    pub default: Option<(Verdict, Place)>,
+    pub patterns: Vec<PatternRule>,
+}
+
+/// A `[rules]` entry: a command and an argument pattern.
+#[derive(Debug, Clone)]
+pub(crate) struct Rule {
+    pub command: CommandRef,
+    pub rule: PatternRule,
+}
+
+/// A loaded, validated policy. Immutable; share it freely between threads.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    origin: String,
+    search_path: Option<Vec<PathBuf>>,
+    unknown: Verdict,
+    unknown_at: Option<Place>,
+    listed: Vec<Listed>,
+    tables: Vec<CommandTable>,
+    rules: Vec<Rule>,
+}
+
+impl Policy {
+    /// Parses `text`; `origin` names it in messages (a path, or "built-in default policy").
+    /// `env_path` is the PATH used for resolving names when the policy has no [shell] path.
+    pub fn from_toml(
+        text: &str,
+        origin: &str,
+        env_path: Option<&str>,
+    ) -> Result<Policy, PolicyError> {
+        Loader { text, origin }.load(env_path)
+    }
+
+    /// Reads and parses the policy file at `path`; read errors also name the file.
+    pub fn load(path: &Path, env_path: Option<&str>) -> Result<Policy, PolicyError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
+            origin: origin.clone(),
+            line: None,
+            column: None,
+            message: format!("cannot read policy: {e}"),
+        })?;
+        Policy::from_toml(&text, &origin, env_path)
+    }
+
+    /// The compiled-in default policy ([`DEFAULT_POLICY`]).
+    pub fn built_in(env_path: Option<&str>) -> Result<Policy, PolicyError> {
+        Policy::from_toml(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, env_path)
+    }
+
+    /// Directories to search for a command name, in order: the policy's path, or None to mean "use $PATH".
+    pub fn search_path(&self) -> Option<&[PathBuf]> {
+        self.search_path.as_deref()
+    }
+
+    /// The file name or description given when loading.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The verdict for commands the policy does not name (`[shell] unknown`).
+    pub fn unknown(&self) -> Verdict {
+        self.unknown
+    }
+
+    /// Command names the policy mentions that resolved to no file when it was loaded, in the
+    /// order they first appear. They still match shell builtins of the same name, but no
+    /// external program. Useful for warnings; not an error.
+    pub fn unresolved_names(&self) -> Vec<&str> {
+        let mut refs: Vec<(&CommandRef, usize)> = Vec::new();
+        refs.extend(self.listed.iter().map(|l| (&l.command, l.at.offset)));
+        refs.extend(self.tables.iter().map(|t| (&t.command, t.at.offset)));
+        refs.extend(self.rules.iter().map(|r| (&r.command, r.rule.at.offset)));
+        refs.sort_by_key(|(_, offset)| *offset);
+        let mut names: Vec<&str> = Vec::new();
+        for (command, _) in refs {
+            if command.targets.is_empty() && !names.contains(&command.name.as_str()) {
+                names.push(&command.name);
+            }
+        }
+        names
+    }
+
+    pub(crate) fn unknown_at(&self) -> Option<Place> {
+        self.unknown_at
+    }
+
+    pub(crate) fn listed(&self) -> &[Listed] {
+        &self.listed
+    }
+
+    pub(crate) fn tables(&self) -> &[CommandTable] {
+        &self.tables
+    }
+
+    pub(crate) fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+}
+
+/// Renders a dotted key the way TOML would need it written: bare segments as they are, others
+/// quoted.
+pub(crate) fn toml_key<S: AsRef<str>>(segments: &[S]) -> String {
+    segments
+        .iter()
+        .map(|s| {
+            let s = s.as_ref();
+            let bare = !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if bare { s.to_owned() } else { format!("{s:?}") }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// One load: the text and its name, and the functions that turn byte offsets into positions.
+struct Loader<'t> {
+    text: &'t str,
+    origin: &'t str,
+}
+
+/// Validation errors found so far; the one reported is the first in the file.
+#[derive(Default)]
+struct Problems(Vec<(usize, String)>);
+
+impl Problems {
+    fn add(&mut self, offset: usize, message: String) {
+        self.0.push((offset, message));
+    }
+
+    /// The problem written first in the file.
+    fn first(self) -> Option<(usize, String)> {
+        self.0.into_iter().min_by_key(|(offset, _)| *offset)
+    }
+}
+
+/// The entries of one list seen so far, to reject an entry written twice.
+#[derive(Default)]
+struct Seen(HashMap<String, usize>);
+
+impl Seen {
+    /// Records `text` at `offset`; returns the offset of an earlier identical entry.
+    fn check(&mut self, text: &str, offset: usize) -> Option<usize> {
+        match self.0.get(text) {
+            Some(&first) => Some(first),
+            None => {
+                self.0.insert(text.to_owned(), offset);
+                None
+            }
+        }
+    }
+}
+
+impl Loader<'_> {
+    fn load(&self, env_path: Option<&str>) -> Result<Policy, PolicyError> {
+        match toml::from_str::<RawPolicy>(self.text) {
+            Ok(raw) => self.build(raw, env_path),
+            // Parse again, without the schema, to tell a syntax error from a schema error and
+            // to find the key the schema error is about.
+            Err(e) => Err(match DeTable::parse(self.text) {
+                Err(syntax) => self.syntax_error(&syntax),
+                Ok(doc) => self.schema_error(&e, doc.get_ref()),
+            }),
+        }
+    }
+
+    fn place(&self, offset: usize) -> Place {
+        Place {
+            line: self.position(offset).0,
+            offset,
+        }
+    }
+
+    /// 1-based (line, column) of a byte offset; the column counts characters.
+    fn position(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let before = &self.text.as_bytes()[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        (line, column)
+    }
+
+    fn error_at(&self, offset: Option<usize>, message: String) -> PolicyError {
+        let (line, column) = match offset.map(|o| self.position(o)) {
+            Some((line, column)) => (Some(line), Some(column)),
+            None => (None, None),
+        };
+        PolicyError {
+            origin: self.origin.to_owned(),
+            line,
+            column,
+            message,
+        }
+    }
+
+    fn syntax_error(&self, e: &toml::de::Error) -> PolicyError {
+        let span = e.span();
+        let mut message = e.message().trim_end().to_owned();
+        if message == "duplicate key"
+            && let Some(key) = span.clone().and_then(|s| self.text.get(s))
+        {
+            message = format!("duplicate key `{key}`");
+        }
+        self.error_at(span.map(|s| s.start), format!("TOML syntax: {message}"))
+    }
+
+    /// Turns a serde error into one that names the key: `unknown key `foo` in [shell]` rather
+    /// than serde's `unknown field`, and `shell.unknown: ...` for a bad value.
+    fn schema_error(&self, e: &toml::de::Error, doc: &DeTable<'_>) -> PolicyError {
+        let span = e.span();
+        // serde speaks of sequences and maps; TOML of arrays and tables.
+        let message = e
+            .message()
+            .trim_end()
+            .replace("expected a sequence", "expected an array of strings")
+            .replace("invalid type: sequence", "invalid type: array")
+            .replace("invalid type: map", "invalid type: table");
+        let message = message.as_str();
+        let located = span.as_ref().and_then(|s| locate(doc, s.start));
+        let message = match located {
+            Some((path, Hit::Key)) if message.starts_with("unknown field `") => {
+                let rest = &message["unknown field ".len()..];
+                let (field, expected) = rest.split_once(", ").unwrap_or((rest, ""));
+                let table = &path[..path.len() - 1];
+                let place = if table.is_empty() {
+                    "at the top level".to_owned()
+                } else {
+                    format!("in [{}]", toml_key(table))
+                };
+                if expected.is_empty() {
+                    format!("unknown key {field} {place}")
+                } else {
+                    format!("unknown key {field} {place} ({expected})")
+                }
+            }
+            Some((path, _)) if !path.is_empty() => format!("{}: {message}", toml_key(&path)),
+            _ => message.to_owned(),
+        };
+        self.error_at(span.map(|s| s.start), message)
+    }
+
+    fn build(&self, raw: RawPolicy, env_path: Option<&str>) -> Result<Policy, PolicyError> {
+        let mut problems = Problems::default();
+        let shell = raw.shell.unwrap_or_default();
+        let search_path = shell.path.map(|list| self.search_path(list, &mut problems));
+        let resolve_dirs: Vec<PathBuf> = match &search_path {
+            Some(dirs) => dirs.clone(),
+            // Relative PATH entries (".", "") are ignored: a name in the policy never means a
+            // file that depends on the directory rsh was started in.
+            None => env_path
+                .unwrap_or("")
+                .split(':')
+                .filter(|d| d.starts_with('/'))
+                .map(PathBuf::from)
+                .collect(),
+        };
+        let mut resolver = Resolver::new(&resolve_dirs);
+        let (unknown, unknown_at) = match shell.unknown {
+            Some(v) => (*v.get_ref(), Some(self.place(v.span().start))),
+            None => (Verdict::Deny, None),
+        };
+
+        let commands = raw.commands.unwrap_or_default();
+        let mut listed = self.listed(&commands.lists, &mut resolver, &mut problems);
+        let mut tables: Vec<CommandTable> = commands
+            .tables
+            .into_iter()
+            .filter_map(|(name, table)| {
+                self.command_table(name, table.into_inner(), &mut resolver, &mut problems)
+            })
+            .collect();
+        let mut rules = self.rules(raw.rules.unwrap_or_default(), &mut resolver, &mut problems);
+
+        if let Some((offset, message)) = problems.first() {
+            return Err(self.error_at(Some(offset), message));
+        }
+        // serde hands tables over in name order; keep everything in file order instead.
+        listed.sort_by_key(|l| l.at.offset);
+        tables.sort_by_key(|t| t.at.offset);
+        rules.sort_by_key(|r| r.rule.at.offset);
+        Ok(Policy {
+            origin: self.origin.to_owned(),
+            search_path,
+            unknown,
+            unknown_at,
+            listed,
+            tables,
+            rules,
+        })
+    }
+
+    /// `[shell] path`: absolute directories, each once.
+    fn search_path(&self, list: SpannedList, problems: &mut Problems) -> Vec<PathBuf> {
+        let mut seen = Seen::default();
+        let mut dirs = Vec::new();
+        for dir in list.into_inner() {
+            let offset = dir.span().start;
+            let text = dir.into_inner();
+            if !text.starts_with('/') {
+                problems.add(
+                    offset,
+                    format!("shell.path: {text:?} is not an absolute directory"),
+                );
+            } else if let Some(first) = seen.check(&text, offset) {
+                problems.add(offset, self.twice("shell.path", &text, first));
+            }
+            dirs.push(PathBuf::from(text));
+        }
+        dirs
+    }
+
+    /// The `allow`, `ask` and `deny` lists of `[commands]`.
+    fn listed(
+        &self,
+        lists: &RawLists,
+        resolver: &mut Resolver,
+        problems: &mut Problems,
+    ) -> Vec<Listed> {
+        let mut listed = Vec::new();
+        for (verdict, key, list) in [
+            (Verdict::Allow, "commands.allow", &lists.allow),
+            (Verdict::Ask, "commands.ask", &lists.ask),
+            (Verdict::Deny, "commands.deny", &lists.deny),
+        ] {
+            let Some(list) = list else { continue };
+            let mut seen = Seen::default();
+            for name in list.get_ref() {
+                let offset = name.span().start;
+                let text = name.get_ref().as_str();
+                if let Err(why) = identity::check_name(text) {
+                    problems.add(offset, format!("{key}: {why}"));
+                } else if let Some(first) = seen.check(text, offset) {
+                    problems.add(offset, self.twice(key, text, first));
+                } else {
+                    listed.push(Listed {
+                        command: resolver.resolve(text),
+                        verdict,
+                        key,
+                        at: self.place(offset),
+                    });
+                }
+            }
+        }
+        listed
+    }
+
+    /// One `[commands.NAME]` table.
+    fn command_table(
+        &self,
+        name: Spanned<String>,
+        table: RawCommandTable,
+        resolver: &mut Resolver,
+        problems: &mut Problems,
+    ) -> Option<CommandTable> {
+        let key = toml_key(&["commands", name.get_ref().as_str()]);
+        if let Err(why) = identity::check_name(name.get_ref()) {
+            problems.add(name.span().start, format!("[{key}]: {why}"));
+            return None;
+        }
+        let default = table
+            .default
+            .map(|d| (*d.get_ref(), self.place(d.span().start)));
+        let mut patterns = Vec::new();
+        for (verdict, list_name, list) in [
+            (Verdict::Allow, "allow", table.allow),
+            (Verdict::Ask, "ask", table.ask),
+            (Verdict::Deny, "deny", table.deny),
+        ] {
+            let Some(list) = list else { continue };
+            let list_key = format!("{key}.{list_name}");
+            patterns.extend(self.pattern_list(&list_key, verdict, list, problems));
+        }
+        Some(CommandTable {
+            command: resolver.resolve(name.get_ref()),
+            key,
+            at: self.place(name.span().start),
+            default,
+            patterns,
+        })
+    }
+
+    /// `[rules]`: a command word, then an argument pattern.
+    fn rules(
+        &self,
+        lists: RawLists,
+        resolver: &mut Resolver,
+        problems: &mut Problems,
+    ) -> Vec<Rule> {
+        let mut rules = Vec::new();
+        for (verdict, list_name, list) in [
+            (Verdict::Allow, "allow", lists.allow),
+            (Verdict::Ask, "ask", lists.ask),
+            (Verdict::Deny, "deny", lists.deny),
+        ] {
+            let Some(list) = list else { continue };
+            let key = format!("rules.{list_name}");
+            let mut seen = Seen::default();
+            for entry in list.into_inner() {
+                let offset = entry.span().start;
+                let text = entry.into_inner();
+                if let Some(first) = seen.check(&text, offset) {
+                    problems.add(offset, self.twice(&key, &text, first));
+                    continue;
+                }
+                match parse_rule(&text) {
+                    Ok((command, pattern)) => rules.push(Rule {
+                        command: resolver.resolve(&command),
+                        rule: PatternRule {
+                            key: key.clone(),
+                            verdict,
+                            text,
+                            pattern,
+                            at: self.place(offset),
+                        },
+                    }),
+                    Err(e) => problems.add(offset, format!("{key}: invalid rule {text:?}: {e}")),
+                }
+            }
+        }
+        rules
+    }
+
+    fn pattern_list(
+        &self,
+        key: &str,
+        verdict: Verdict,
+        list: SpannedList,
+        problems: &mut Problems,
+    ) -> Vec<PatternRule> {
+        let mut seen = Seen::default();
+        let mut out = Vec::new();
+        for entry in list.into_inner() {
+            let offset = entry.span().start;
+            let text = entry.into_inner();
+            if let Some(first) = seen.check(&text, offset) {
+                problems.add(offset, self.twice(key, &text, first));
+                continue;
+            }
+            match ArgPattern::parse(&text) {
+                Ok(pattern) => out.push(PatternRule {
+                    key: key.to_owned(),
+                    verdict,
+                    text,
+                    pattern,
+                    at: self.place(offset),
+                }),
+                Err(e) => problems.add(offset, format!("{key}: invalid pattern {text:?}: {e}")),
+            }
+        }
+        out
+    }
+
+    fn twice(&self, key: &str, text: &str, first: usize) -> String {
+        let line = self.position(first).0;
+        format!("{key}: {text:?} is listed twice (first on line {line})")
+    }
+}
+
+/// Splits a `[rules]` entry into its command name and its argument pattern.
+fn parse_rule(text: &str) -> Result<(String, ArgPattern), pattern::PatternError> {
+    let (command, rest) = pattern::split_command_word(text)?;
+    identity::check_name(&command).map_err(|message| pattern::PatternError { message })?;
+    Ok((command, ArgPattern::parse(rest)?))
+}
+
+/// What a byte offset falls on: a key, or a value (or inside one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hit {
+    Key,
+    Value,
+}
+
+/// Finds the dotted key path of whatever is at `offset` in the parsed document.
+fn locate(table: &DeTable<'_>, offset: usize) -> Option<(Vec<String>, Hit)> {
+    let contains = |span: std::ops::Range<usize>| {
+        span.start <= offset && offset < span.end.max(span.start + 1)
+    };
+    for (key, value) in table.iter() {
+        let here = || vec![key.get_ref().to_string()];
+        if contains(key.span()) {
+            return Some((here(), Hit::Key));
+        }
+        let found = match value.get_ref() {
+            DeValue::Table(inner) => locate(inner, offset),
+            DeValue::Array(items) => items.iter().find_map(|item| match item.get_ref() {
+                DeValue::Table(inner) => locate(inner, offset),
+                _ => None,
+            }),
+            _ => None,
+        };
+        if let Some((mut path, hit)) = found {
+            path.insert(0, key.get_ref().to_string());
+            return Some((path, hit));
+        }
+        if contains(value.span()) {
+            return Some((here(), Hit::Value));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

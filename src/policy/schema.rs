@@ -1,0 +1,128 @@
+//! The policy file as written: serde types that mirror the TOML, with every value that a later
+//! message may need to point at wrapped in `Spanned`. Unknown keys and wrong types are rejected
+//! here, by serde, with the byte span of the offending key or value. Nothing here resolves names
+//! or parses patterns; `super` does that.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
+use toml::Spanned;
+
+use super::Verdict;
+
+pub(crate) type SpannedList = Spanned<Vec<Spanned<String>>>;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a policy document")]
+pub(crate) struct RawPolicy {
+    pub shell: Option<RawShell>,
+    pub commands: Option<RawCommands>,
+    pub rules: Option<RawLists>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `path` and `unknown`"
+)]
+pub(crate) struct RawShell {
+    pub path: Option<SpannedList>,
+    pub unknown: Option<Spanned<Verdict>>,
+}
+
+/// `[rules]`: three optional lists.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `allow`, `ask` and `deny`"
+)]
+pub(crate) struct RawLists {
+    pub allow: Option<SpannedList>,
+    pub ask: Option<SpannedList>,
+    pub deny: Option<SpannedList>,
+}
+
+/// `[commands.NAME]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a command table with keys `default`, `allow`, `ask` and `deny`"
+)]
+pub(crate) struct RawCommandTable {
+    pub default: Option<Spanned<Verdict>>,
+    pub allow: Option<SpannedList>,
+    pub ask: Option<SpannedList>,
+    pub deny: Option<SpannedList>,
+}
+
+/// `[commands]`: the reserved keys `allow`, `ask` and `deny` hold lists of names; every other
+/// key names a command and holds its table. Written by hand (not `#[serde(flatten)]`) so that
+/// errors inside the tables keep their spans.
+#[derive(Debug, Default)]
+pub(crate) struct RawCommands {
+    pub lists: RawLists,
+    pub tables: Vec<(Spanned<String>, Spanned<RawCommandTable>)>,
+}
+
+impl<'de> Deserialize<'de> for RawCommands {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(CommandsVisitor)
+    }
+}
+
+struct CommandsVisitor;
+
+impl<'de> Visitor<'de> for CommandsVisitor {
+    type Value = RawCommands;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a table of command lists (`allow`, `ask`, `deny`) and command tables")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawCommands, A::Error> {
+        let mut commands = RawCommands::default();
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            let slot = match key.get_ref().as_str() {
+                "allow" => &mut commands.lists.allow,
+                "ask" => &mut commands.lists.ask,
+                "deny" => &mut commands.lists.deny,
+                _ => {
+                    let table = map.next_value::<Spanned<RawCommandTable>>()?;
+                    commands.tables.push((key, table));
+                    continue;
+                }
+            };
+            // TOML itself rejects a key given twice, so the slot is always empty here.
+            *slot = Some(map.next_value::<SpannedList>()?);
+        }
+        Ok(commands)
+    }
+}
+
+impl<'de> Deserialize<'de> for Verdict {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(VerdictVisitor)
+    }
+}
+
+struct VerdictVisitor;
+
+impl Visitor<'_> for VerdictVisitor {
+    type Value = Verdict;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#""allow", "ask" or "deny""#)
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<Verdict, E> {
+        match value {
+            "allow" => Ok(Verdict::Allow),
+            "ask" => Ok(Verdict::Ask),
+            "deny" => Ok(Verdict::Deny),
+            other => Err(E::custom(format_args!(
+                r#"expected "allow", "ask" or "deny", found {other:?}"#
+            ))),
+        }
+    }
+}

@@ -1,0 +1,428 @@
+//! Loading and validation: what is accepted, and that every error names the right line.
+
+use super::*;
+
+const ORIGIN: &str = "/etc/rsh/policy.toml";
+
+fn load(text: &str) -> Policy {
+    Policy::from_toml(text, ORIGIN, Some("")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn error(text: &str) -> PolicyError {
+    match Policy::from_toml(text, ORIGIN, Some("")) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Asserts the error is on `line` and its message contains `needle`.
+#[track_caller]
+fn assert_error(text: &str, line: usize, needle: &str) -> PolicyError {
+    let e = error(text);
+    assert_eq!(e.origin, ORIGIN);
+    assert_eq!(e.line, Some(line), "wrong line for: {e}");
+    assert!(e.column.is_some(), "no column: {e}");
+    assert!(e.message.contains(needle), "{e:?} lacks {needle:?}");
+    e
+}
+
+#[test]
+fn verdicts_are_ordered_and_named() {
+    assert!(Verdict::Allow < Verdict::Ask && Verdict::Ask < Verdict::Deny);
+    assert_eq!(
+        [Verdict::Ask, Verdict::Deny, Verdict::Allow]
+            .into_iter()
+            .max(),
+        Some(Verdict::Deny)
+    );
+    assert_eq!(Verdict::Ask.to_string(), "ask");
+    assert_eq!("deny".parse::<Verdict>(), Ok(Verdict::Deny));
+    assert!("Deny".parse::<Verdict>().is_err());
+}
+
+#[test]
+fn policy_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Policy>();
+}
+
+#[test]
+fn accepts_empty_policy() {
+    let p = load("");
+    assert_eq!(p.unknown(), Verdict::Deny);
+    assert_eq!(p.search_path(), None);
+    assert_eq!(p.origin(), ORIGIN);
+}
+
+#[test]
+fn accepts_the_documented_example() {
+    let p = load(
+        r#"
+[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+unknown = "ask"
+
+[commands]
+allow = ["ls", "cat", "grep"]
+ask   = ["make"]
+deny  = ["sh", "bash", "ls"]
+
+[commands.git]
+default = "allow"
+allow = ["status:*", "log:*"]
+ask   = ["push:*"]
+deny  = ["*:-c:*", "*:--exec-path*:*"]
+
+[commands."/usr/lib/openssh/sftp-server"]
+deny = [":*"]
+
+[rules]
+allow = ["npm run test:*"]
+ask   = ["git push:*"]
+deny  = ["rm -rf /:*", "'/opt/my tool' re:.*"]
+"#,
+    );
+    assert_eq!(p.unknown(), Verdict::Ask);
+    let path: Vec<PathBuf> = ["/usr/local/bin", "/usr/bin", "/bin"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    assert_eq!(p.search_path(), Some(path.as_slice()));
+    assert_eq!(p.listed().len(), 7);
+    assert_eq!(p.tables().len(), 2);
+    assert_eq!(p.tables()[0].key, "commands.git");
+    assert_eq!(
+        p.tables()[1].key,
+        r#"commands."/usr/lib/openssh/sftp-server""#
+    );
+    assert_eq!(p.tables()[0].patterns.len(), 5);
+    assert_eq!(p.rules().len(), 4);
+    assert_eq!(p.rules()[3].command.name, "/opt/my tool");
+    // Everything is kept in file order, with its line.
+    let lines: Vec<usize> = p.listed().iter().map(|l| l.at.line).collect();
+    assert_eq!(lines, [7, 7, 7, 8, 9, 9, 9]);
+    assert_eq!(p.tables()[0].default.map(|d| d.1.line), Some(12));
+    assert_eq!(p.rules()[0].rule.at.line, 21);
+}
+
+#[test]
+fn accepts_dotted_and_inline_command_tables() {
+    let p = load(
+        r#"
+[commands]
+git.deny = ["-c:*"]
+find = { deny = ["*:-exec:*"], default = "allow" }
+"#,
+    );
+    assert_eq!(p.tables().len(), 2);
+    assert_eq!(p.tables()[0].key, "commands.git");
+    assert_eq!(p.tables()[1].default.map(|d| d.0), Some(Verdict::Allow));
+}
+
+#[test]
+fn error_display_names_file_line_and_column() {
+    let e = assert_error(
+        "[shell]\nunknown = \"deny\"\nfoo = 1\n",
+        3,
+        "unknown key `foo`",
+    );
+    assert_eq!(
+        e.to_string(),
+        "/etc/rsh/policy.toml:3:1: unknown key `foo` in [shell] (expected `path` or `unknown`)"
+    );
+    let e = PolicyError {
+        origin: "p.toml".into(),
+        line: None,
+        column: None,
+        message: "cannot read policy: gone".into(),
+    };
+    assert_eq!(e.to_string(), "p.toml: cannot read policy: gone");
+}
+
+#[test]
+fn rejects_unknown_keys_with_their_line() {
+    assert_error("\n\n[sehll]\n", 3, "unknown key `sehll` at the top level");
+    assert_error("version = 1\n", 1, "unknown key `version`");
+    assert_error(
+        "[commands.git]\nallow = []\n\nalow = []\n",
+        4,
+        "unknown key `alow` in [commands.git] (expected one of `default`, `allow`, `ask`, `deny`)",
+    );
+    assert_error(
+        "[commands]\nls = {}\ngit.alow = []\n",
+        3,
+        "in [commands.git]",
+    );
+    assert_error(
+        "[commands]\n\nfind = { deny = [], exec = true }\n",
+        3,
+        "unknown key `exec` in [commands.find]",
+    );
+    assert_error(
+        "[commands.\"/usr/bin/x\"]\nnope = 1\n",
+        2,
+        r#"in [commands."/usr/bin/x"]"#,
+    );
+    assert_error(
+        "[rules]\nallow = []\npermit = []\n",
+        3,
+        "unknown key `permit` in [rules]",
+    );
+}
+
+#[test]
+fn rejects_wrong_types_with_their_line() {
+    assert_error(
+        "[shell]\npath = \"/bin\"\n",
+        2,
+        "shell.path: invalid type: string",
+    );
+    assert_error(
+        "[shell]\npath = [\n  \"/bin\",\n  3,\n]\n",
+        4,
+        "shell.path: invalid type: integer",
+    );
+    assert_error(
+        "[shell]\n\nunknown = \"maybe\"\n",
+        3,
+        r#"shell.unknown: expected "allow", "ask" or "deny", found "maybe""#,
+    );
+    assert_error(
+        "[shell]\nunknown = true\n",
+        2,
+        "shell.unknown: invalid type: boolean",
+    );
+    assert_error(
+        "shell = 3\n",
+        1,
+        "shell: invalid type: integer `3`, expected a table",
+    );
+    assert_error(
+        "[commands]\nallow = \"ls\"\n",
+        2,
+        "commands.allow: invalid type: string",
+    );
+    assert_error("[commands]\nallow = [\"ls\", 1]\n", 2, "commands.allow");
+    assert_error(
+        "[commands]\n\ngit = 4\n",
+        3,
+        "commands.git: invalid type: integer `4`, expected a command table",
+    );
+    assert_error(
+        "[commands.git]\ndefault = \"sometimes\"\n",
+        2,
+        "commands.git.default: expected",
+    );
+    assert_error(
+        "[commands.allow]\n",
+        1,
+        "commands.allow: invalid type: table",
+    );
+    assert_error("[rules]\ndeny = [[\"x\"]]\n", 2, "rules.deny");
+}
+
+#[test]
+fn rejects_toml_syntax_errors_with_their_line() {
+    assert_error("[shell]\npath = [\"/bin\"\n", 2, "TOML syntax");
+    assert_error("[shell]\nunknown = deny\n", 2, "TOML syntax");
+    assert_error("[shell]\n[commands]\n[shell]\n", 3, "duplicate key `shell`");
+    assert_error(
+        "[commands]\nallow = []\nallow = []\n",
+        3,
+        "duplicate key `allow`",
+    );
+}
+
+#[test]
+fn rejects_names_listed_twice_in_one_list() {
+    let e = assert_error(
+        "[commands]\nallow = [\n  \"ls\",\n  \"cat\",\n  \"ls\",\n]\n",
+        5,
+        r#"commands.allow: "ls" is listed twice (first on line 3)"#,
+    );
+    assert_eq!(e.column, Some(3));
+    assert_error(
+        "[commands.git]\ndeny = [\"-c:*\",\n \"-c:*\"]\n",
+        3,
+        r#"commands.git.deny: "-c:*" is listed twice"#,
+    );
+    assert_error(
+        "[rules]\nask = [\"git push\", \"git push\"]\n",
+        2,
+        "rules.ask",
+    );
+    assert_error(
+        "[shell]\npath = [\"/bin\", \"/usr/bin\",\n\"/bin\"]\n",
+        3,
+        "shell.path",
+    );
+}
+
+#[test]
+fn accepts_a_name_in_several_lists_and_a_builtin_table() {
+    let p =
+        load("[commands]\nallow = [\"ls\"]\ndeny = [\"ls\"]\n[commands.cd]\ndeny = [\"/etc*\"]\n");
+    assert_eq!(p.listed().len(), 2);
+    assert_eq!(p.tables()[0].command.name, "cd");
+}
+
+#[test]
+fn rejects_bad_command_names() {
+    assert_error(
+        "[commands]\n\ndeny = [\"\"]\n",
+        3,
+        "commands.deny: empty command name",
+    );
+    assert_error(
+        "[commands]\nallow = [\"ok\",\n \"bin/ls\"]\n",
+        3,
+        "not an absolute path",
+    );
+    assert_error(
+        "[commands.\"./x\"]\ndeny = []\n",
+        1,
+        "[commands.\"./x\"]: command name",
+    );
+    assert_error("[commands]\n\"\" = {}\n", 2, "empty command name");
+    assert_error(
+        "[rules]\ndeny = [\"./x :*\"]\n",
+        2,
+        "rules.deny: invalid rule",
+    );
+    assert_error("[rules]\n\ndeny = [\"  \"]\n", 3, "empty rule");
+}
+
+#[test]
+fn rejects_relative_search_directories() {
+    assert_error(
+        "[shell]\npath = [\"/bin\", \"bin\"]\n",
+        2,
+        "\"bin\" is not an absolute directory",
+    );
+    assert_error("[shell]\npath = [\"\"]\n", 2, "not an absolute directory");
+}
+
+#[test]
+fn rejects_bad_patterns_with_their_line() {
+    assert_error(
+        "[commands.git]\nallow = [\n  \"status:*\",\n  \"log 'x\",\n]\n",
+        4,
+        r#"commands.git.allow: invalid pattern "log 'x": unbalanced ' quote"#,
+    );
+    assert_error(
+        "[commands.git]\n\n\ndeny = [\"re:(\"]\n",
+        4,
+        "invalid regular expression",
+    );
+    assert_error(
+        "[commands.git]\nask = [\"push:* -f\"]\n",
+        2,
+        "`:*` may only end",
+    );
+    assert_error(
+        "[rules]\nallow = [\"ls\"]\ndeny = [\n\"rm -rf /:* x\"]\n",
+        4,
+        r#"rules.deny: invalid rule "rm -rf /:* x": `:*` may only end"#,
+    );
+    assert_error(
+        "[rules]\nallow = [\"npm \\\"run\"]\n",
+        2,
+        "unbalanced \" quote",
+    );
+}
+
+#[test]
+fn reports_the_first_error_in_the_file() {
+    let text = "[commands]\nallow = [\"a\", \"a\"]\n[commands.git]\ndeny = [\"'\"]\n[rules]\ndeny = [\"\"]\n";
+    assert_error(text, 2, "listed twice");
+    let text = "[rules]\ndeny = [\"\"]\n[commands.git]\ndeny = [\"'\"]\n";
+    assert_error(text, 2, "empty rule");
+}
+
+#[test]
+fn load_reads_the_file_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.toml");
+    std::fs::write(&file, "[shell]\nunknown = \"allow\"\n").unwrap();
+    let p = Policy::load(&file, None).unwrap();
+    assert_eq!(p.origin(), file.display().to_string());
+    assert_eq!(p.unknown(), Verdict::Allow);
+
+    std::fs::write(&file, "[shell]\nunknown = \"allow\"\nx = 1\n").unwrap();
+    let e = Policy::load(&file, None).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{}:3:1: unknown key `x`", file.display())),
+        "{e}"
+    );
+
+    let missing = dir.path().join("missing.toml");
+    let e = Policy::load(&missing, None).unwrap_err();
+    assert_eq!(e.origin, missing.display().to_string());
+    assert_eq!(e.line, None);
+    assert!(e.message.starts_with("cannot read policy: "), "{e}");
+}
+
+#[test]
+fn resolves_names_on_the_policy_path_or_the_given_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(bin.join("tool"), "").unwrap();
+    let bin_str = bin.to_str().unwrap();
+
+    let text =
+        format!("[shell]\npath = [{bin_str:?}]\n[commands]\nallow = [\"tool\", \"ghost\"]\n");
+    let p = Policy::from_toml(&text, ORIGIN, Some("/nowhere")).unwrap();
+    assert_eq!(p.listed()[0].command.targets.len(), 1);
+    assert_eq!(p.unresolved_names(), ["ghost"]);
+
+    // Without [shell] path, the given PATH is used; relative entries are ignored.
+    let text = "[commands]\nallow = [\"tool\"]\n";
+    let env_path = format!(".:relative:{bin_str}");
+    let p = Policy::from_toml(text, ORIGIN, Some(&env_path)).unwrap();
+    assert_eq!(p.search_path(), None);
+    assert_eq!(p.listed()[0].command.targets.len(), 1);
+    let p = Policy::from_toml(text, ORIGIN, None).unwrap();
+    assert_eq!(p.unresolved_names(), ["tool"]);
+}
+
+#[test]
+fn quotes_keys_that_are_not_bare() {
+    assert_eq!(toml_key(&["commands", "git"]), "commands.git");
+    assert_eq!(
+        toml_key(&["commands", "/usr/bin/x"]),
+        r#"commands."/usr/bin/x""#
+    );
+    assert_eq!(toml_key(&["commands", "["]), r#"commands."[""#);
+}
+
+#[test]
+fn shipped_policies_parse() {
+    let default = Policy::built_in(None).unwrap();
+    assert_eq!(default.origin(), DEFAULT_POLICY_ORIGIN);
+    let expected: Vec<PathBuf> = [
+        "/usr/local/bin",
+        "/usr/bin",
+        "/bin",
+        "/usr/local/sbin",
+        "/usr/sbin",
+        "/sbin",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    assert_eq!(default.search_path(), Some(expected.as_slice()));
+    assert_eq!(default.unknown(), Verdict::Deny);
+
+    let permissive = Policy::from_toml(PERMISSIVE_POLICY, "permissive.toml", None).unwrap();
+    assert_eq!(permissive.search_path(), None);
+    assert_eq!(permissive.unknown(), Verdict::Allow);
+    assert!(
+        permissive
+            .listed()
+            .iter()
+            .all(|l| l.verdict == Verdict::Allow)
+    );
+    assert!(permissive.tables().is_empty() && permissive.rules().is_empty());
+}

@@ -1,0 +1,160 @@
+//! Raw file-descriptor operations the shell does on itself: writing builtin output, moving
+//! descriptors for redirections and pipes. Kept here so that `unsafe` stays in this module.
+#![allow(unsafe_code)]
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use nix::errno::Errno;
+
+/// Writes all of `bytes` to `fd`, retrying on EINTR and short writes.
+pub fn write_all(fd: RawFd, mut bytes: &[u8]) -> Result<(), Errno> {
+    while !bytes.is_empty() {
+        // SAFETY: the buffer is valid for its length; fd is only a number to the kernel.
+        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if n < 0 {
+            match Errno::last() {
+                Errno::EINTR => continue,
+                errno => return Err(errno),
+            }
+        }
+        bytes = &bytes[n as usize..];
+    }
+    Ok(())
+}
+
+/// Reads `fd` until end of file.
+pub fn read_to_end(fd: &OwnedFd) -> Result<Vec<u8>, Errno> {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 16384];
+    loop {
+        match nix::unistd::read(fd, &mut buf) {
+            Ok(0) => return Ok(out),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(Errno::EINTR) => continue,
+            Err(errno) => return Err(errno),
+        }
+    }
+}
+
+/// Reads one byte from `fd` (for `read`, which must not consume past the newline).
+pub fn read_byte(fd: RawFd) -> Result<Option<u8>, Errno> {
+    let mut byte = 0u8;
+    loop {
+        // SAFETY: one byte of stack memory.
+        let n = unsafe { libc::read(fd, (&mut byte as *mut u8).cast(), 1) };
+        match n {
+            1 => return Ok(Some(byte)),
+            0 => return Ok(None),
+            _ => match Errno::last() {
+                Errno::EINTR => continue,
+                errno => return Err(errno),
+            },
+        }
+    }
+}
+
+/// Makes `target` a copy of `source` (dup2); the copy is not close-on-exec.
+pub fn dup_to(source: RawFd, target: RawFd) -> Result<(), Errno> {
+    if source == target {
+        // dup2 would be a no-op that leaves close-on-exec set: clear it explicitly.
+        return set_cloexec(target, false);
+    }
+    loop {
+        // SAFETY: dup2 only manipulates the descriptor table.
+        let r = unsafe { libc::dup2(source, target) };
+        if r >= 0 {
+            return Ok(());
+        }
+        match Errno::last() {
+            Errno::EINTR | Errno::EBUSY => continue,
+            errno => return Err(errno),
+        }
+    }
+}
+
+fn set_cloexec(fd: RawFd, on: bool) -> Result<(), Errno> {
+    // SAFETY: fcntl on a descriptor number has no memory effects.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags < 0 {
+        return Err(Errno::last());
+    }
+    let flags = if on {
+        flags | libc::FD_CLOEXEC
+    } else {
+        flags & !libc::FD_CLOEXEC
+    };
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, flags) } < 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}
+
+/// A close-on-exec copy of `fd` numbered at least `min`, to save a descriptor that a
+/// redirection is about to replace. None when `fd` is not open.
+pub fn save(fd: RawFd, min: RawFd) -> Result<Option<OwnedFd>, Errno> {
+    // SAFETY: fcntl on a descriptor number has no memory effects.
+    let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, min) };
+    if copy >= 0 {
+        // SAFETY: the kernel just gave us this descriptor; nobody else owns it.
+        return Ok(Some(unsafe { OwnedFd::from_raw_fd(copy) }));
+    }
+    match Errno::last() {
+        Errno::EBADF => Ok(None),
+        errno => Err(errno),
+    }
+}
+
+/// Closes a descriptor number the shell does not own through an `OwnedFd` (redirection
+/// targets such as `3>&-`).
+pub fn close(fd: RawFd) {
+    // SAFETY: closing a number; errors (EBADF) are irrelevant here.
+    unsafe { libc::close(fd) };
+}
+
+/// Whether `fd` is open.
+pub fn is_open(fd: RawFd) -> bool {
+    // SAFETY: F_GETFD has no side effects.
+    unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
+}
+
+/// Whether `fd` is open for reading (or reading and writing).
+pub fn is_readable(fd: RawFd) -> bool {
+    // SAFETY: F_GETFL has no side effects.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    flags >= 0 && (flags & libc::O_ACCMODE) != libc::O_WRONLY
+}
+
+/// Whether `fd` is open for writing.
+pub fn is_writable(fd: RawFd) -> bool {
+    // SAFETY: F_GETFL has no side effects.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    flags >= 0 && (flags & libc::O_ACCMODE) != libc::O_RDONLY
+}
+
+/// Moves an owned descriptor onto `target` and gives up ownership of the original number.
+pub fn install(file: OwnedFd, target: RawFd) -> Result<(), Errno> {
+    if file.as_raw_fd() == target {
+        let fd = file.as_raw_fd();
+        std::mem::forget(file);
+        return set_cloexec(fd, false);
+    }
+    dup_to(file.as_raw_fd(), target)
+}
+
+/// An anonymous in-memory file holding `data`, positioned at its start: here-documents and
+/// here-strings of any size without temporary files.
+pub fn memory_file(data: &[u8]) -> Result<OwnedFd, Errno> {
+    let fd = nix::sys::memfd::memfd_create(c"rsh-heredoc", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)?;
+    write_all(fd.as_raw_fd(), data)?;
+    nix::unistd::lseek(&fd, 0, nix::unistd::Whence::SeekSet)?;
+    Ok(fd)
+}
+
+/// Borrows a descriptor number for APIs that want a `BorrowedFd` (poll, termios). The caller
+/// uses it only while the descriptor is open; the kernel reports EBADF otherwise, which is safe.
+pub fn borrow(fd: RawFd) -> std::os::fd::BorrowedFd<'static> {
+    // SAFETY: a BorrowedFd is only a number handed to system calls here; an invalid number
+    // yields EBADF from the kernel, never memory unsafety.
+    unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }
+}

@@ -1,0 +1,341 @@
+//! Process creation: starting a decided program, forking subshells, waiting.
+//!
+//! Everything the child needs (argument and environment arrays, the program's file descriptor)
+//! is prepared in the parent. Between `fork` and `execve` the child makes only raw,
+//! async-signal-safe system calls and does not allocate: that is what keeps spawning sound and
+//! what the kernel confinement layer will hook into. The program is executed through the file
+//! descriptor that was opened when it was decided (`execveat` with `AT_EMPTY_PATH`), so the file
+//! that runs is the file that was checked, even if the path is swapped in between.
+#![allow(unsafe_code)]
+
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::ptr;
+
+use nix::errno::Errno;
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+
+/// Signals whose disposition the shell may change for itself and every child must get back.
+const RESET_SIGNALS: [libc::c_int; 6] = [
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGTSTP,
+    libc::SIGTTIN,
+    libc::SIGTTOU,
+    libc::SIGPIPE,
+];
+
+/// A program ready to run: everything resolved and converted before the fork.
+pub struct Program {
+    /// Opened with O_PATH when the program was decided; executed through this descriptor.
+    file: OwnedFd,
+    /// The same program by path, for scripts (the kernel needs a path to hand the
+    /// interpreter) and for messages.
+    path: CString,
+    exec_by_path: bool,
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+}
+
+#[derive(Debug)]
+pub enum SpawnError {
+    /// An argument, variable or path contains a NUL byte.
+    Nul(String),
+    /// fork, pipe or another system call failed in the parent.
+    System(Errno),
+    /// execve failed in the child.
+    Exec(Errno),
+}
+
+impl std::fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpawnError::Nul(what) => write!(f, "{what} contains a NUL byte"),
+            SpawnError::System(errno) => write!(f, "{}", errno.desc()),
+            SpawnError::Exec(errno) => write!(f, "{}", errno.desc()),
+        }
+    }
+}
+
+/// Opens a program for execution: O_PATH pins the inode that is decided and later executed.
+pub fn open_program(path: &Path) -> std::io::Result<OwnedFd> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
+        .open(path)?;
+    Ok(OwnedFd::from(file))
+}
+
+impl Program {
+    /// `file` must be the descriptor from `open_program` for `path`. Scripts (`#!`) are
+    /// executed by path, binaries through the descriptor.
+    pub fn new(
+        file: OwnedFd,
+        path: &Path,
+        is_script: bool,
+        argv: &[String],
+        env: &[(String, String)],
+    ) -> Result<Program, SpawnError> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| SpawnError::Nul("the program path".into()))?;
+        let argv = argv
+            .iter()
+            .map(|a| {
+                CString::new(a.as_bytes()).map_err(|_| SpawnError::Nul(format!("argument {a:?}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let envp = env
+            .iter()
+            .map(|(k, v)| {
+                CString::new(format!("{k}={v}"))
+                    .map_err(|_| SpawnError::Nul(format!("variable {k}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Program {
+            file,
+            path,
+            exec_by_path: is_script,
+            argv,
+            envp,
+        })
+    }
+}
+
+/// The null-terminated pointer arrays execve wants, built before the fork.
+struct ExecArgs<'p> {
+    program: &'p Program,
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+impl<'p> ExecArgs<'p> {
+    fn new(program: &'p Program) -> ExecArgs<'p> {
+        let mut argv: Vec<_> = program.argv.iter().map(|a| a.as_ptr()).collect();
+        argv.push(ptr::null());
+        let mut envp: Vec<_> = program.envp.iter().map(|e| e.as_ptr()).collect();
+        envp.push(ptr::null());
+        ExecArgs {
+            program,
+            argv,
+            envp,
+        }
+    }
+
+    /// Only returns on failure, with the errno. Async-signal-safe: raw system calls only.
+    fn exec(&self) -> libc::c_int {
+        let empty: &CStr = c"";
+        if self.program.exec_by_path {
+            // SAFETY: path, argv and envp are valid NUL-terminated arrays that outlive the call.
+            unsafe {
+                libc::execve(
+                    self.program.path.as_ptr(),
+                    self.argv.as_ptr(),
+                    self.envp.as_ptr(),
+                )
+            };
+        } else {
+            // SAFETY: as above; the descriptor is a valid O_PATH descriptor of the program.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_execveat,
+                    self.program.file.as_raw_fd(),
+                    empty.as_ptr(),
+                    self.argv.as_ptr(),
+                    self.envp.as_ptr(),
+                    libc::AT_EMPTY_PATH,
+                )
+            };
+        }
+        Errno::last_raw()
+    }
+}
+
+/// Puts back, in a child, what the shell changed for itself. Async-signal-safe.
+fn reset_child_state(stack_limit: Option<libc::rlimit>) {
+    for sig in RESET_SIGNALS {
+        // SAFETY: setting a default disposition has no memory effects.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+    // SAFETY: an empty set built on the stack; sigprocmask only reads it.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, ptr::null_mut());
+    }
+    if let Some(limit) = stack_limit {
+        // SAFETY: the struct lives on the stack for the duration of the call.
+        unsafe { libc::setrlimit(libc::RLIMIT_STACK, &limit) };
+    }
+}
+
+/// Starts `program` in a new process and returns its pid once execve has succeeded; an exec
+/// failure comes back as `SpawnError::Exec` with the child's errno.
+pub fn spawn(program: &Program, stack_limit: Option<libc::rlimit>) -> Result<Pid, SpawnError> {
+    let args = ExecArgs::new(program);
+    let (report_read, report_write) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(SpawnError::System)?;
+    // SAFETY: rsh is single-threaded; the child only runs `child_exec`, which makes raw
+    // system calls and never allocates or takes locks.
+    match unsafe { libc::fork() } {
+        -1 => Err(SpawnError::System(Errno::last())),
+        0 => child_exec(&args, report_write.as_raw_fd(), stack_limit),
+        pid => {
+            drop(report_write);
+            let pid = Pid::from_raw(pid);
+            match read_report(&report_read) {
+                None => Ok(pid),
+                Some(errno) => {
+                    let _ = wait(pid);
+                    Err(SpawnError::Exec(Errno::from_raw(errno)))
+                }
+            }
+        }
+    }
+}
+
+fn child_exec(args: &ExecArgs, report: RawFd, stack_limit: Option<libc::rlimit>) -> ! {
+    reset_child_state(stack_limit);
+    let errno = args.exec();
+    let bytes = errno.to_ne_bytes();
+    // SAFETY: writing a stack buffer to a pipe we own, then leaving without unwinding.
+    unsafe {
+        libc::write(report, bytes.as_ptr().cast(), bytes.len());
+        libc::_exit(127)
+    }
+}
+
+fn read_report(fd: &OwnedFd) -> Option<i32> {
+    let mut buf = [0u8; 4];
+    let mut got = 0;
+    while got < buf.len() {
+        match nix::unistd::read(fd, &mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(Errno::EINTR) => continue,
+            Err(_) => break,
+        }
+    }
+    (got == buf.len()).then(|| i32::from_ne_bytes(buf))
+}
+
+/// Replaces the current process with `program` (the last command of a subshell or pipeline
+/// stage). Only returns on failure.
+pub fn exec_in_place(program: &Program, stack_limit: Option<libc::rlimit>) -> SpawnError {
+    let args = ExecArgs::new(program);
+    reset_child_state(stack_limit);
+    SpawnError::Exec(Errno::from_raw(args.exec()))
+}
+
+pub enum Fork {
+    Child,
+    Parent(Pid),
+}
+
+/// Forks the shell itself for a subshell, a pipeline stage or a command substitution.
+pub fn fork_shell() -> Result<Fork, Errno> {
+    // SAFETY: rsh is single-threaded, so the child is a complete copy that may go on running
+    // the interpreter, exactly as bash does for subshells.
+    match unsafe { libc::fork() } {
+        -1 => Err(Errno::last()),
+        0 => Ok(Fork::Child),
+        pid => Ok(Fork::Parent(Pid::from_raw(pid))),
+    }
+}
+
+/// Ends a forked child without running destructors or flushing buffers it shares with the
+/// parent.
+pub fn exit_child(status: i32) -> ! {
+    // SAFETY: _exit has no preconditions.
+    unsafe { libc::_exit(status & 0xff) }
+}
+
+/// How a child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal { signal: i32, core: bool },
+}
+
+impl Exit {
+    /// The shell status: the exit code, or 128 + the signal number.
+    pub fn status(self) -> i32 {
+        match self {
+            Exit::Code(code) => code,
+            Exit::Signal { signal, .. } => 128 + signal,
+        }
+    }
+}
+
+/// Waits for one child, retrying on EINTR.
+pub fn wait(pid: Pid) -> Result<Exit, Errno> {
+    loop {
+        match waitpid(pid, Some(WaitPidFlag::empty())) {
+            Ok(WaitStatus::Exited(_, code)) => return Ok(Exit::Code(code)),
+            Ok(WaitStatus::Signaled(_, signal, core)) => {
+                return Ok(Exit::Signal {
+                    signal: signal as i32,
+                    core,
+                });
+            }
+            Ok(_) => continue,
+            Err(Errno::EINTR) => continue,
+            Err(errno) => return Err(errno),
+        }
+    }
+}
+
+/// A pipe whose ends are closed on exec (the shell dup2s them where they belong).
+pub fn pipe() -> Result<(OwnedFd, OwnedFd), Errno> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+}
+
+pub mod fd;
+
+/// Signal dispositions of the shell process itself.
+pub mod signals {
+    /// Rust starts programs with SIGPIPE ignored; a shell must not (`yes | head` must end, and
+    /// the children inherit the disposition).
+    pub fn default_sigpipe() {
+        // SAFETY: setting a default disposition has no memory effects.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
+
+    /// An interactive shell survives Ctrl-C, Ctrl-\ and `kill` at the prompt; its children get
+    /// the defaults back before they start (see `reset_child_state`).
+    pub fn ignore_interactive_signals() {
+        for sig in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
+            // SAFETY: as above.
+            unsafe { libc::signal(sig, libc::SIG_IGN) };
+        }
+    }
+}
+
+/// Raises rsh's own stack limit so deep (but bounded) recursion in functions and nested
+/// substitutions does not overflow; returns the original limit so children get it back.
+pub fn raise_stack_limit() -> Option<libc::rlimit> {
+    const WANTED: libc::rlim_t = 256 * 1024 * 1024;
+    let mut original = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we own.
+    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut original) } != 0 {
+        return None;
+    }
+    if original.rlim_cur == libc::RLIM_INFINITY || original.rlim_cur >= WANTED {
+        return None;
+    }
+    let raised = libc::rlimit {
+        rlim_cur: WANTED.min(original.rlim_max),
+        rlim_max: original.rlim_max,
+    };
+    // SAFETY: setrlimit reads the struct we own.
+    if unsafe { libc::setrlimit(libc::RLIMIT_STACK, &raised) } != 0 {
+        return None;
+    }
+    Some(original)
+}
