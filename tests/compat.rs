@@ -77,6 +77,13 @@ fn bash_compat() {
         say(&skipped);
     }
     write_output("compat-skipped.tsv", &skipped);
+    // Every difference in full, listed or not: the worklist for compatibility fixes.
+    let all_differences: String = cases
+        .iter()
+        .zip(&verdicts)
+        .map(|(case, verdict)| describe_failure(case, verdict, &shell))
+        .collect();
+    write_output("compat-differences.txt", &all_differences);
     let judged = Judged {
         cases: &cases,
         skips: &skips,

@@ -65,6 +65,9 @@ pub struct ExpandOptions {
 pub struct ExpandError {
     pub message: String,
     pub status: i32,
+    /// An error in evaluating arithmetic (not in expanding its text): `((…))`, `let` and
+    /// `[[ -eq ]]` fail with status 1 instead of ending the shell.
+    pub arithmetic: bool,
 }
 
 impl ExpandError {
@@ -72,6 +75,7 @@ impl ExpandError {
         ExpandError {
             message: message.into(),
             status,
+            arithmetic: false,
         }
     }
 }
@@ -146,18 +150,39 @@ pub fn arith(env: &mut dyn ExpandEnv, word: &Word) -> Result<i64, ExpandError> {
 }
 
 pub fn arith_str(env: &mut dyn ExpandEnv, text: &str) -> Result<i64, ExpandError> {
-    let mut adapter = ArithAdapter { env };
-    arith::eval(text, &mut adapter)
-        .map_err(|e| ExpandError::new(format!("{}: {}", text.trim(), e.message), 1))
+    let nounset = env.options().nounset;
+    let mut adapter = ArithAdapter {
+        env,
+        nounset,
+        unbound: std::cell::RefCell::new(None),
+    };
+    let result = arith::eval(text, &mut adapter);
+    if let Some(name) = adapter.unbound.into_inner() {
+        return Err(ExpandError::new(format!("{name}: unbound variable"), 127));
+    }
+    result.map_err(|e| ExpandError {
+        arithmetic: true,
+        ..ExpandError::new(format!("{}: {}", text.trim(), e.message), 1)
+    })
 }
 
 struct ArithAdapter<'e> {
     env: &'e mut dyn ExpandEnv,
+    /// `set -u`: reading an unset variable is an error, reported after evaluation (the
+    /// evaluator's interface has no error path for reads).
+    nounset: bool,
+    unbound: std::cell::RefCell<Option<String>>,
 }
 
 impl arith::ArithEnv for ArithAdapter<'_> {
     fn var(&self, name: &str) -> Option<String> {
-        self.env.var(name)
+        let value = self.env.var(name);
+        if value.is_none() && self.nounset {
+            self.unbound
+                .borrow_mut()
+                .get_or_insert_with(|| name.to_string());
+        }
+        value
     }
 
     fn set_var(&mut self, name: &str, value: &str) -> Result<(), String> {
@@ -553,8 +578,18 @@ fn push_value(env: &dyn ExpandEnv, value: Value, ctx: Context, out: &mut Fields)
                     out.push(Piece::expansion(item, ctx.quoted()));
                 }
             } else {
-                // Assignment and pattern contexts join with spaces.
-                out.push(Piece::expansion(items.join(" "), false));
+                // Assignment and pattern contexts: `$*` joins with IFS's first character,
+                // `$@` with spaces.
+                let sep = if star {
+                    ifs(env)
+                        .chars()
+                        .next()
+                        .map(String::from)
+                        .unwrap_or_default()
+                } else {
+                    " ".to_string()
+                };
+                out.push(Piece::expansion(items.join(&sep), false));
             }
         }
     }

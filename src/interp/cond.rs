@@ -81,10 +81,14 @@ impl Shell {
     fn binary(&mut self, op: &str, left: &str, right: &str) -> Result<bool, Failure> {
         let integer = |shell: &mut Shell, text: &str| {
             expand::arith_str(shell, text).map_err(|err| {
-                Failed(CondError {
-                    message: err.message,
-                    status: 1,
-                })
+                if err.arithmetic {
+                    Failed(CondError {
+                        message: err.message,
+                        status: 1,
+                    })
+                } else {
+                    Fatal(err)
+                }
             })
         };
         let (a, b) = match op {

@@ -100,6 +100,8 @@ pub struct Shell {
     pub(crate) remembered_options: HashMap<String, bool>,
     /// Started as a login shell (`-l`, or argv[0] beginning with `-`).
     pub(crate) login: bool,
+    /// `$_`: kept apart from the variables so that listings don't show it, as in bash.
+    last_arg: String,
 }
 
 impl Shell {
@@ -133,6 +135,7 @@ impl Shell {
             source_depth: 0,
             remembered_options: HashMap::new(),
             login: false,
+            last_arg: String::new(),
         };
         shell.init_variables();
         shell
@@ -409,6 +412,7 @@ impl Shell {
     }
 
     fn run_compound(&mut self, compound: &CompoundCommand) -> Outcome {
+        self.lineno = compound.line;
         if compound.redirects.is_empty() {
             return self.run_compound_body(&compound.kind);
         }
@@ -454,12 +458,9 @@ impl Shell {
                 Ok(status)
             }
             Compound::Arith(word) => {
-                let status = match expand::arith(self, word) {
+                let status = match self.arith_clause(word) {
                     Ok(value) => i32::from(value == 0),
-                    Err(err) => {
-                        self.error(&format!("((: {}", err.message));
-                        1
-                    }
+                    Err(outcome) => outcome?,
                 };
                 self.last_status = status;
                 Ok(status)
@@ -551,39 +552,55 @@ impl Shell {
         body: &List,
     ) -> Outcome {
         self.loop_depth += 1;
-        let result = (|| {
-            if let Some(init) = init {
-                if let Err(err) = expand::arith(self, init) {
-                    self.error(&format!("((: {}", err.message));
-                    return Ok(1);
-                }
-            }
-            let mut status = 0;
-            loop {
-                if let Some(cond) = cond {
-                    match expand::arith(self, cond) {
-                        Ok(0) => return Ok(status),
-                        Ok(_) => {}
-                        Err(err) => {
-                            self.error(&format!("((: {}", err.message));
-                            return Ok(1);
-                        }
-                    }
-                }
-                match self.loop_body(body)? {
-                    LoopStep::Next(s) => status = s,
-                    LoopStep::Stop => return Ok(0),
-                }
-                if let Some(step) = step {
-                    if let Err(err) = expand::arith(self, step) {
-                        self.error(&format!("((: {}", err.message));
-                        return Ok(1);
-                    }
-                }
-            }
-        })();
+        let result = self.arith_for_loop(init, cond, step, body);
         self.loop_depth -= 1;
         result
+    }
+
+    fn arith_for_loop(
+        &mut self,
+        init: Option<&crate::parse::Word>,
+        cond: Option<&crate::parse::Word>,
+        step: Option<&crate::parse::Word>,
+        body: &List,
+    ) -> Outcome {
+        if let Some(init) = init {
+            if let Err(outcome) = self.arith_clause(init) {
+                return outcome;
+            }
+        }
+        let mut status = 0;
+        loop {
+            if let Some(cond) = cond {
+                match self.arith_clause(cond) {
+                    Ok(0) => return Ok(status),
+                    Ok(_) => {}
+                    Err(outcome) => return outcome,
+                }
+            }
+            match self.loop_body(body)? {
+                LoopStep::Next(s) => status = s,
+                LoopStep::Stop => return Ok(0),
+            }
+            if let Some(step) = step {
+                if let Err(outcome) = self.arith_clause(step) {
+                    return outcome;
+                }
+            }
+        }
+    }
+
+    /// Evaluates a `((…))` or `for ((…))` clause. An arithmetic error fails the command with
+    /// status 1; an expansion error (`set -u`, `${x:?}`) is as fatal here as anywhere.
+    fn arith_clause(&mut self, word: &crate::parse::Word) -> Result<i64, Outcome> {
+        match expand::arith(self, word) {
+            Ok(value) => Ok(value),
+            Err(err) if err.arithmetic => {
+                self.error(&format!("((: {}", err.message));
+                Err(Ok(1))
+            }
+            Err(err) => Err(self.expansion_failed(err)),
+        }
     }
 
     fn run_case(
@@ -843,9 +860,10 @@ fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {
 impl ExpandEnv for Shell {
     fn var(&self, name: &str) -> Option<String> {
         match name {
-            "RANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "PPID" | "UID" | "EUID" => {
+            "RANDOM" | "SECONDS" | "LINENO" | "BASHPID" | "UID" | "EUID" => {
                 Some(self.dynamic_var(name))
             }
+            "_" => Some(self.last_arg.clone()),
             _ => self.vars.value(name).map(str::to_string),
         }
     }
@@ -916,7 +934,6 @@ impl Shell {
             "SECONDS" => self.started.elapsed().as_secs().to_string(),
             "LINENO" => self.lineno.to_string(),
             "BASHPID" => std::process::id().to_string(),
-            "PPID" => nix::unistd::getppid().to_string(),
             "UID" => nix::unistd::getuid().to_string(),
             "EUID" => nix::unistd::geteuid().to_string(),
             _ => String::new(),

@@ -110,13 +110,16 @@ impl Shell {
         if argv[0] == "exec" && argv.len() == 1 {
             return self.exec_redirects(cmd);
         }
-        self.run_argv(
+        let result = self.run_argv(
             &argv,
             &assignments,
             &cmd.redirects,
             Lookup::All,
             last_in_process,
-        )
+        );
+        // `$_`: the last argument of the previous command.
+        self.last_arg = argv.last().cloned().unwrap_or_default();
+        result
     }
 
     /// Runs an expanded command: decides, then runs it with its assignments and redirections.
@@ -202,6 +205,14 @@ impl Shell {
     fn run_assignments_only(&mut self, cmd: &SimpleCommand) -> Outcome {
         // `$?` is that of the last command substitution in the line, or 0.
         self.last_status = 0;
+        // bash clears `$_` when an assignment runs a command substitution.
+        if cmd
+            .assignments
+            .iter()
+            .any(|a| has_command_sub(&a.value.parts))
+        {
+            self.last_arg.clear();
+        }
         for assignment in &cmd.assignments {
             let value = match self.expand_assignments(std::slice::from_ref(assignment)) {
                 Ok(mut values) => values.remove(0).1,
@@ -643,4 +654,12 @@ fn classify(path: &Path, size: u64) -> FileKind {
         };
     }
     FileKind::ShellText
+}
+
+fn has_command_sub(parts: &[WordPart]) -> bool {
+    parts.iter().any(|part| match part {
+        WordPart::CommandSub(_) => true,
+        WordPart::DoubleQuoted(inner) => has_command_sub(inner),
+        _ => false,
+    })
 }

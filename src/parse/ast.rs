@@ -66,6 +66,8 @@ pub struct CompoundCommand {
     pub kind: Compound,
     pub redirects: Vec<Redirect>,
     pub span: Span,
+    /// 1-based line where the command starts, for `$LINENO`.
+    pub line: usize,
 }
 
 #[derive(Debug, Clone)]

@@ -19,6 +19,9 @@ pub(super) struct Converter<'a> {
     read_write_ops: &'a [usize],
     line_starts: Vec<usize>,
     pub(super) depth: usize,
+    /// Commands whose leading children were split off as separate lines (see
+    /// `leading_assignment_lines`): node id → offset where the command really starts.
+    command_starts: std::collections::HashMap<usize, usize>,
 }
 
 /// What a here-document redirect drags along: tree-sitter nests the rest of the line
@@ -44,6 +47,7 @@ impl<'a> Converter<'a> {
             read_write_ops,
             line_starts,
             depth,
+            command_starts: std::collections::HashMap::new(),
         }
     }
 
@@ -127,7 +131,12 @@ impl<'a> Converter<'a> {
                 }),
                 "array" => Some("array assignment (...)"),
                 "subscript" => Some("array subscript [...]"),
-                "&" => Some("background job &"),
+                "&" if node
+                    .parent()
+                    .is_none_or(|p| p.kind() != "binary_expression") =>
+                {
+                    Some("background job &")
+                }
                 _ => None,
             };
             if let Some(construct) = construct {
@@ -143,15 +152,9 @@ impl<'a> Converter<'a> {
 
     /// The statements that are direct children of `parent` (program, group, do-group, …).
     fn statements(&mut self, parent: Node<'a>) -> Result<List, ParseError> {
-        let mut list = Vec::new();
         let mut cursor = parent.walk();
-        for child in parent.named_children(&mut cursor) {
-            if child.kind() == "comment" {
-                continue;
-            }
-            list.push(self.statement(child)?);
-        }
-        Ok(list)
+        let children: Vec<Node<'a>> = parent.named_children(&mut cursor).collect();
+        self.statements_of(&children)
     }
 
     /// Statements among `nodes`, skipping keywords and separators.
@@ -159,10 +162,70 @@ impl<'a> Converter<'a> {
         let mut list = Vec::new();
         for &node in nodes {
             if node.is_named() && node.kind() != "comment" {
+                list.extend(self.leading_assignment_lines(node)?);
                 list.push(self.statement(node)?);
             }
         }
         Ok(list)
+    }
+
+    /// tree-sitter-bash joins `a=1 b=2` with the command on the *next* line (`a=1 b=2\necho`
+    /// becomes one command with temporary assignments). The assignment lines at the front of
+    /// a statement are split off here as statements of their own; the command conversion then
+    /// skips them. (A merged line anywhere else is refused in `simple_command`.)
+    fn leading_assignment_lines(&mut self, node: Node<'a>) -> Result<Vec<AndOr>, ParseError> {
+        let Some(command) = leftmost_command(node) else {
+            return Ok(Vec::new());
+        };
+        let children = all_children(command);
+        let Some(split) = self.last_line_break(&children) else {
+            return Ok(Vec::new());
+        };
+        let mut lines = Vec::new();
+        let mut current: Option<SimpleCommand> = None;
+        for (i, &child) in children[..split].iter().enumerate() {
+            if child.kind() == "comment" {
+                continue;
+            }
+            if child.kind() != "variable_assignment" {
+                return Err(self.syntax("unexpected line break in a command", child.start_byte()));
+            }
+            let starts_line = i == 0 || self.line_break_between(children[i - 1], child);
+            if starts_line {
+                lines.extend(current.take());
+                current = Some(SimpleCommand {
+                    span: Self::span(child),
+                    line: self.position(child.start_byte()).0,
+                    ..SimpleCommand::default()
+                });
+            }
+            let assignment = self.assignment(child)?;
+            if let Some(command) = current.as_mut() {
+                command.assignments.push(assignment);
+            }
+        }
+        lines.extend(current);
+        self.command_starts
+            .insert(command.id(), children[split].start_byte());
+        Ok(lines
+            .into_iter()
+            .map(|c| {
+                let span = c.span;
+                single(Command::Simple(c), span)
+            })
+            .collect())
+    }
+
+    /// Index of the first child after the last unescaped newline between children.
+    fn last_line_break(&self, children: &[Node<'a>]) -> Option<usize> {
+        (1..children.len())
+            .rev()
+            .find(|&i| self.line_break_between(children[i - 1], children[i]))
+    }
+
+    fn line_break_between(&self, a: Node, b: Node) -> bool {
+        let gap = &self.src[a.end_byte()..b.start_byte()];
+        gap.replace("\\\n", "").contains('\n')
     }
 
     pub(super) fn statement_node(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
@@ -401,8 +464,21 @@ impl<'a> Converter<'a> {
         };
         let mut continuation = Continuation::default();
         let mut word_nodes = Vec::new();
+        let skip_before = self.command_starts.get(&node.id()).copied().unwrap_or(0);
+        let children = all_children(node);
+        if let Some(split) = self.last_line_break(&children) {
+            if children[split].start_byte() > skip_before {
+                return Err(self.unsupported(
+                    "assignments and a command on separate lines in this position",
+                    children[split].start_byte(),
+                ));
+            }
+        }
         let mut cursor = node.walk();
         for (i, child) in node.children(&mut cursor).enumerate() {
+            if child.start_byte() < skip_before {
+                continue;
+            }
             let field = node.field_name_for_child(i as u32);
             match (field, child.kind()) {
                 (_, "variable_assignment") => command.assignments.push(self.assignment(child)?),
@@ -743,6 +819,7 @@ impl<'a> Converter<'a> {
             kind,
             redirects: Vec::new(),
             span: Self::span(node),
+            line: self.position(node.start_byte()).0,
         })
     }
 
@@ -1027,6 +1104,7 @@ impl<'a> Converter<'a> {
                     kind: Compound::Cond(expr),
                     redirects: Vec::new(),
                     span: Self::span(node),
+                    line: self.position(node.start_byte()).0,
                 }))
             }
             _ => Err(self.unexpected(node)),
@@ -1225,6 +1303,24 @@ fn refused_keyword(text: &str) -> Option<&'static str> {
     }
 }
 
+/// The command a statement starts with, through pipelines, lists, negations and redirections.
+fn leftmost_command(node: Node) -> Option<Node> {
+    let mut node = node;
+    loop {
+        match node.kind() {
+            "command" => return Some(node),
+            "redirected_statement" => node = node.child_by_field_name("body")?,
+            "pipeline" | "list" | "negated_command" => {
+                let mut cursor = node.walk();
+                node = node
+                    .named_children(&mut cursor)
+                    .find(|c| c.kind() != "comment")?;
+            }
+            _ => return None,
+        }
+    }
+}
+
 fn all_children<'a>(node: Node<'a>) -> Vec<Node<'a>> {
     let mut cursor = node.walk();
     node.children(&mut cursor).collect()
@@ -1278,13 +1374,16 @@ fn snippet(text: &str) -> String {
     out.replace('\n', "\\n")
 }
 
-/// The first ERROR or MISSING node, as a syntax error with its position.
-pub(super) fn first_syntax_error(tree: &Tree, source: &str) -> ParseError {
+/// The first ERROR or MISSING node, as a syntax error with its position; None when every
+/// error is one rsh can ignore (see `inside_closed_arithmetic`).
+pub(super) fn first_syntax_error(tree: &Tree, source: &str) -> Option<ParseError> {
     let mut stack = vec![tree.root_node()];
     let mut best: Option<Node> = None;
     while let Some(node) = stack.pop() {
         if node.is_error() || node.is_missing() {
-            if best.is_none_or(|b| node.start_byte() < b.start_byte()) {
+            if !inside_closed_arithmetic(node)
+                && best.is_none_or(|b| node.start_byte() < b.start_byte())
+            {
                 best = Some(node);
             }
             continue;
@@ -1294,13 +1393,7 @@ pub(super) fn first_syntax_error(tree: &Tree, source: &str) -> ParseError {
             stack.extend(node.children(&mut cursor));
         }
     }
-    let Some(node) = best else {
-        return ParseError::Syntax {
-            line: 1,
-            column: 1,
-            message: "unparsable input".to_string(),
-        };
-    };
+    let node = best?;
     let (line, column) = line_column(source.as_bytes(), node.start_byte());
     let message = if node.is_missing() {
         format!("missing `{}`", node.kind())
@@ -1313,9 +1406,42 @@ pub(super) fn first_syntax_error(tree: &Tree, source: &str) -> ParseError {
             format!("unexpected `{}`", snippet(token))
         }
     };
-    ParseError::Syntax {
+    Some(ParseError::Syntax {
         line,
         column,
         message,
+    })
+}
+
+/// tree-sitter's arithmetic grammar rejects much that bash accepts (`${base}#a`, `0x$n`,
+/// `f$x`), but rsh never uses that part of the tree: it evaluates the text of `$((…))`,
+/// `((…))` and `for ((…))` itself. An error inside such a construct whose closing token is
+/// really there is therefore not a syntax error of the line.
+fn inside_closed_arithmetic(node: Node) -> bool {
+    if node.is_missing() {
+        return false;
     }
+    let mut current = node.parent();
+    while let Some(parent) = current {
+        let closed = |tokens: &[&str]| {
+            parent
+                .child(parent.child_count().saturating_sub(1))
+                .is_some_and(|last| !last.is_missing() && tokens.contains(&last.kind()))
+        };
+        match parent.kind() {
+            "arithmetic_expansion" => return closed(&["))", "]"]),
+            "compound_statement" if parent.child(0).is_some_and(|c| c.kind() == "((") => {
+                return closed(&["))"]);
+            }
+            "c_style_for_statement" => {
+                let mut cursor = parent.walk();
+                return parent
+                    .children(&mut cursor)
+                    .any(|c| c.kind() == "))" && !c.is_missing());
+            }
+            _ => {}
+        }
+        current = parent.parent();
+    }
+    false
 }

@@ -120,7 +120,7 @@ fn with_parser<R>(f: impl FnOnce(&mut tree_sitter::Parser) -> R) -> R {
     })
 }
 
-fn parse_tree(source: &str) -> Result<tree_sitter::Tree, ParseError> {
+pub(crate) fn parse_tree(source: &str) -> Result<tree_sitter::Tree, ParseError> {
     with_parser(|parser| parser.parse(source, None))
         .ok_or_else(|| ParseError::Input("the parser gave up on this input".to_string()))
 }
@@ -135,7 +135,10 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
     }
     let read_write_ops = read_write_operators(&tree, source);
     if read_write_ops.is_empty() {
-        return Err(convert::first_syntax_error(&tree, source));
+        return match convert::first_syntax_error(&tree, source) {
+            Some(err) => Err(err),
+            None => Ok((tree, read_write_ops)),
+        };
     }
     let mut text = source.as_bytes().to_vec();
     for &at in &read_write_ops {
@@ -145,10 +148,10 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
     // Only ASCII bytes were replaced by ASCII bytes, so this is still UTF-8.
     let patched = String::from_utf8(text).expect("ASCII-for-ASCII replacement keeps UTF-8");
     let tree = parse_tree(&patched)?;
-    if tree.root_node().has_error() {
-        return Err(convert::first_syntax_error(&tree, &patched));
+    match convert::first_syntax_error(&tree, &patched) {
+        Some(err) => Err(err),
+        None => Ok((tree, read_write_ops)),
     }
-    Ok((tree, read_write_ops))
 }
 
 /// Offsets of `<>` operators that tree-sitter reported as an ERROR holding the `>`.
@@ -223,34 +226,41 @@ pub fn needs_more_input(source: &str) -> bool {
 }
 
 /// A rough scan for constructs left open at the end of the text: quotes, a trailing
-/// backslash, unclosed `(`/`{`, and compound commands without their closing keyword.
+/// backslash, unclosed `(`/`{`, here-documents without their end line, and compound commands
+/// without their closing keyword.
 fn open_constructs(source: &str) -> bool {
+    let bytes = source.as_bytes();
     let mut single = false;
     let mut double = false;
     let mut depth: i64 = 0;
     let mut blocks: i64 = 0;
-    let mut chars = source.chars().peekable();
     let mut word = String::new();
     let mut command_position = true;
-    let mut escaped_at_end = false;
-    while let Some(c) = chars.next() {
-        escaped_at_end = false;
+    // Delimiters of here-documents whose bodies start at the next newline.
+    let mut heredocs: Vec<(String, bool)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
         if single {
-            single = c != '\'';
+            single = c != b'\'';
+            i += 1;
             continue;
         }
-        if c == '\\' {
-            escaped_at_end = chars
-                .next()
-                .is_none_or(|n| n == '\n' && chars.peek().is_none());
+        if c == b'\\' {
+            if i + 1 >= bytes.len() || (bytes[i + 1] == b'\n' && i + 2 >= bytes.len()) {
+                return true;
+            }
+            i += 2;
             continue;
         }
         if double {
-            double = c != '"';
+            double = c != b'"';
+            i += 1;
             continue;
         }
-        if c.is_alphanumeric() || c == '_' {
-            word.push(c);
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            word.push(c as char);
+            i += 1;
             continue;
         }
         if !word.is_empty() {
@@ -262,22 +272,86 @@ fn open_constructs(source: &str) -> bool {
             word.clear();
         }
         match c {
-            '\'' => single = true,
-            '"' => double = true,
-            '(' | '{' => depth += 1,
-            ')' | '}' => depth -= 1,
+            b'\'' => single = true,
+            b'"' => double = true,
+            b'(' | b'{' => depth += 1,
+            b')' | b'}' => depth -= 1,
+            b'<' if bytes.get(i + 1) == Some(&b'<') && bytes.get(i + 2) != Some(&b'<') => {
+                let (delimiter, strip, next) = heredoc_delimiter(source, i + 2);
+                heredocs.push((delimiter, strip));
+                i = next;
+                continue;
+            }
+            b'\n' if !heredocs.is_empty() => match skip_heredoc_bodies(source, i + 1, &heredocs) {
+                Some(next) => {
+                    heredocs.clear();
+                    i = next;
+                    command_position = true;
+                    continue;
+                }
+                None => return true,
+            },
             _ => {}
         }
-        if matches!(c, ';' | '&' | '|' | '(' | '{' | '\n' | '!') {
+        if matches!(c, b';' | b'&' | b'|' | b'(' | b'{' | b'\n' | b'!') {
             command_position = true;
-        } else if !c.is_whitespace() {
+        } else if !c.is_ascii_whitespace() {
             command_position = false;
         }
+        i += 1;
     }
     if !word.is_empty() {
         blocks += keyword_weight(&word, command_position);
     }
-    single || double || escaped_at_end || depth > 0 || blocks > 0
+    single || double || depth > 0 || blocks > 0 || !heredocs.is_empty()
+}
+
+/// The delimiter after `<<` at `from` (quotes removed), whether it is `<<-`, and where it ends.
+fn heredoc_delimiter(source: &str, from: usize) -> (String, bool, usize) {
+    let bytes = source.as_bytes();
+    let mut i = from;
+    let strip = bytes.get(i) == Some(&b'-');
+    if strip {
+        i += 1;
+    }
+    while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+        i += 1;
+    }
+    let mut delimiter = String::new();
+    while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !b";|&<>()".contains(&bytes[i]) {
+        if !matches!(bytes[i], b'\'' | b'"' | b'\\') {
+            delimiter.push(bytes[i] as char);
+        }
+        i += 1;
+    }
+    (delimiter, strip, i)
+}
+
+/// Skips here-document bodies starting at `from`; None when a delimiter line is missing.
+fn skip_heredoc_bodies(source: &str, from: usize, heredocs: &[(String, bool)]) -> Option<usize> {
+    let mut pos = from;
+    for (delimiter, strip) in heredocs {
+        loop {
+            if pos >= source.len() {
+                return None;
+            }
+            let end = source[pos..].find('\n').map_or(source.len(), |n| pos + n);
+            let line = &source[pos..end];
+            let line = if *strip {
+                line.trim_start_matches('\t')
+            } else {
+                line
+            };
+            pos = (end + 1).min(source.len() + 1);
+            if line == delimiter {
+                break;
+            }
+            if end >= source.len() {
+                return None;
+            }
+        }
+    }
+    Some(pos.min(source.len()))
 }
 
 fn keyword_weight(word: &str, command_position: bool) -> i64 {

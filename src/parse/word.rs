@@ -319,13 +319,25 @@ impl<'a> Converter<'a> {
     /// `$(…)`, `$((…))`, `$[…]`: tree-sitter found where they end; look the node up by offset.
     fn substitution(&mut self, pos: &mut usize, end: usize) -> Result<WordPart, ParseError> {
         let at = *pos;
-        let node = self
-            .node_starting_at(at, &["command_substitution", "arithmetic_expansion"])
-            .ok_or_else(|| self.syntax("cannot find the end of this substitution", at))?;
+        let Some(node) =
+            self.node_starting_at(at, &["command_substitution", "arithmetic_expansion"])
+        else {
+            return self.substitution_by_reparse(pos, end);
+        };
         if node.end_byte() > end {
             return Err(self.syntax("substitution runs past the end of its word", at));
         }
         *pos = node.end_byte();
+        // In here-documents tree-sitter reads `$((1+2))` as a command substitution of a
+        // subshell; bash reads arithmetic.
+        let arithmetic_text = node.kind() == "command_substitution"
+            && self.src[at..].starts_with("$((")
+            && self.src[..node.end_byte()].ends_with("))");
+        if arithmetic_text {
+            return Ok(WordPart::Arith(
+                self.arith_text(at + 3, node.end_byte() - 2)?,
+            ));
+        }
         if node.kind() == "arithmetic_expansion" {
             let open = if self.src[at..].starts_with("$((") {
                 3
@@ -344,6 +356,31 @@ impl<'a> Converter<'a> {
         Ok(WordPart::CommandSub(Rc::new(
             self.command_substitution(node)?,
         )))
+    }
+
+    /// Where tree-sitter made no node for a substitution (inside arithmetic it could not
+    /// parse), the text from `$` on is parsed on its own to find where the substitution ends.
+    fn substitution_by_reparse(
+        &mut self,
+        pos: &mut usize,
+        end: usize,
+    ) -> Result<WordPart, ParseError> {
+        const PREFIX: &str = ": ";
+        let at = *pos;
+        let text = format!("{PREFIX}{}", &self.src[at..end]);
+        let tree = super::parse_tree(&text)?;
+        let mut sub = Converter::new(&text, &tree, &[], self.depth + 1);
+        let start = PREFIX.len();
+        let found = sub
+            .node_starting_at(start, &["command_substitution", "arithmetic_expansion"])
+            .filter(|node| !node.has_error());
+        if found.is_none() {
+            return Err(self.syntax("cannot find the end of this substitution", at));
+        }
+        let mut sub_pos = start;
+        let part = sub.substitution(&mut sub_pos, text.len())?;
+        *pos = at + (sub_pos - start);
+        Ok(part)
     }
 
     fn node_starting_at(&self, at: usize, kinds: &[&str]) -> Option<Node<'a>> {

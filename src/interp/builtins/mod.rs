@@ -20,10 +20,10 @@ use crate::expand;
 
 pub type Builtin = fn(&mut Shell, &[String]) -> Outcome;
 
-/// Every builtin rsh implements, by name.
+/// Every builtin rsh implements, by name. Sorted by name (byte order): `lookup` searches it by bisection.
 const BUILTINS: &[(&str, Builtin)] = &[
-    (":", colon),
     (".", source::source),
+    (":", colon),
     ("[", bracket),
     ("alias", kind::alias),
     ("break", break_),
@@ -419,4 +419,19 @@ fn exec(shell: &mut Shell, _argv: &[String]) -> Outcome {
         "replacing the shell with a command is not supported by rsh",
     );
     Ok(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_table_is_sorted_for_bisection() {
+        for pair in BUILTINS.windows(2) {
+            assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
+        }
+        for (name, _) in BUILTINS {
+            assert!(lookup(name).is_some(), "{name} not found");
+        }
+    }
 }
