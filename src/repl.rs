@@ -75,7 +75,7 @@ fn run_chunk(shell: &mut Shell, text: &str, interactive: bool) -> Chunk {
             };
         }
     };
-    match shell.run_program(&program) {
+    match shell.run_lines(&program) {
         Ok(status) => Chunk::Ran(status),
         Err(crate::interp::Flow::Exit(status)) => Chunk::Exit(status),
         Err(_) => Chunk::Ran(shell.last_status()),

@@ -66,8 +66,11 @@ pub struct ExpandError {
     pub message: String,
     pub status: i32,
     /// An error in evaluating arithmetic (not in expanding its text): `((…))`, `let` and
-    /// `[[ -eq ]]` fail with status 1 instead of ending the shell.
+    /// `[[ -eq ]]` fail with status 1 instead of abandoning the line.
     pub arithmetic: bool,
+    /// `${x:?}` and `set -u`: a script stops here; other expansion errors abandon only the
+    /// current line, as in bash.
+    pub fatal: bool,
 }
 
 impl ExpandError {
@@ -76,6 +79,15 @@ impl ExpandError {
             message: message.into(),
             status,
             arithmetic: false,
+            fatal: false,
+        }
+    }
+
+    /// An error that ends a non-interactive shell (`${x:?}`, `set -u`).
+    pub fn fatal(message: impl Into<String>) -> ExpandError {
+        ExpandError {
+            fatal: true,
+            ..ExpandError::new(message, 127)
         }
     }
 }
@@ -158,7 +170,7 @@ pub fn arith_str(env: &mut dyn ExpandEnv, text: &str) -> Result<i64, ExpandError
     };
     let result = arith::eval(text, &mut adapter);
     if let Some(name) = adapter.unbound.into_inner() {
-        return Err(ExpandError::new(format!("{name}: unbound variable"), 127));
+        return Err(ExpandError::fatal(format!("{name}: unbound variable")));
     }
     result.map_err(|e| ExpandError {
         arithmetic: true,
@@ -419,7 +431,7 @@ fn expand_param(
     };
     let value = lookup(env, &param);
     let name = param_name(&param);
-    let unbound = || ExpandError::new(format!("{name}: unbound variable"), 127);
+    let unbound = || ExpandError::fatal(format!("{name}: unbound variable"));
     match &exp.op {
         ParamOp::Test { colon, kind, word } => {
             return expand_test(env, &param, value, *colon, *kind, word, ctx, out);
@@ -523,10 +535,10 @@ fn expand_test(
             } else {
                 text
             };
-            Err(ExpandError::new(
-                format!("{}: {message}", param_name(param)),
-                127,
-            ))
+            Err(ExpandError::fatal(format!(
+                "{}: {message}",
+                param_name(param)
+            )))
         }
         _ => {
             push_value(env, value, ctx, out);

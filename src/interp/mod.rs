@@ -38,6 +38,9 @@ pub enum Flow {
     Return(i32),
     /// Leave the (sub)shell with this status.
     Exit(i32),
+    /// Abandon the rest of the current line of input (an expansion or assignment error in a
+    /// script, as bash does); the next line runs.
+    Abort(i32),
 }
 
 /// A command's status, or the control flow it started.
@@ -208,19 +211,42 @@ impl Shell {
         self.run_list(&program.body)
     }
 
-    /// Runs a whole program at top level: control flow that escapes it ends the shell.
+    /// Runs a whole program at top level, line by line: an aborted line gives way to the
+    /// next, any other control flow that escapes ends the shell.
     pub fn run_toplevel(&mut self, program: &Program) -> i32 {
-        match self.run_program(program) {
+        match self.run_lines(program) {
             Ok(status) => status,
-            Err(Flow::Exit(status)) => status,
-            Err(Flow::Return(status)) => status,
+            Err(Flow::Exit(status)) | Err(Flow::Return(status)) | Err(Flow::Abort(status)) => {
+                status
+            }
             Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.last_status,
         }
     }
 
+    /// Runs the lines of a program; `Flow::Abort` abandons only the line it happened on.
+    pub fn run_lines(&mut self, program: &Program) -> Outcome {
+        let mut status = 0;
+        let mut bounds = program.line_starts.clone();
+        bounds.push(program.body.len());
+        if bounds.first() != Some(&0) {
+            bounds.insert(0, 0);
+        }
+        for window in bounds.windows(2) {
+            status = match self.run_list(&program.body[window[0]..window[1]]) {
+                Ok(status) => status,
+                Err(Flow::Abort(status)) => {
+                    self.last_status = status;
+                    status
+                }
+                Err(other) => return Err(other),
+            };
+        }
+        Ok(status)
+    }
+
     // ----- lists and pipelines ---------------------------------------------------------------
 
-    pub(crate) fn run_list(&mut self, list: &List) -> Outcome {
+    pub(crate) fn run_list(&mut self, list: &[AndOr]) -> Outcome {
         let mut status = 0;
         for and_or in list {
             status = self.run_and_or(and_or)?;
@@ -357,7 +383,10 @@ impl Shell {
     fn run_in_child(&mut self, body: impl FnOnce(&mut Shell) -> Outcome) -> i32 {
         // A subshell's `exit`, `return` or errexit ends only the subshell.
         match body(self) {
-            Ok(status) | Err(Flow::Exit(status)) | Err(Flow::Return(status)) => status,
+            Ok(status)
+            | Err(Flow::Exit(status))
+            | Err(Flow::Return(status))
+            | Err(Flow::Abort(status)) => status,
             Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.last_status,
         }
     }
@@ -817,14 +846,21 @@ impl Shell {
         fd::write_all(1, bytes)
     }
 
-    /// An expansion error stops the command; a non-interactive shell exits, as bash's does.
+    /// An expansion error stops the command. In a script, `${x:?}` and `set -u` errors end
+    /// the shell (status 127 under `-c`, 1 otherwise, like bash) and the others abandon the
+    /// current line; at a terminal the prompt comes back.
     pub(crate) fn expansion_failed(&mut self, err: ExpandError) -> Outcome {
         self.error(&err.message);
-        self.last_status = err.status;
-        if self.mode == Mode::Interactive {
-            Ok(err.status)
-        } else {
-            Err(Flow::Exit(err.status))
+        let status = match (err.fatal, self.mode) {
+            (true, Mode::Command) => 127,
+            (true, _) => 1,
+            (false, _) => err.status,
+        };
+        self.last_status = status;
+        match (self.mode, err.fatal) {
+            (Mode::Interactive, _) => Ok(status),
+            (_, true) => Err(Flow::Exit(status)),
+            (_, false) => Err(Flow::Abort(status)),
         }
     }
 }

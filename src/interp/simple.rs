@@ -223,10 +223,12 @@ impl Shell {
             }
             if let Err(message) = self.assign(&assignment.name, value) {
                 self.error(&message);
+                self.last_status = 1;
+                // bash abandons the rest of the line in a script.
                 return if self.mode == super::Mode::Interactive {
                     Ok(1)
                 } else {
-                    Err(Flow::Exit(1))
+                    Err(Flow::Abort(1))
                 };
             }
         }

@@ -93,6 +93,13 @@ impl Vars {
         Ok(())
     }
 
+    /// `declare name`: makes the variable exist, unset, where it is visible (global if new).
+    pub fn declare(&mut self, name: &str) {
+        if self.get(name).is_none() {
+            self.globals.insert(name.to_string(), Var::default());
+        }
+    }
+
     /// `local name[=value]` in the innermost function scope (global when not in a function).
     pub fn declare_local(&mut self, name: &str, value: Option<String>) -> Result<(), String> {
         let Some(scope) = self.scopes.last_mut() else {

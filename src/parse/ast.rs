@@ -20,6 +20,9 @@ pub type List = Vec<AndOr>;
 #[derive(Debug, Clone, Default)]
 pub struct Program {
     pub body: List,
+    /// Indices into `body` where a new line of input begins. bash reads and runs a script one
+    /// line (one complete command) at a time, and some errors abandon only the current line.
+    pub line_starts: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

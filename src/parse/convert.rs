@@ -53,9 +53,28 @@ impl<'a> Converter<'a> {
 
     pub(super) fn program(&mut self, root: Node<'a>) -> Result<Program, ParseError> {
         self.reject_unsupported_nodes(root)?;
-        Ok(Program {
-            body: self.statements(root)?,
-        })
+        let body = self.statements(root)?;
+        let line_starts = self.line_starts_of(&body);
+        Ok(Program { body, line_starts })
+    }
+
+    /// Which statements begin a new line: those whose first line is after the line where the
+    /// previous statement ended.
+    fn line_starts_of(&self, body: &List) -> Vec<usize> {
+        let mut starts = Vec::new();
+        let mut previous_end_line = 0;
+        for (i, and_or) in body.iter().enumerate() {
+            let start = and_or.first.span.start;
+            let end = and_or
+                .rest
+                .last()
+                .map_or(and_or.first.span.end, |(_, p)| p.span.end);
+            if i == 0 || self.position(start).0 > previous_end_line {
+                starts.push(i);
+            }
+            previous_end_line = self.position(end.saturating_sub(1).max(start)).0;
+        }
+        starts
     }
 
     // ----- positions and errors -------------------------------------------------------------

@@ -7,6 +7,7 @@
 
 pub mod ast;
 mod convert;
+mod scan;
 mod word;
 
 use std::cell::RefCell;
@@ -129,29 +130,40 @@ pub(crate) fn parse_tree(source: &str) -> Result<tree_sitter::Tree, ParseError> 
 /// `<>`, rewrite the operator to `>|` (same length, so every offset stays valid), parse again, and
 /// remember the offsets so the converter turns those `>|` back into `<>`.
 fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), ParseError> {
-    let tree = parse_tree(source)?;
+    // tree-sitter-bash parses `[ … ]` with an expression grammar of its own that rejects
+    // valid `test` arguments (`[ a $op b ]`, `[ = ]`); `[` is an ordinary command to bash.
+    // Hide it behind a letter of the same length so it parses as one; the converter reads
+    // words from the original text, so the command is still `[`.
+    let brackets = scan::scan(source).brackets;
+    let mut text = source.as_bytes().to_vec();
+    for &at in &brackets {
+        text[at] = b'x';
+    }
+    let tree = parse_tree(as_text(&text))?;
     if !tree.root_node().has_error() {
         return Ok((tree, Vec::new()));
     }
-    let read_write_ops = read_write_operators(&tree, source);
+    let read_write_ops = read_write_operators(&tree, as_text(&text));
     if read_write_ops.is_empty() {
         return match convert::first_syntax_error(&tree, source) {
             Some(err) => Err(err),
             None => Ok((tree, read_write_ops)),
         };
     }
-    let mut text = source.as_bytes().to_vec();
     for &at in &read_write_ops {
         text[at] = b'>';
         text[at + 1] = b'|';
     }
-    // Only ASCII bytes were replaced by ASCII bytes, so this is still UTF-8.
-    let patched = String::from_utf8(text).expect("ASCII-for-ASCII replacement keeps UTF-8");
-    let tree = parse_tree(&patched)?;
-    match convert::first_syntax_error(&tree, &patched) {
+    let tree = parse_tree(as_text(&text))?;
+    match convert::first_syntax_error(&tree, source) {
         Some(err) => Err(err),
         None => Ok((tree, read_write_ops)),
     }
+}
+
+/// The patched text: only ASCII bytes were replaced by ASCII bytes, so it is still UTF-8.
+fn as_text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).expect("ASCII-for-ASCII replacement keeps UTF-8")
 }
 
 /// Offsets of `<>` operators that tree-sitter reported as an ERROR holding the `>`.
@@ -222,145 +234,5 @@ pub fn needs_more_input(source: &str) -> bool {
             stack.extend(node.children(&mut cursor));
         }
     }
-    error_at_end && open_constructs(source)
-}
-
-/// A rough scan for constructs left open at the end of the text: quotes, a trailing
-/// backslash, unclosed `(`/`{`, here-documents without their end line, and compound commands
-/// without their closing keyword.
-fn open_constructs(source: &str) -> bool {
-    let bytes = source.as_bytes();
-    let mut single = false;
-    let mut double = false;
-    let mut depth: i64 = 0;
-    let mut blocks: i64 = 0;
-    let mut word = String::new();
-    let mut command_position = true;
-    // Delimiters of here-documents whose bodies start at the next newline.
-    let mut heredocs: Vec<(String, bool)> = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if single {
-            single = c != b'\'';
-            i += 1;
-            continue;
-        }
-        if c == b'\\' {
-            if i + 1 >= bytes.len() || (bytes[i + 1] == b'\n' && i + 2 >= bytes.len()) {
-                return true;
-            }
-            i += 2;
-            continue;
-        }
-        if double {
-            double = c != b'"';
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_alphanumeric() || c == b'_' {
-            word.push(c as char);
-            i += 1;
-            continue;
-        }
-        if !word.is_empty() {
-            blocks += keyword_weight(&word, command_position);
-            command_position = matches!(
-                word.as_str(),
-                "then" | "do" | "else" | "elif" | "if" | "while" | "until"
-            );
-            word.clear();
-        }
-        match c {
-            b'\'' => single = true,
-            b'"' => double = true,
-            b'(' | b'{' => depth += 1,
-            b')' | b'}' => depth -= 1,
-            b'<' if bytes.get(i + 1) == Some(&b'<') && bytes.get(i + 2) != Some(&b'<') => {
-                let (delimiter, strip, next) = heredoc_delimiter(source, i + 2);
-                heredocs.push((delimiter, strip));
-                i = next;
-                continue;
-            }
-            b'\n' if !heredocs.is_empty() => match skip_heredoc_bodies(source, i + 1, &heredocs) {
-                Some(next) => {
-                    heredocs.clear();
-                    i = next;
-                    command_position = true;
-                    continue;
-                }
-                None => return true,
-            },
-            _ => {}
-        }
-        if matches!(c, b';' | b'&' | b'|' | b'(' | b'{' | b'\n' | b'!') {
-            command_position = true;
-        } else if !c.is_ascii_whitespace() {
-            command_position = false;
-        }
-        i += 1;
-    }
-    if !word.is_empty() {
-        blocks += keyword_weight(&word, command_position);
-    }
-    single || double || depth > 0 || blocks > 0 || !heredocs.is_empty()
-}
-
-/// The delimiter after `<<` at `from` (quotes removed), whether it is `<<-`, and where it ends.
-fn heredoc_delimiter(source: &str, from: usize) -> (String, bool, usize) {
-    let bytes = source.as_bytes();
-    let mut i = from;
-    let strip = bytes.get(i) == Some(&b'-');
-    if strip {
-        i += 1;
-    }
-    while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
-        i += 1;
-    }
-    let mut delimiter = String::new();
-    while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !b";|&<>()".contains(&bytes[i]) {
-        if !matches!(bytes[i], b'\'' | b'"' | b'\\') {
-            delimiter.push(bytes[i] as char);
-        }
-        i += 1;
-    }
-    (delimiter, strip, i)
-}
-
-/// Skips here-document bodies starting at `from`; None when a delimiter line is missing.
-fn skip_heredoc_bodies(source: &str, from: usize, heredocs: &[(String, bool)]) -> Option<usize> {
-    let mut pos = from;
-    for (delimiter, strip) in heredocs {
-        loop {
-            if pos >= source.len() {
-                return None;
-            }
-            let end = source[pos..].find('\n').map_or(source.len(), |n| pos + n);
-            let line = &source[pos..end];
-            let line = if *strip {
-                line.trim_start_matches('\t')
-            } else {
-                line
-            };
-            pos = (end + 1).min(source.len() + 1);
-            if line == delimiter {
-                break;
-            }
-            if end >= source.len() {
-                return None;
-            }
-        }
-    }
-    Some(pos.min(source.len()))
-}
-
-fn keyword_weight(word: &str, command_position: bool) -> i64 {
-    if !command_position {
-        return 0;
-    }
-    match word {
-        "if" | "case" | "for" | "while" | "until" | "select" => 1,
-        "fi" | "esac" | "done" => -1,
-        _ => 0,
-    }
+    error_at_end && scan::scan(source).open_at_end
 }

@@ -417,7 +417,10 @@ impl<'a> Converter<'a> {
                 body.push(self.statement_node(child)?);
             }
         }
-        Ok(Program { body })
+        Ok(Program {
+            body,
+            line_starts: vec![0],
+        })
     }
 
     /// `` `…` ``: un-escape `\\`, `` \` ``, `\$` (and `\"` inside double quotes), then parse the

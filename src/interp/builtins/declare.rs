@@ -14,6 +14,8 @@ struct Flags {
     function_names: bool,
     export: Option<bool>,
     readonly: bool,
+    /// `+r`: refused on a readonly variable.
+    unset_readonly: bool,
     global: bool,
 }
 
@@ -54,7 +56,10 @@ fn parse_flags<'a>(
                 'F' => flags.function_names = true,
                 'x' => flags.export = Some(on),
                 'n' => flags.export = Some(false),
-                'r' => flags.readonly = on,
+                'r' => {
+                    flags.readonly = on;
+                    flags.unset_readonly = !on;
+                }
                 'g' => flags.global = true,
                 _ => {}
             }
@@ -78,8 +83,27 @@ fn split_arg(arg: &str) -> (&str, Option<(&str, bool)>) {
     }
 }
 
-/// Double-quotes a value as `declare -p` prints it.
+/// Quotes a value as `set` and `declare` (without -p) list it: bare when safe, else in
+/// single quotes, `$'…'` when it holds control characters.
+pub fn listing_quote(value: &str) -> String {
+    if value.chars().any(|c| c.is_control()) {
+        return super::printf::quote(value);
+    }
+    if value == "'" {
+        return "\\'".to_string();
+    }
+    let special = |c: char| " \t\n'\"\\|&;()<>!{}*[?]^$`".contains(c);
+    if !value.contains(special) && !value.starts_with(['~', '#']) {
+        return value.to_string();
+    }
+    format!("'{}'", value.replace('\'', "'\\''"))
+}
+
+/// Double-quotes a value as `declare -p` prints it (`$'…'` for control characters).
 fn dq_quote(value: &str) -> String {
+    if value.chars().any(|c| c.is_control()) {
+        return super::printf::quote(value);
+    }
     let mut out = String::with_capacity(value.len() + 2);
     out.push('"');
     for c in value.chars() {
@@ -159,6 +183,9 @@ fn declare_one(
             text.to_string()
         }
     });
+    if flags.unset_readonly && shell.vars.get(name).is_some_and(|v| v.readonly) {
+        return Err(format!("{name}: readonly variable"));
+    }
     if local {
         shell.vars.declare_local(name, value)?;
     } else if let Some(value) = value {
@@ -167,6 +194,9 @@ fn declare_one(
         } else {
             shell.assign(name, value)?;
         }
+    } else {
+        // `declare x`: x exists (for `declare -p`) but stays unset.
+        shell.vars.declare(name);
     }
     if let Some(export) = flags.export {
         shell.vars.set_exported(name, export);
@@ -244,7 +274,7 @@ fn print_declarations(shell: &Shell, builtin: &str, names: &[String], as_declare
         let mut out = String::new();
         for (name, var) in shell.vars.visible() {
             if let Some(value) = &var.value {
-                out.push_str(&format!("{name}={}\n", super::printf::quote(value)));
+                out.push_str(&format!("{name}={}\n", listing_quote(value)));
             }
         }
         return shell.write_out(builtin, out.as_bytes());

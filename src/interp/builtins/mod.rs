@@ -6,7 +6,7 @@
 //! duplicates it); messages go to descriptor 2 with an `rsh: name:` prefix.
 
 mod cd;
-mod declare;
+pub mod declare;
 pub mod echo;
 mod kind;
 pub mod printf;

@@ -241,7 +241,10 @@ fn print_variables(shell: &Shell) -> i32 {
     let mut out = String::new();
     for (name, var) in shell.vars.visible() {
         if let Some(value) = &var.value {
-            out.push_str(&format!("{name}={}\n", super::printf::quote(value)));
+            out.push_str(&format!(
+                "{name}={}\n",
+                super::declare::listing_quote(value)
+            ));
         }
     }
     shell.write_out("set", out.as_bytes())

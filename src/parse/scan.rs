@@ -1,0 +1,334 @@
+//! A light lexical scan of shell text, independent of tree-sitter: quotes, escapes, comments,
+//! here-document bodies and command positions. It answers two questions tree-sitter cannot:
+//! whether text read so far is an unfinished command (so the next line should be read before
+//! parsing), and where the `[` builtin starts (tree-sitter-bash parses `[ … ]` with its own
+//! expression grammar, which rejects much valid `test` syntax such as `[ a $op b ]`).
+
+/// What a scan found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Scan {
+    /// Byte offsets of `[` words in command position (the `[` builtin).
+    pub brackets: Vec<usize>,
+    /// An open quote, trailing backslash, unclosed `(`/`{`, here-document without its end
+    /// line, or compound command without its closing keyword at the end of the text.
+    pub open_at_end: bool,
+}
+
+pub(crate) fn scan(source: &str) -> Scan {
+    let mut scanner = Scanner {
+        src: source.as_bytes(),
+        text: source,
+        i: 0,
+        depth: 0,
+        blocks: 0,
+        word: String::new(),
+        word_start: 0,
+        command_position: true,
+        heredocs: Vec::new(),
+        result: Scan::default(),
+    };
+    scanner.run();
+    scanner.result
+}
+
+struct Scanner<'s> {
+    src: &'s [u8],
+    text: &'s str,
+    i: usize,
+    depth: i64,
+    blocks: i64,
+    word: String,
+    word_start: usize,
+    command_position: bool,
+    /// Delimiters (and `<<-`) of here-documents whose bodies start at the next newline.
+    heredocs: Vec<(String, bool)>,
+    result: Scan,
+}
+
+impl Scanner<'_> {
+    fn run(&mut self) {
+        while self.i < self.src.len() {
+            if !self.step() {
+                self.result.open_at_end = true;
+                return;
+            }
+        }
+        self.end_word();
+        self.result.open_at_end = self.depth > 0 || self.blocks > 0 || !self.heredocs.is_empty();
+    }
+
+    /// Consumes one token; false when the text ends inside it.
+    fn step(&mut self) -> bool {
+        let c = self.src[self.i];
+        match c {
+            b'\'' => {
+                self.in_word();
+                self.skip_single()
+            }
+            b'"' => {
+                self.in_word();
+                self.skip_double()
+            }
+            b'\\' => {
+                self.in_word();
+                if self.i + 1 >= self.src.len() || self.at_final_continuation() {
+                    return false;
+                }
+                self.i += 2;
+                true
+            }
+            b'$' if self.src.get(self.i + 1) == Some(&b'\'') => {
+                self.in_word();
+                self.i += 1;
+                self.skip_ansi_c()
+            }
+            b'#' if self.word.is_empty() && !self.in_word_already() => {
+                self.skip_comment();
+                true
+            }
+            b'<' if self.src.get(self.i + 1) == Some(&b'<')
+                && self.src.get(self.i + 2) != Some(&b'<') =>
+            {
+                self.end_word();
+                let (delimiter, strip, next) = self.heredoc_delimiter(self.i + 2);
+                self.heredocs.push((delimiter, strip));
+                self.i = next;
+                self.command_position = false;
+                true
+            }
+            b'\n' => {
+                self.end_word();
+                self.i += 1;
+                self.command_position = true;
+                if self.heredocs.is_empty() {
+                    return true;
+                }
+                match self.skip_heredoc_bodies() {
+                    Some(next) => {
+                        self.heredocs.clear();
+                        self.i = next;
+                        true
+                    }
+                    None => false,
+                }
+            }
+            _ if c.is_ascii_whitespace() => {
+                self.end_word();
+                self.i += 1;
+                true
+            }
+            b';' | b'&' | b'|' | b'(' | b')' | b'{' | b'}' | b'!' | b'<' | b'>' => {
+                self.end_word();
+                match c {
+                    b'(' | b'{' => self.depth += 1,
+                    b')' | b'}' => self.depth -= 1,
+                    _ => {}
+                }
+                self.command_position = matches!(c, b';' | b'&' | b'|' | b'(' | b'{' | b'!');
+                self.i += 1;
+                true
+            }
+            _ => {
+                if self.word.is_empty() {
+                    self.word_start = self.i;
+                }
+                let ch = self.text[self.i..].chars().next().expect("inside the text");
+                self.word.push(ch);
+                self.i += ch.len_utf8();
+                true
+            }
+        }
+    }
+
+    /// `\` + newline as the very last thing: a line continuation waiting for more.
+    fn at_final_continuation(&self) -> bool {
+        self.src[self.i + 1] == b'\n' && self.i + 2 >= self.src.len()
+    }
+
+    /// Quotes and escapes make the current word non-empty without being a keyword.
+    fn in_word(&mut self) {
+        if self.word.is_empty() {
+            self.word_start = self.i;
+        }
+        self.word.push('\0');
+    }
+
+    fn in_word_already(&self) -> bool {
+        self.i > 0
+            && !self.src[self.i - 1].is_ascii_whitespace()
+            && !b";&|(){}".contains(&self.src[self.i - 1])
+    }
+
+    fn end_word(&mut self) {
+        if self.word.is_empty() {
+            return;
+        }
+        let word = std::mem::take(&mut self.word);
+        if self.command_position {
+            if word == "["
+                && self
+                    .src
+                    .get(self.i)
+                    .is_some_and(|b| b.is_ascii_whitespace())
+            {
+                self.result.brackets.push(self.word_start);
+            }
+            self.blocks += match word.as_str() {
+                "if" | "case" | "for" | "while" | "until" | "select" => 1,
+                "fi" | "esac" | "done" => -1,
+                _ => 0,
+            };
+        }
+        // After these keywords a new command starts; after any other word, arguments follow.
+        self.command_position = matches!(
+            word.as_str(),
+            "then" | "do" | "else" | "elif" | "if" | "while" | "until" | "time"
+        );
+    }
+
+    fn skip_single(&mut self) -> bool {
+        match self.text[self.i + 1..].find('\'') {
+            Some(n) => {
+                self.i += n + 2;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn skip_double(&mut self) -> bool {
+        let mut j = self.i + 1;
+        while j < self.src.len() {
+            match self.src[j] {
+                b'\\' => j += 2,
+                b'"' => {
+                    self.i = j + 1;
+                    return true;
+                }
+                _ => j += 1,
+            }
+        }
+        false
+    }
+
+    fn skip_ansi_c(&mut self) -> bool {
+        let mut j = self.i + 1;
+        while j < self.src.len() {
+            match self.src[j] {
+                b'\\' => j += 2,
+                b'\'' => {
+                    self.i = j + 1;
+                    return true;
+                }
+                _ => j += 1,
+            }
+        }
+        false
+    }
+
+    fn skip_comment(&mut self) {
+        while self.i < self.src.len() && self.src[self.i] != b'\n' {
+            self.i += 1;
+        }
+    }
+
+    /// The delimiter after `<<` at `from` (quotes removed), whether it is `<<-`, and the end.
+    fn heredoc_delimiter(&self, from: usize) -> (String, bool, usize) {
+        let bytes = self.src;
+        let mut i = from;
+        let strip = bytes.get(i) == Some(&b'-');
+        if strip {
+            i += 1;
+        }
+        while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+            i += 1;
+        }
+        let mut delimiter = String::new();
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !b";|&<>()".contains(&bytes[i])
+        {
+            if !matches!(bytes[i], b'\'' | b'"' | b'\\') {
+                delimiter.push(bytes[i] as char);
+            }
+            i += 1;
+        }
+        (delimiter, strip, i)
+    }
+
+    /// Skips here-document bodies starting at `self.i`; None when a delimiter line is missing.
+    fn skip_heredoc_bodies(&self) -> Option<usize> {
+        let mut pos = self.i;
+        for (delimiter, strip) in &self.heredocs {
+            loop {
+                if pos >= self.text.len() {
+                    return None;
+                }
+                let end = self.text[pos..]
+                    .find('\n')
+                    .map_or(self.text.len(), |n| pos + n);
+                let line = &self.text[pos..end];
+                let line = if *strip {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                let at_end = end >= self.text.len();
+                pos = end + 1;
+                if line == delimiter {
+                    break;
+                }
+                if at_end {
+                    return None;
+                }
+            }
+        }
+        Some(pos.min(self.text.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan;
+
+    #[test]
+    fn finds_the_bracket_builtin_only_in_command_position() {
+        assert_eq!(scan("[ -f x ]").brackets, vec![0]);
+        assert_eq!(scan("if [ a = b ]; then :; fi").brackets, vec![3]);
+        assert_eq!(scan("true && [ x ] || [ y ]").brackets, vec![8, 17]);
+        assert!(scan("echo [ a ]").brackets.is_empty());
+        assert!(scan("[[ a ]]").brackets.is_empty());
+        assert!(scan("echo '[ a ]'; echo \"[ b ]\"").brackets.is_empty());
+        assert!(scan("# [ a ]\necho").brackets.is_empty());
+        assert!(scan("case x in [ab]) ;; esac").brackets.is_empty());
+    }
+
+    #[test]
+    fn open_constructs_at_the_end() {
+        for text in [
+            "echo 'abc",
+            "echo \"abc",
+            "echo \\",
+            "if true; then",
+            "for x in a; do",
+            "case x in",
+            "{ a;",
+            "echo $(",
+            "cat <<EOF\nhi\n",
+            "cat <<-EOF\n\thi\n",
+        ] {
+            assert!(scan(text).open_at_end, "{text:?} should be open");
+        }
+        for text in [
+            "echo )",
+            "echo hi",
+            "if true; then :; fi",
+            "cat <<EOF\nhi\nEOF\n",
+            "echo don't # it's a comment\n"
+                .replace("don't", "dont")
+                .as_str(),
+            "# it's a comment",
+            "echo if",
+        ] {
+            assert!(!scan(text).open_at_end, "{text:?} should be complete");
+        }
+    }
+}
