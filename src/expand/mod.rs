@@ -247,8 +247,10 @@ fn expand_parts(
             }
             WordPart::Quoted(text) => out.push(Piece::quoted(text.clone())),
             WordPart::DoubleQuoted(inner) => {
-                out.mark_quoted();
+                // `"…"` makes a field even when empty, except `"$@"` with no parameters.
+                out.begin_quotes();
                 expand_parts(env, inner, Context::Quoted, out)?;
+                out.end_quotes();
             }
             WordPart::Param(param) => expand_param(env, param, ctx, out)?,
             WordPart::CommandSub(program) => {
@@ -575,6 +577,9 @@ fn push_value(env: &dyn ExpandEnv, value: Value, ctx: Context, out: &mut Fields)
         Value::Unset => out.push(Piece::expansion(String::new(), ctx.quoted())),
         Value::One(text) => out.push(Piece::expansion(text, ctx.quoted())),
         Value::Many { items, star } => {
+            if items.is_empty() && !star && ctx.quoted() {
+                out.empty_at();
+            }
             if ctx.quoted() && star {
                 let sep = ifs(env)
                     .chars()

@@ -72,6 +72,8 @@ pub(super) struct Fields {
     current: Vec<(String, bool)>,
     exists: bool,
     state: State,
+    /// Inside the current `"…"`, a `$@` expanded to nothing.
+    saw_empty_at: bool,
 }
 
 impl Fields {
@@ -99,13 +101,26 @@ impl Fields {
             current: Vec::new(),
             exists: false,
             state: State::Start,
+            saw_empty_at: false,
         }
     }
 
+    pub(super) fn begin_quotes(&mut self) {
+        self.saw_empty_at = false;
+    }
+
+    /// `"$@"` with no positional parameters: these quotes alone make no field.
+    pub(super) fn empty_at(&mut self) {
+        self.saw_empty_at = true;
+    }
+
     /// Double quotes were seen: the field exists even if they were empty.
-    pub(super) fn mark_quoted(&mut self) {
-        self.exists = true;
-        self.state = State::InField;
+    pub(super) fn end_quotes(&mut self) {
+        if !self.saw_empty_at {
+            self.exists = true;
+            self.state = State::InField;
+        }
+        self.saw_empty_at = false;
     }
 
     pub(super) fn push(&mut self, piece: Piece) {

@@ -105,6 +105,9 @@ pub struct Shell {
     pub(crate) login: bool,
     /// `$_`: kept apart from the variables so that listings don't show it, as in bash.
     last_arg: String,
+    /// The status of the last command substitution in the current command, for a command
+    /// that ends up with no words (`$(exit 3)` has status 3).
+    substitution_status: Option<i32>,
 }
 
 impl Shell {
@@ -139,6 +142,7 @@ impl Shell {
             remembered_options: HashMap::new(),
             login: false,
             last_arg: String::new(),
+            substitution_status: None,
         };
         shell.init_variables();
         shell
@@ -271,7 +275,8 @@ impl Shell {
             }
         }
         self.last_status = status;
-        if status != 0 && ran_last && !negated && self.errexit_applies() {
+        let last = and_or.rest.last().map_or(&and_or.first, |(_, p)| p);
+        if status != 0 && ran_last && !negated && self.errexit_applies() && fails_errexit(last) {
             return Err(Flow::Exit(status));
         }
         Ok(status)
@@ -381,6 +386,8 @@ impl Shell {
 
     /// Runs `body` as the whole life of a forked child and returns its exit status.
     fn run_in_child(&mut self, body: impl FnOnce(&mut Shell) -> Outcome) -> i32 {
+        // A subshell is not inside the parent's loops: `break` there only complains.
+        self.loop_depth = 0;
         // A subshell's `exit`, `return` or errexit ends only the subshell.
         match body(self) {
             Ok(status)
@@ -447,7 +454,14 @@ impl Shell {
         }
         let saved = match self.apply_redirects(&compound.redirects) {
             Ok(saved) => saved,
-            Err(failure) => return self.fail_redirect(failure),
+            Err(failure) => {
+                let status = self.fail_redirect(failure)?;
+                // The compound command itself failed: set -e applies (bash 5.2).
+                if self.errexit_applies() {
+                    return Err(Flow::Exit(status));
+                }
+                return Ok(status);
+            }
         };
         let result = self.run_compound_body(&compound.kind);
         self.restore_redirects(saved);
@@ -533,7 +547,15 @@ impl Shell {
     fn while_loop(&mut self, cond: &List, body: &List, until: bool) -> Outcome {
         let mut status = 0;
         loop {
-            let test = self.run_condition(cond)?;
+            // `break` and `continue` may appear in the condition too.
+            let test = match self.run_condition(cond) {
+                Ok(test) => test,
+                Err(Flow::Break(n)) if n > 1 => return Err(Flow::Break(n - 1)),
+                Err(Flow::Break(_)) => return Ok(0),
+                Err(Flow::Continue(n)) if n > 1 => return Err(Flow::Continue(n - 1)),
+                Err(Flow::Continue(_)) => continue,
+                Err(other) => return Err(other),
+            };
             if (test == 0) == until {
                 return Ok(status);
             }
@@ -851,8 +873,9 @@ impl Shell {
     /// current line; at a terminal the prompt comes back.
     pub(crate) fn expansion_failed(&mut self, err: ExpandError) -> Outcome {
         self.error(&err.message);
+        // bash's odd but observable statuses: 127 under -c, 1 in scripts or with set -e.
         let status = match (err.fatal, self.mode) {
-            (true, Mode::Command) => 127,
+            (true, Mode::Command) if !self.options.errexit => 127,
             (true, _) => 1,
             (false, _) => err.status,
         };
@@ -862,6 +885,18 @@ impl Shell {
             (_, true) => Err(Flow::Exit(status)),
             (_, false) => Err(Flow::Abort(status)),
         }
+    }
+}
+
+/// Whether a failing pipeline trips `set -e` itself. A group, `if`, loop or `case` does not:
+/// the commands inside it were already subject to errexit (or exempt, like `a && b`).
+fn fails_errexit(pipeline: &Pipeline) -> bool {
+    match pipeline.commands.as_slice() {
+        [Command::Compound(compound)] => matches!(
+            compound.kind,
+            Compound::Subshell(_) | Compound::Cond(_) | Compound::Arith(_)
+        ),
+        _ => true,
     }
 }
 
@@ -1005,17 +1040,16 @@ impl Shell {
                 return Some(String::new());
             }
         };
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                self.last_status = 0;
-                Some(String::from_utf8_lossy(&bytes).into_owned())
-            }
+        let (text, status) = match std::fs::read(&path) {
+            Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), 0),
             Err(err) => {
                 self.error(&format!("{path}: {}", redirect::io_message(&err)));
-                self.last_status = 1;
-                Some(String::new())
+                (String::new(), 1)
             }
-        }
+        };
+        self.last_status = status;
+        self.substitution_status = Some(status);
+        Some(text)
     }
 
     /// Runs a command substitution in a forked shell and returns what it wrote.
@@ -1043,6 +1077,7 @@ impl Shell {
                 let output = fd::read_to_end(&read).unwrap_or_default();
                 drop(read);
                 self.last_status = self.wait_child(pid);
+                self.substitution_status = Some(self.last_status);
                 String::from_utf8_lossy(&output).into_owned()
             }
             Err(errno) => {

@@ -118,10 +118,11 @@ impl Shell {
         target: RawFd,
         saved: &mut Saved,
     ) -> Result<(), RedirectFailure> {
+        // Save first: the new file may get the target's number if it is closed.
+        saved.remember(target)?;
         let file = fd::memory_file(data).map_err(|e| {
             RedirectFailure::Message(format!("cannot make a here-document: {}", e.desc()))
         })?;
-        saved.remember(target)?;
         fd::install(file, target)
             .map_err(|e| RedirectFailure::Message(format!("{target}: {}", e.desc())))
     }
@@ -133,19 +134,24 @@ impl Shell {
         fd_given: Option<RawFd>,
         saved: &mut Saved,
     ) -> Result<(), RedirectFailure> {
-        let file = self.open_target(path, op)?;
-        let targets: &[RawFd] = match (op, fd_given) {
-            (RedirOp::WriteBoth | RedirOp::AppendBoth, _) => &[1, 2],
-            (RedirOp::Read | RedirOp::ReadWrite, None) => &[0],
-            (_, None) => &[1],
-            (_, Some(_)) => &[],
+        let targets: Vec<RawFd> = match (op, fd_given) {
+            (RedirOp::WriteBoth | RedirOp::AppendBoth, _) => vec![1, 2],
+            (_, Some(fd)) => vec![fd],
+            (RedirOp::Read | RedirOp::ReadWrite, None) => vec![0],
+            (_, None) => vec![1],
         };
-        let given = fd_given.map(|fd| [fd]);
-        let targets = given.as_ref().map_or(targets, |g| &g[..]);
-        for &target in targets {
+        // Save first: the file about to be opened may get one of the target numbers.
+        for &target in &targets {
             saved.remember(target)?;
+        }
+        let file = self.open_target(path, op)?;
+        for &target in &targets {
             fd::dup_to(file.as_raw_fd(), target)
                 .map_err(|e| RedirectFailure::Message(format!("{target}: {}", e.desc())))?;
+        }
+        if targets.contains(&file.as_raw_fd()) {
+            // The file already sits on its target descriptor: closing it would undo that.
+            std::mem::forget(file);
         }
         Ok(())
     }

@@ -95,6 +95,7 @@ fn is_declaration(name: &str) -> bool {
 impl Shell {
     pub(super) fn run_simple(&mut self, cmd: &SimpleCommand, last_in_process: bool) -> Outcome {
         self.lineno = cmd.line;
+        self.substitution_status = None;
         let argv = match self.expand_argv(&cmd.words) {
             Ok(argv) => argv,
             Err(err) => return self.expansion_failed(err),
@@ -203,8 +204,6 @@ impl Shell {
 
     /// `a=1 b=2` and `a=1 >f`: assignments persist; redirections are opened and closed.
     fn run_assignments_only(&mut self, cmd: &SimpleCommand) -> Outcome {
-        // `$?` is that of the last command substitution in the line, or 0.
-        self.last_status = 0;
         // bash clears `$_` when an assignment runs a command substitution.
         if cmd
             .assignments
@@ -232,7 +231,9 @@ impl Shell {
                 };
             }
         }
-        let status = self.last_status;
+        // The status is that of the last command substitution in the command, or 0.
+        let status = self.substitution_status.unwrap_or(0);
+        self.last_status = status;
         match self.apply_redirects(&cmd.redirects) {
             Ok(saved) => {
                 self.restore_redirects(saved);

@@ -502,8 +502,15 @@ impl<'a> Converter<'a> {
             match (field, child.kind()) {
                 (_, "variable_assignment") => command.assignments.push(self.assignment(child)?),
                 (Some("name"), _) => {
-                    if let Some(keyword) = refused_keyword(self.text(child)) {
+                    let name = self.text(child);
+                    if let Some(keyword) = refused_keyword(name) {
                         return Err(self.unsupported(keyword, child.start_byte()));
+                    }
+                    if is_reserved_word(name) {
+                        // tree-sitter takes e.g. `! { a; }` and a stray `fi` for commands.
+                        return Err(
+                            self.syntax(&format!("unexpected `{name}`"), child.start_byte())
+                        );
                     }
                     word_nodes.push(child)
                 }
@@ -1310,6 +1317,14 @@ fn binary_cond_op(text: &str) -> Option<CondOp> {
         }
         _ => None,
     }
+}
+
+/// Reserved words that can never name a command.
+fn is_reserved_word(text: &str) -> bool {
+    matches!(
+        text,
+        "{" | "}" | "then" | "else" | "elif" | "fi" | "do" | "done" | "esac"
+    )
 }
 
 /// Words that bash parses as keywords but rsh refuses for now.

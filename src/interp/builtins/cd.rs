@@ -104,10 +104,15 @@ fn logical_path(pwd: &str, dir: &str) -> Option<PathBuf> {
 
 pub fn pwd(shell: &mut Shell, argv: &[String]) -> Outcome {
     let mut physical = false;
-    for arg in &argv[1..] {
+    // Operands are ignored, as bash does; only options are checked.
+    for arg in argv[1..]
+        .iter()
+        .take_while(|a| a.starts_with('-') && a.len() > 1)
+    {
         match arg.as_str() {
             "-P" => physical = true,
             "-L" => physical = false,
+            "--" => break,
             other => {
                 shell.builtin_error("pwd", &format!("{other}: invalid option"));
                 return Ok(2);

@@ -337,7 +337,8 @@ fn return_(shell: &mut Shell, argv: &[String]) -> Outcome {
 fn loop_control(shell: &mut Shell, argv: &[String], make: fn(usize) -> Flow) -> Outcome {
     let n = match numeric_arg(shell, &argv[0], argv.get(1)) {
         Ok(n) => n.unwrap_or(1),
-        Err(status) => return Ok(status),
+        // bash gives up on the whole script here.
+        Err(_) => return Err(Flow::Exit(128)),
     };
     if n < 1 {
         shell.builtin_error(&argv[0], &format!("{n}: loop count out of range"));
@@ -381,7 +382,11 @@ fn shift(shell: &mut Shell, argv: &[String]) -> Outcome {
 
 /// `eval`: the joined arguments are parsed and run as a line, with every command decided.
 fn eval(shell: &mut Shell, argv: &[String]) -> Outcome {
-    let text = argv[1..].join(" ");
+    let args = match argv.get(1).map(String::as_str) {
+        Some("--") => &argv[2..],
+        _ => &argv[1..],
+    };
+    let text = args.join(" ");
     if text.trim().is_empty() {
         return Ok(0);
     }

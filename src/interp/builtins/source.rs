@@ -9,6 +9,12 @@ use super::{Outcome, Shell};
 
 pub fn source(shell: &mut Shell, argv: &[String]) -> Outcome {
     let name = argv[0].clone();
+    let argv: Vec<String> = match argv.get(1).map(String::as_str) {
+        Some("--") => std::iter::once(name.clone())
+            .chain(argv[2..].iter().cloned())
+            .collect(),
+        _ => argv.to_vec(),
+    };
     let Some(file) = argv.get(1) else {
         shell.builtin_error(&name, "filename argument required");
         return Ok(2);
