@@ -108,6 +108,8 @@ pub struct Shell {
     /// The status of the last command substitution in the current command, for a command
     /// that ends up with no words (`$(exit 3)` has status 3).
     substitution_status: Option<i32>,
+    /// Aliases being expanded right now: an alias is not expanded inside itself.
+    active_aliases: Vec<String>,
 }
 
 impl Shell {
@@ -143,6 +145,7 @@ impl Shell {
             login: false,
             last_arg: String::new(),
             substitution_status: None,
+            active_aliases: Vec::new(),
         };
         shell.init_variables();
         shell

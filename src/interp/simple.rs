@@ -95,6 +95,9 @@ fn is_declaration(name: &str) -> bool {
 impl Shell {
     pub(super) fn run_simple(&mut self, cmd: &SimpleCommand, last_in_process: bool) -> Outcome {
         self.lineno = cmd.line;
+        if let Some(outcome) = self.run_alias(cmd) {
+            return outcome;
+        }
         self.substitution_status = None;
         let argv = match self.expand_argv(&cmd.words) {
             Ok(argv) => argv,
@@ -163,6 +166,52 @@ impl Shell {
         };
         self.restore_redirects(saved);
         result
+    }
+
+    /// Alias expansion (with `shopt -s expand_aliases`, on by default in interactive use):
+    /// the command's own text with its first word replaced by the alias value, parsed and run
+    /// like any line, so everything it runs is decided as usual. bash expands aliases when a
+    /// line is read; rsh does it when the command runs, which only differs for functions
+    /// defined before the alias.
+    fn run_alias(&mut self, cmd: &SimpleCommand) -> Option<Outcome> {
+        if !self.options.expand_aliases || self.aliases.is_empty() {
+            return None;
+        }
+        let first = cmd.words.first()?;
+        let name = first.as_plain_literal()?;
+        if self.active_aliases.iter().any(|a| a == name) {
+            return None;
+        }
+        let value = self.aliases.get(name)?.clone();
+        let text = cmd
+            .source
+            .get(cmd.span.start..first.span.start)?
+            .to_string()
+            + &value
+            + cmd.source.get(first.span.end..cmd.span.end)?;
+        // Redirections written outside the command's own text (`alias_name > f`) still apply.
+        let outside: Vec<crate::parse::Redirect> = cmd
+            .redirects
+            .iter()
+            .filter(|r| r.span.end <= cmd.span.start || r.span.start >= cmd.span.end)
+            .cloned()
+            .collect();
+        let program = match crate::parse::parse(&text) {
+            Ok(program) => program,
+            Err(err) => {
+                self.error(&format!("{name}: alias: {err}"));
+                return Some(Ok(2));
+            }
+        };
+        let saved = match self.apply_redirects(&outside) {
+            Ok(saved) => saved,
+            Err(failure) => return Some(self.fail_redirect(failure)),
+        };
+        self.active_aliases.push(name.to_string());
+        let result = self.run_list(&program.body);
+        self.active_aliases.pop();
+        self.restore_redirects(saved);
+        Some(result)
     }
 
     fn expand_argv(&mut self, words: &[Word]) -> Result<Vec<String>, ExpandError> {

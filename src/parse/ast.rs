@@ -62,6 +62,8 @@ pub struct SimpleCommand {
     pub span: Span,
     /// 1-based line of the command in its source, for `$LINENO` and messages.
     pub line: usize,
+    /// The text the command was parsed from (`span` indexes it): alias expansion re-reads it.
+    pub source: Rc<str>,
 }
 
 #[derive(Debug, Clone)]

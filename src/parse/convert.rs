@@ -19,6 +19,8 @@ pub(super) struct Converter<'a> {
     read_write_ops: &'a [usize],
     line_starts: Vec<usize>,
     pub(super) depth: usize,
+    /// The source again, shared by every command (see `command_at`).
+    source: Rc<str>,
     /// Commands whose leading children were split off as separate lines (see
     /// `leading_assignment_lines`): node id → offset where the command really starts.
     command_starts: std::collections::HashMap<usize, usize>,
@@ -47,6 +49,7 @@ impl<'a> Converter<'a> {
             read_write_ops,
             line_starts,
             depth,
+            source: Rc::from(src),
             command_starts: std::collections::HashMap::new(),
         }
     }
@@ -212,11 +215,7 @@ impl<'a> Converter<'a> {
             let starts_line = i == 0 || self.line_break_between(children[i - 1], child);
             if starts_line {
                 lines.extend(current.take());
-                current = Some(SimpleCommand {
-                    span: Self::span(child),
-                    line: self.position(child.start_byte()).0,
-                    ..SimpleCommand::default()
-                });
+                current = Some(self.command_at(child));
             }
             let assignment = self.assignment(child)?;
             if let Some(command) = current.as_mut() {
@@ -247,6 +246,17 @@ impl<'a> Converter<'a> {
         gap.replace("\\\n", "").contains('\n')
     }
 
+    /// An empty command for `node`: its span, line and the source text (kept for alias
+    /// expansion, which re-reads the command's text).
+    fn command_at(&self, node: Node) -> SimpleCommand {
+        SimpleCommand {
+            span: Self::span(node),
+            line: self.position(node.start_byte()).0,
+            source: Rc::clone(&self.source),
+            ..SimpleCommand::default()
+        }
+    }
+
     pub(super) fn statement_node(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
         self.statement(node)
     }
@@ -257,9 +267,7 @@ impl<'a> Converter<'a> {
         let command = SimpleCommand {
             words,
             redirects,
-            span: Self::span(node),
-            line: self.position(node.start_byte()).0,
-            ..SimpleCommand::default()
+            ..self.command_at(node)
         };
         Ok(single(Command::Simple(command), Self::span(node)))
     }
@@ -419,9 +427,7 @@ impl<'a> Converter<'a> {
             let command = SimpleCommand {
                 words: extra_words,
                 redirects,
-                span: Self::span(node),
-                line: self.position(node.start_byte()).0,
-                ..SimpleCommand::default()
+                ..self.command_at(node)
             };
             return Ok(self.continue_with(Command::Simple(command), node, continuation));
         };
@@ -476,10 +482,8 @@ impl<'a> Converter<'a> {
         outer_redirects: &[Redirect],
     ) -> Result<(SimpleCommand, Continuation), ParseError> {
         let mut command = SimpleCommand {
-            span: Self::span(node),
-            line: self.position(node.start_byte()).0,
             redirects: outer_redirects.to_vec(),
-            ..SimpleCommand::default()
+            ..self.command_at(node)
         };
         let mut continuation = Continuation::default();
         let mut word_nodes = Vec::new();
@@ -580,11 +584,7 @@ impl<'a> Converter<'a> {
     }
 
     fn assignment_statement(&mut self, node: Node<'a>) -> Result<SimpleCommand, ParseError> {
-        let mut command = SimpleCommand {
-            span: Self::span(node),
-            line: self.position(node.start_byte()).0,
-            ..SimpleCommand::default()
-        };
+        let mut command = self.command_at(node);
         if node.kind() == "variable_assignment" {
             command.assignments.push(self.assignment(node)?);
         } else {
@@ -599,11 +599,7 @@ impl<'a> Converter<'a> {
     /// `export a=b`, `local x`, `declare -x y=1`, `unset -v z`: a simple command whose arguments
     /// keep their source text; the builtin treats `name=value` arguments as assignments.
     fn declaration(&mut self, node: Node<'a>) -> Result<SimpleCommand, ParseError> {
-        let mut command = SimpleCommand {
-            span: Self::span(node),
-            line: self.position(node.start_byte()).0,
-            ..SimpleCommand::default()
-        };
+        let mut command = self.command_at(node);
         let mut cursor = node.walk();
         let mut word_nodes = Vec::new();
         for child in node.children(&mut cursor) {
@@ -786,7 +782,12 @@ impl<'a> Converter<'a> {
                 span: Self::span(node),
             },
             Some(body) => {
-                self.heredoc_body(body.start_byte(), body.end_byte(), quoted, strip_tabs)?
+                // tree-sitter sometimes starts the body after its first line's indentation.
+                let mut start = body.start_byte();
+                while start > 0 && matches!(self.src.as_bytes()[start - 1], b' ' | b'\t') {
+                    start -= 1;
+                }
+                self.heredoc_body(start, body.end_byte(), quoted, strip_tabs)?
             }
         };
         let redirect = Redirect {
@@ -1110,9 +1111,7 @@ impl<'a> Converter<'a> {
                 words.push(Word::literal("]", Self::span(close)));
                 Ok(Command::Simple(SimpleCommand {
                     words,
-                    span: Self::span(node),
-                    line: self.position(node.start_byte()).0,
-                    ..SimpleCommand::default()
+                    ..self.command_at(node)
                 }))
             }
             ("[[", "]]") => {

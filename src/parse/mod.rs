@@ -215,24 +215,17 @@ pub fn needs_more_input(source: &str) -> bool {
     let Ok(tree) = parse_tree(source) else {
         return false;
     };
-    let root = tree.root_node();
-    if !root.has_error() {
-        return false;
-    }
-    let end = source.trim_end().len();
-    let mut stack = vec![root];
-    let mut error_at_end = false;
+    let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
         if node.is_missing() {
             return true;
-        }
-        if node.is_error() && node.end_byte() >= end {
-            error_at_end = true;
         }
         if node.has_error() {
             let mut cursor = node.walk();
             stack.extend(node.children(&mut cursor));
         }
     }
-    error_at_end && scan::scan(source).open_at_end
+    // Also without any error: tree-sitter accepts a here-document whose end line has not
+    // arrived yet. The lexical scan knows what is still open.
+    scan::scan(source).open_at_end
 }
