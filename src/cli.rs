@@ -220,6 +220,7 @@ pub fn run(inv: Invocation) -> i32 {
     };
     let mut shell = Shell::new(policy, mode, inv.arg0.clone(), inv.args.clone());
     shell.set_login(inv.login);
+    shell.reading_stdin = inv.command.is_none() && inv.script.is_none();
     shell.set_stack_limit(spawn::raise_stack_limit());
     if let Err(message) = apply_startup_options(&mut shell, &inv) {
         eprint_line(&format!("rsh: {message}"));

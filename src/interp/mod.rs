@@ -110,6 +110,11 @@ pub struct Shell {
     substitution_status: Option<i32>,
     /// Aliases being expanded right now: an alias is not expanded inside itself.
     active_aliases: Vec<String>,
+    /// The working directory as the user reached it (through symlinks), kept by the shell
+    /// itself like bash's: `pwd` shows it even if `$PWD` is changed or the directory moves.
+    pub(crate) logical_cwd: String,
+    /// Commands come from standard input (`$-` contains `s`).
+    pub(crate) reading_stdin: bool,
 }
 
 impl Shell {
@@ -146,6 +151,8 @@ impl Shell {
             last_arg: String::new(),
             substitution_status: None,
             active_aliases: Vec::new(),
+            logical_cwd: String::new(),
+            reading_stdin: false,
         };
         shell.init_variables();
         shell
@@ -154,6 +161,7 @@ impl Shell {
     /// Variables bash sets at start-up.
     fn init_variables(&mut self) {
         let pwd = self.initial_pwd();
+        self.logical_cwd = pwd.clone();
         let _ = self.vars.set("PWD", pwd);
         self.vars.set_exported("PWD", true);
         if self.vars.value("IFS").is_none() {
@@ -838,6 +846,7 @@ impl Shell {
             (o.xtrace, 'x'),
             (true, 'B'),
             (o.noclobber, 'C'),
+            (self.reading_stdin, 's'),
             (self.mode == Mode::Command, 'c'),
         ] {
             if on {
@@ -1072,6 +1081,10 @@ impl Shell {
             Ok(Fork::Child) => {
                 drop(read);
                 let _ = fd::install(write, 1);
+                // bash runs command substitutions without set -e unless inherit_errexit.
+                if self.remembered_options.get("inherit_errexit") != Some(&true) {
+                    self.options.errexit = false;
+                }
                 let status = self.run_in_child(|shell| shell.run_program(program));
                 spawn::exit_child(status);
             }

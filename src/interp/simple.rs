@@ -383,6 +383,15 @@ impl Shell {
         Err(NotRunnable::NotFound)
     }
 
+    /// Every executable of this name on the search path, in order (`type -a`).
+    pub(crate) fn all_executables(&self, name: &str) -> Vec<PathBuf> {
+        self.search_dirs()
+            .into_iter()
+            .map(|dir| dir.join(name))
+            .filter(|candidate| open_executable(candidate).is_ok())
+            .collect()
+    }
+
     fn search_dirs(&self) -> Vec<PathBuf> {
         match self.policy().search_path() {
             Some(dirs) => dirs.to_vec(),

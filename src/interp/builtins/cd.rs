@@ -1,7 +1,7 @@
 //! `cd` and `pwd`, with bash's logical (`-L`, default) and physical (`-P`) views of the
 //! working directory.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, PathBuf};
 
 use super::super::redirect::io_message;
 use super::{Outcome, Shell};
@@ -53,7 +53,7 @@ pub fn cd(shell: &mut Shell, argv: &[String]) -> Outcome {
 }
 
 fn change_dir(shell: &mut Shell, dir: &str, physical: bool, print: bool) -> Outcome {
-    let current = shell.vars.value("PWD").unwrap_or("").to_string();
+    let current = shell.logical_cwd.clone();
     let logical = if physical {
         None
     } else {
@@ -72,6 +72,7 @@ fn change_dir(shell: &mut Shell, dir: &str, physical: bool, print: bool) -> Outc
     };
     let _ = shell.assign("OLDPWD", current);
     shell.vars.set_exported("OLDPWD", true);
+    shell.logical_cwd = new_pwd.clone();
     let _ = shell.assign("PWD", new_pwd.clone());
     if print {
         return Ok(shell.write_out("cd", format!("{new_pwd}\n").as_bytes()));
@@ -119,28 +120,16 @@ pub fn pwd(shell: &mut Shell, argv: &[String]) -> Outcome {
             }
         }
     }
-    let logical = shell
-        .vars
-        .value("PWD")
-        .filter(|p| Path::new(p).is_absolute() && same_dir(p, "."))
-        .map(str::to_string);
-    let text = match (physical, logical) {
-        (false, Some(pwd)) => pwd,
-        _ => match std::env::current_dir() {
+    let text = if physical || shell.logical_cwd.is_empty() {
+        match std::env::current_dir() {
             Ok(dir) => dir.display().to_string(),
             Err(err) => {
                 shell.builtin_error("pwd", &io_message(&err));
                 return Ok(1);
             }
-        },
+        }
+    } else {
+        shell.logical_cwd.clone()
     };
     Ok(shell.write_out("pwd", format!("{text}\n").as_bytes()))
-}
-
-fn same_dir(a: &str, b: &str) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
-    }
 }

@@ -31,7 +31,11 @@ fn kinds(shell: &mut Shell, name: &str, all: bool, files_only: bool) -> Vec<Kind
         }
     }
     if (found.is_empty() || all) && !name.is_empty() {
-        if let Ok(resolved) = shell.resolve_external(name) {
+        if all && !name.contains('/') {
+            for path in shell.all_executables(name) {
+                found.push(Kind::File(path.display().to_string()));
+            }
+        } else if let Ok(resolved) = shell.resolve_external(name) {
             found.push(Kind::File(resolved.path.display().to_string()));
         }
     }
@@ -46,6 +50,7 @@ pub fn type_(shell: &mut Shell, argv: &[String]) -> Outcome {
     let mut path_only = false;
     let mut all = false;
     let mut force_path = false;
+    let mut skip_functions = false;
     let mut names = Vec::new();
     for arg in &argv[1..] {
         match arg.as_str() {
@@ -56,7 +61,7 @@ pub fn type_(shell: &mut Shell, argv: &[String]) -> Outcome {
                 force_path = true;
             }
             "-a" => all = true,
-            "-f" => {}
+            "-f" => skip_functions = true,
             s if s.starts_with('-') && s.len() > 1 => {
                 shell.builtin_error("type", &format!("{s}: invalid option"));
                 return Ok(2);
@@ -67,7 +72,10 @@ pub fn type_(shell: &mut Shell, argv: &[String]) -> Outcome {
     let mut status = 0;
     let mut out = String::new();
     for name in &names {
-        let found = kinds(shell, name, all, force_path);
+        let mut found = kinds(shell, name, all, force_path);
+        if skip_functions {
+            found.retain(|k| !matches!(k, Kind::Function(_)));
+        }
         if found.is_empty() {
             if !terse && !path_only {
                 shell.builtin_error("type", &format!("{name}: not found"));

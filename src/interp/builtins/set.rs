@@ -194,13 +194,18 @@ pub fn set(shell: &mut Shell, argv: &[String]) -> Outcome {
             _ => break,
         };
         if body.is_empty() || body == "-" {
-            // `set --` and `set -` end the options; `set --` alone clears the parameters.
+            // `set --` and `set -` end the options; `set --` alone clears the parameters,
+            // `set -` alone leaves them (and turns off -x and -v).
             index += 1;
-            if body == "-" || argv.len() == index {
-                shell.set_positional(argv[index..].to_vec());
+            if body.is_empty() {
+                shell.options.xtrace = false;
+                if argv.len() > index {
+                    shell.set_positional(argv[index..].to_vec());
+                }
                 return Ok(0);
             }
-            break;
+            shell.set_positional(argv[index..].to_vec());
+            return Ok(0);
         }
         if body == "o" {
             index += 1;
@@ -216,7 +221,13 @@ pub fn set(shell: &mut Shell, argv: &[String]) -> Outcome {
             index += 1;
             continue;
         }
+        let mut takes_name = false;
         for letter in body.chars() {
+            if letter == 'o' {
+                // `set -euo pipefail`: the option name is the next argument.
+                takes_name = true;
+                continue;
+            }
             let Some(name) = letter_option(letter) else {
                 shell.builtin_error(
                     "set",
@@ -230,6 +241,16 @@ pub fn set(shell: &mut Shell, argv: &[String]) -> Outcome {
             }
         }
         index += 1;
+        if takes_name {
+            let Some(name) = argv.get(index) else {
+                return Ok(list_options(shell, on));
+            };
+            if let Err(message) = set_option(shell, name, on) {
+                shell.builtin_error("set", &message);
+                return Ok(2);
+            }
+            index += 1;
+        }
     }
     if index < argv.len() {
         shell.set_positional(argv[index..].to_vec());
