@@ -329,12 +329,13 @@ pub fn unescape(src: &str) -> String {
 }
 
 /// Escapes `s` so that, as a pattern, it matches only itself.
+/// `-` and `^` are escaped too: inside a bracket expression a quoted `\-` stays a hyphen.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if matches!(
             c,
-            '\\' | '*' | '?' | '[' | ']' | '(' | ')' | '|' | '+' | '@' | '!'
+            '\\' | '*' | '?' | '[' | ']' | '(' | ')' | '|' | '+' | '@' | '!' | '-' | '^'
         ) {
             out.push('\\');
         }

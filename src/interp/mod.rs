@@ -189,6 +189,16 @@ impl Shell {
         let _ = self
             .vars
             .set("RSH_VERSION", env!("CARGO_PKG_VERSION").to_string());
+        let _ = self.vars.set("PPID", nix::unistd::getppid().to_string());
+        if let Ok(host) = nix::unistd::gethostname() {
+            let _ = self
+                .vars
+                .set("HOSTNAME", host.to_string_lossy().into_owned());
+        }
+        let arch = std::env::consts::ARCH;
+        let _ = self.vars.set("HOSTTYPE", arch.to_string());
+        let _ = self.vars.set("OSTYPE", "linux-gnu".to_string());
+        let _ = self.vars.set("MACHTYPE", format!("{arch}-pc-linux-gnu"));
     }
 
     /// $PWD if it names the current directory (keeps the logical path), else the physical one.

@@ -543,7 +543,7 @@ impl<'a> Converter<'a> {
         while i < nodes.len() {
             let start = nodes[i].start_byte();
             let mut end = nodes[i].end_byte();
-            while i + 1 < nodes.len() && nodes[i + 1].start_byte() == end {
+            while i + 1 < nodes.len() && self.adjacent(end, nodes[i + 1].start_byte()) {
                 i += 1;
                 end = nodes[i].end_byte();
             }
@@ -551,6 +551,12 @@ impl<'a> Converter<'a> {
             i += 1;
         }
         Ok(words)
+    }
+
+    /// Nothing but line continuations between two nodes: they are one word (`a\<newline>b`
+    /// is `ab`; tree-sitter makes two words of it).
+    pub(super) fn adjacent(&self, end: usize, next_start: usize) -> bool {
+        next_start >= end && self.src[end..next_start].replace("\\\n", "").is_empty()
     }
 
     fn assignment(&mut self, node: Node<'a>) -> Result<Assignment, ParseError> {
@@ -1107,7 +1113,7 @@ impl<'a> Converter<'a> {
             ("[", "]") => {
                 // `[ … ]` is the `[` builtin with ordinary words.
                 let mut words = vec![Word::literal("[", Self::span(open))];
-                words.extend(self.test_words(&tokens)?);
+                words.extend(self.words_from_nodes(&tokens)?);
                 words.push(Word::literal("]", Self::span(close)));
                 Ok(Command::Simple(SimpleCommand {
                     words,
@@ -1149,22 +1155,6 @@ impl<'a> Converter<'a> {
             "comment" => {}
             _ => out.push(node),
         }
-    }
-
-    fn test_words(&mut self, tokens: &[Node<'a>]) -> Result<Vec<Word>, ParseError> {
-        let mut words = Vec::new();
-        let mut i = 0;
-        while i < tokens.len() {
-            let start = tokens[i].start_byte();
-            let mut end = tokens[i].end_byte();
-            while i + 1 < tokens.len() && tokens[i + 1].start_byte() == end {
-                i += 1;
-                end = tokens[i].end_byte();
-            }
-            words.push(self.word(start, end)?);
-            i += 1;
-        }
-        Ok(words)
     }
 }
 
@@ -1287,7 +1277,7 @@ impl<'a> CondParser<'_, 'a> {
         let mut end = token.end_byte();
         // Adjacent leaves form one word (`$a"b"`).
         while let Some(next) = self.tokens.get(self.pos) {
-            if next.start_byte() != end {
+            if !self.conv.adjacent(end, next.start_byte()) {
                 break;
             }
             end = next.end_byte();

@@ -134,10 +134,18 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
     // valid `test` arguments (`[ a $op b ]`, `[ = ]`); `[` is an ordinary command to bash.
     // Hide it behind a letter of the same length so it parses as one; the converter reads
     // words from the original text, so the command is still `[`.
-    let brackets = scan::scan(source).brackets;
+    let scanned = scan::scan(source);
     let mut text = source.as_bytes().to_vec();
-    for &at in &brackets {
+    for &at in &scanned.brackets {
         text[at] = b'x';
+    }
+    // Arithmetic text is evaluated by rsh from the original source; tree-sitter only needs
+    // its extent, so it gets a harmless `0` padded with blanks instead.
+    for &(start, end) in &scanned.arithmetic {
+        if start < end {
+            text[start] = b'0';
+            text[start + 1..end].fill(b' ');
+        }
     }
     let tree = parse_tree(as_text(&text))?;
     if !tree.root_node().has_error() {

@@ -12,6 +12,11 @@ pub(crate) struct Scan {
     /// An open quote, trailing backslash, unclosed `(`/`{`, here-document without its end
     /// line, or compound command without its closing keyword at the end of the text.
     pub open_at_end: bool,
+    /// The insides of `$((…))` and `((…))` (byte ranges between the parentheses).
+    /// tree-sitter's arithmetic grammar rejects much that bash evaluates (`$((10 $op 20))`,
+    /// `$(($expr))`, `$(( ${base}#a ))`); rsh evaluates this text itself, so the parser only
+    /// needs to see where it ends.
+    pub arithmetic: Vec<(usize, usize)>,
 }
 
 pub(crate) fn scan(source: &str) -> Scan {
@@ -75,6 +80,17 @@ impl Scanner<'_> {
                     return false;
                 }
                 self.i += 2;
+                true
+            }
+            b'$' if self.src[self.i..].starts_with(b"$((") => {
+                self.in_word();
+                self.arithmetic_from(self.i + 3);
+                true
+            }
+            b'(' if self.command_position && self.src[self.i..].starts_with(b"((") => {
+                self.end_word();
+                self.arithmetic_from(self.i + 2);
+                self.command_position = false;
                 true
             }
             b'$' if self.src.get(self.i + 1) == Some(&b'\'') => {
@@ -186,6 +202,45 @@ impl Scanner<'_> {
         );
     }
 
+    /// Records arithmetic text starting at `inner` when it ends with `))` at the same depth,
+    /// and moves past it; otherwise (`$((a) )` is a command substitution) moves one byte.
+    fn arithmetic_from(&mut self, inner: usize) {
+        match self.arithmetic_end(inner) {
+            Some(close) => {
+                self.result.arithmetic.push((inner, close));
+                self.i = close + 2;
+            }
+            None => {
+                self.depth += 1;
+                self.i += 1;
+            }
+        }
+    }
+
+    /// The offset of the `))` that closes arithmetic text starting at `from`.
+    fn arithmetic_end(&self, from: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        let mut j = from;
+        while j < self.src.len() {
+            match self.src[j] {
+                b'\\' => j += 1,
+                b'\'' => j += self.text[j + 1..].find('\'')? + 1,
+                b'"' => {
+                    j += 1;
+                    while j < self.src.len() && self.src[j] != b'"' {
+                        j += if self.src[j] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b'(' => depth += 1,
+                b')' if depth > 0 => depth -= 1,
+                b')' => return (self.src.get(j + 1) == Some(&b')')).then_some(j),
+                _ => {}
+            }
+            j += 1;
+        }
+        None
+    }
+
     fn skip_single(&mut self) -> bool {
         match self.text[self.i + 1..].find('\'') {
             Some(n) => {
@@ -205,6 +260,13 @@ impl Scanner<'_> {
                     self.i = j + 1;
                     return true;
                 }
+                b'$' if self.src[j..].starts_with(b"$((") => match self.arithmetic_end(j + 3) {
+                    Some(close) => {
+                        self.result.arithmetic.push((j + 3, close));
+                        j = close + 2;
+                    }
+                    None => j += 1,
+                },
                 _ => j += 1,
             }
         }
@@ -330,5 +392,14 @@ mod tests {
         ] {
             assert!(!scan(text).open_at_end, "{text:?} should be complete");
         }
+    }
+}
+
+#[cfg(test)]
+mod continuation_tests {
+    #[test]
+    fn trailing_backslash_newline_is_open() {
+        assert!(super::scan("echo a\\\n").open_at_end);
+        assert!(crate::parse::needs_more_input("echo a\\\n"));
     }
 }
