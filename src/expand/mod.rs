@@ -102,13 +102,29 @@ impl std::fmt::Display for ExpandError {
 pub fn words(env: &mut dyn ExpandEnv, words: &[Word]) -> Result<Vec<String>, ExpandError> {
     let mut out = Vec::new();
     for word in words {
+        // bash expands `~` after `=` and `:` in any word that looks like an assignment
+        // (`echo PATH=~/bin`), not only in real assignments.
+        let ctx = if looks_like_assignment(word) {
+            Context::AssignmentWord
+        } else {
+            Context::Unquoted
+        };
         for word in brace::expand(word)? {
             let mut fields = Fields::new(ifs(env));
-            expand_parts(env, &word.parts, Context::Unquoted, &mut fields)?;
+            expand_parts(env, &word.parts, ctx, &mut fields)?;
             glob_fields(env, fields.finish(), &mut out)?;
         }
     }
     Ok(out)
+}
+
+fn looks_like_assignment(word: &Word) -> bool {
+    match word.parts.first() {
+        Some(WordPart::Literal(text)) => text
+            .split_once('=')
+            .is_some_and(|(name, _)| crate::parse::is_name(name.trim_end_matches('+'))),
+        _ => false,
+    }
 }
 
 /// One word to one string: no splitting, no globbing (assignment values, `case` subjects,
@@ -211,6 +227,9 @@ fn ifs(env: &dyn ExpandEnv) -> String {
 enum Context {
     /// A command word: unquoted expansions are split and globbed.
     Unquoted,
+    /// A command word shaped like `name=value`: as `Unquoted`, with tilde expansion after
+    /// `=` and `:` as in an assignment.
+    AssignmentWord,
     /// Inside double quotes.
     Quoted,
     /// An assignment value: tilde after `:` too, nothing split.
@@ -278,6 +297,12 @@ fn tilde(
     next: Option<&WordPart>,
 ) -> String {
     let ends_word = next.is_none();
+    if ctx == Context::AssignmentWord && first {
+        if let Some((name, value)) = text.split_once('=') {
+            let value = tilde(env, value, true, Context::Assignment, next);
+            return format!("{name}={value}");
+        }
+    }
     if ctx == Context::Assignment {
         let mut out = String::new();
         for (i, segment) in text.split(':').enumerate() {
@@ -507,10 +532,11 @@ fn expand_test(
         Value::Many { items, .. } if items.is_empty() => true,
         _ => colon && value.is_null(),
     };
-    let operand_ctx = if ctx == Context::Quoted {
-        Context::Quoted
-    } else {
-        Context::Unquoted
+    // The operand keeps the quoting of the expansion; in an assignment, its tildes after `:`
+    // expand too (`x=${y-~:~}`).
+    let operand_ctx = match ctx {
+        Context::Quoted | Context::Assignment => ctx,
+        _ => Context::Unquoted,
     };
     match kind {
         TestKind::Default if missing => expand_operand(env, word, operand_ctx, out),
@@ -587,7 +613,7 @@ fn push_value(env: &dyn ExpandEnv, value: Value, ctx: Context, out: &mut Fields)
                     .map(String::from)
                     .unwrap_or_default();
                 out.push(Piece::expansion(items.join(&sep), true));
-            } else if ctx.quoted() || matches!(ctx, Context::Unquoted) {
+            } else if ctx.quoted() || matches!(ctx, Context::Unquoted | Context::AssignmentWord) {
                 for (i, item) in items.into_iter().enumerate() {
                     if i > 0 {
                         out.field_break();

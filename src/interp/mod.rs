@@ -740,7 +740,7 @@ impl Shell {
         }
         self.call_depth += 1;
         let saved_args = std::mem::replace(&mut self.positional, argv[1..].to_vec());
-        self.vars.push_scope();
+        self.vars.push_scope(vars::ScopeKind::Function);
         let result = self.run_compound(&def.body);
         self.vars.pop_scope();
         self.positional = saved_args;

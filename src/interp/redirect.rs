@@ -221,7 +221,8 @@ impl Shell {
             }
             return Ok(());
         }
-        if redirect.op == RedirOp::DupWrite && redirect.fd.is_none() {
+        // `>&file` and `1>&file` mean `&>file` (bash); other descriptors need a number.
+        if redirect.op == RedirOp::DupWrite && matches!(redirect.fd, None | Some(1)) {
             return self.open_file(&word, RedirOp::WriteBoth, None, saved);
         }
         Err(RedirectFailure::Message(format!(

@@ -17,7 +17,7 @@ use crate::policy::Verdict;
 use crate::spawn;
 
 use super::builtins::{self, Builtin};
-use super::vars::is_name;
+use super::vars::{ScopeKind, is_name};
 use super::{Flow, Outcome, Shell};
 
 /// What a command name refers to.
@@ -106,31 +106,61 @@ impl Shell {
         if argv.is_empty() {
             return self.run_assignments_only(cmd);
         }
-        let assignments = match self.expand_assignments(&cmd.assignments) {
-            Ok(values) => values,
-            Err(err) => return self.expansion_failed(err),
+        let result = if cmd.assignments.is_empty() {
+            self.run_words(cmd, &argv, &[], last_in_process)
+        } else {
+            // `A=1 B=$A cmd`: temporary, exported bindings, each visible to the next.
+            self.vars.push_scope(ScopeKind::Temporary);
+            let result = match self.bind_temporaries(&cmd.assignments) {
+                Ok(bound) => self.run_words(cmd, &argv, &bound, last_in_process),
+                Err(outcome) => outcome,
+            };
+            self.vars.pop_scope();
+            result
         };
-        self.trace(&assignments, &argv);
-        if argv[0] == "exec" && argv.len() == 1 {
-            return self.exec_redirects(cmd);
-        }
-        let result = self.run_argv(
-            &argv,
-            &assignments,
-            &cmd.redirects,
-            Lookup::All,
-            last_in_process,
-        );
         // `$_`: the last argument of the previous command.
         self.last_arg = argv.last().cloned().unwrap_or_default();
         result
+    }
+
+    fn run_words(
+        &mut self,
+        cmd: &SimpleCommand,
+        argv: &[String],
+        bound: &[(String, String)],
+        last_in_process: bool,
+    ) -> Outcome {
+        self.trace(bound, argv);
+        if argv[0] == "exec" && argv.len() == 1 {
+            return self.exec_redirects(cmd);
+        }
+        self.run_argv(argv, &cmd.redirects, Lookup::All, last_in_process)
+    }
+
+    /// Expands and binds prefix assignments in the temporary scope, in order.
+    fn bind_temporaries(
+        &mut self,
+        assignments: &[Assignment],
+    ) -> Result<Vec<(String, String)>, Outcome> {
+        let mut bound = Vec::with_capacity(assignments.len());
+        for assignment in assignments {
+            let value = match self.expand_assignments(std::slice::from_ref(assignment)) {
+                Ok(mut values) => values.remove(0).1,
+                Err(err) => return Err(self.expansion_failed(err)),
+            };
+            // bash reports a readonly variable here but still runs the command.
+            if let Err(message) = self.vars.bind_temporary(&assignment.name, value.clone()) {
+                self.error(&message);
+            }
+            bound.push((assignment.name.clone(), value));
+        }
+        Ok(bound)
     }
 
     /// Runs an expanded command: decides, then runs it with its assignments and redirections.
     pub(crate) fn run_argv(
         &mut self,
         argv: &[String],
-        assignments: &[(String, String)],
         redirects: &[crate::parse::Redirect],
         lookup: Lookup,
         last_in_process: bool,
@@ -154,15 +184,9 @@ impl Shell {
             Err(failure) => return self.fail_redirect(failure),
         };
         let result = match target {
-            Target::Function(def) => {
-                self.with_temp_vars(assignments, |shell| shell.call_function(&def, argv))
-            }
-            Target::Builtin(builtin) => {
-                self.with_temp_vars(assignments, |shell| builtin(shell, argv))
-            }
-            Target::External(resolved) => {
-                Ok(self.run_external(argv, assignments, resolved, last_in_process))
-            }
+            Target::Function(def) => self.call_function(&def, argv),
+            Target::Builtin(builtin) => builtin(self, argv),
+            Target::External(resolved) => Ok(self.run_external(argv, resolved, last_in_process)),
         };
         self.restore_redirects(saved);
         result
@@ -301,33 +325,6 @@ impl Shell {
             }
             Err(failure) => self.fail_redirect(failure),
         }
-    }
-
-    /// Temporarily sets `VAR=value` for a builtin or function, exported, as bash does.
-    fn with_temp_vars(
-        &mut self,
-        assignments: &[(String, String)],
-        run: impl FnOnce(&mut Shell) -> Outcome,
-    ) -> Outcome {
-        if assignments.is_empty() {
-            return run(self);
-        }
-        let saved: Vec<(String, Option<super::vars::Var>)> = assignments
-            .iter()
-            .map(|(name, _)| (name.clone(), self.vars.get(name).cloned()))
-            .collect();
-        for (name, value) in assignments {
-            if let Err(message) = self.vars.set(name, value.clone()) {
-                self.error(&message);
-                continue;
-            }
-            self.vars.set_exported(name, true);
-        }
-        let result = run(self);
-        for (name, old) in saved {
-            self.vars.restore(&name, old);
-        }
-        result
     }
 
     fn trace(&self, assignments: &[(String, String)], argv: &[String]) {
@@ -521,17 +518,11 @@ impl Shell {
 
     // ----- execution --------------------------------------------------------------------------
 
-    fn run_external(
-        &mut self,
-        argv: &[String],
-        assignments: &[(String, String)],
-        resolved: Resolved,
-        last_in_process: bool,
-    ) -> i32 {
+    fn run_external(&mut self, argv: &[String], resolved: Resolved, last_in_process: bool) -> i32 {
         if let FileKind::ShellText = resolved.kind {
-            return self.run_shell_text(argv, assignments, &resolved);
+            return self.run_shell_text(argv, &resolved);
         }
-        let env = self.child_env(assignments);
+        let env = self.vars.exported();
         let is_script = matches!(resolved.kind, FileKind::Script { .. });
         let program =
             match spawn::Program::new(resolved.file, &resolved.path, is_script, argv, &env) {
@@ -566,26 +557,9 @@ impl Shell {
         status
     }
 
-    /// The environment of a child: exported variables plus the command's own assignments.
-    fn child_env(&self, assignments: &[(String, String)]) -> Vec<(String, String)> {
-        let mut env = self.vars.exported();
-        for (name, value) in assignments {
-            match env.iter_mut().find(|(k, _)| k == name) {
-                Some(entry) => entry.1 = value.clone(),
-                None => env.push((name.clone(), value.clone())),
-            }
-        }
-        env
-    }
-
     /// A script without `#!`: bash runs it in a subshell of itself, so rsh interprets it, with
     /// every command in it decided as usual.
-    fn run_shell_text(
-        &mut self,
-        argv: &[String],
-        assignments: &[(String, String)],
-        resolved: &Resolved,
-    ) -> i32 {
+    fn run_shell_text(&mut self, argv: &[String], resolved: &Resolved) -> i32 {
         let text = match std::fs::read(&resolved.path) {
             Ok(bytes) => bytes,
             Err(err) => {
@@ -602,10 +576,6 @@ impl Shell {
         };
         match spawn::fork_shell() {
             Ok(spawn::Fork::Child) => {
-                for (name, value) in assignments {
-                    let _ = self.vars.set(name, value.clone());
-                    self.vars.set_exported(name, true);
-                }
                 self.reset_for_script(argv);
                 let status = self.run_in_child(|shell| shell.run_program(&program));
                 spawn::exit_child(status);

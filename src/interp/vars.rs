@@ -1,5 +1,5 @@
 //! Shell variables: global values, function-local scopes (dynamic scoping, like bash), the
-//! exported and readonly attributes.
+//! temporary scope of `VAR=value command`, and the exported and readonly attributes.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -11,11 +11,27 @@ pub struct Var {
     pub readonly: bool,
 }
 
+/// What kind of scope shadows the globals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeKind {
+    /// A function call: `local` variables.
+    Function,
+    /// `VAR=value command`: exported bindings that disappear after the command; unsetting
+    /// one reveals the variable underneath, as in bash.
+    Temporary,
+}
+
+#[derive(Debug, Clone)]
+struct Scope {
+    kind: ScopeKind,
+    vars: HashMap<String, Var>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
     globals: HashMap<String, Var>,
     /// Innermost last. An entry shadows every outer scope and the globals.
-    scopes: Vec<HashMap<String, Var>>,
+    scopes: Vec<Scope>,
 }
 
 impl Vars {
@@ -42,7 +58,7 @@ impl Vars {
 
     pub fn get(&self, name: &str) -> Option<&Var> {
         for scope in self.scopes.iter().rev() {
-            if let Some(var) = scope.get(name) {
+            if let Some(var) = scope.vars.get(name) {
                 return Some(var);
             }
         }
@@ -55,8 +71,8 @@ impl Vars {
 
     fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
         for scope in self.scopes.iter_mut().rev() {
-            if scope.contains_key(name) {
-                return scope.get_mut(name);
+            if scope.vars.contains_key(name) {
+                return scope.vars.get_mut(name);
             }
         }
         self.globals.get_mut(name)
@@ -100,12 +116,17 @@ impl Vars {
         }
     }
 
-    /// `local name[=value]` in the innermost function scope (global when not in a function).
+    /// `local name[=value]` in the innermost function scope.
     pub fn declare_local(&mut self, name: &str, value: Option<String>) -> Result<(), String> {
-        let Some(scope) = self.scopes.last_mut() else {
+        let Some(scope) = self
+            .scopes
+            .iter_mut()
+            .rev()
+            .find(|s| s.kind == ScopeKind::Function)
+        else {
             return Err("local: can only be used in a function".to_string());
         };
-        let var = scope.entry(name.to_string()).or_default();
+        let var = scope.vars.entry(name.to_string()).or_default();
         if var.readonly {
             return Err(format!("{name}: readonly variable"));
         }
@@ -115,17 +136,47 @@ impl Vars {
         Ok(())
     }
 
+    /// Binds `name` in the innermost (temporary) scope, exported: `VAR=value command`.
+    pub fn bind_temporary(&mut self, name: &str, value: String) -> Result<(), String> {
+        if self.get(name).is_some_and(|v| v.readonly) {
+            return Err(format!("{name}: readonly variable"));
+        }
+        let scope = self
+            .scopes
+            .last_mut()
+            .filter(|s| s.kind == ScopeKind::Temporary)
+            .ok_or_else(|| "no temporary scope".to_string())?;
+        scope.vars.insert(
+            name.to_string(),
+            Var {
+                value: Some(value),
+                exported: true,
+                readonly: false,
+            },
+        );
+        Ok(())
+    }
+
     pub fn unset(&mut self, name: &str) -> Result<(), String> {
         for scope in self.scopes.iter_mut().rev() {
-            if let Some(var) = scope.get_mut(name) {
-                if var.readonly {
-                    return Err(format!("{name}: cannot unset: readonly variable"));
-                }
-                // Stays declared in that scope, so an outer value does not reappear.
-                var.value = None;
-                var.exported = false;
-                return Ok(());
+            let Some(var) = scope.vars.get_mut(name) else {
+                continue;
+            };
+            if var.readonly {
+                return Err(format!("{name}: cannot unset: readonly variable"));
             }
+            match scope.kind {
+                // A local stays declared in its function, so an outer value does not
+                // reappear there.
+                ScopeKind::Function => {
+                    var.value = None;
+                    var.exported = false;
+                }
+                ScopeKind::Temporary => {
+                    scope.vars.remove(name);
+                }
+            }
+            return Ok(());
         }
         match self.globals.get(name) {
             Some(var) if var.readonly => Err(format!("{name}: cannot unset: readonly variable")),
@@ -167,33 +218,11 @@ impl Vars {
         }
     }
 
-    /// Puts back what `get` returned before a temporary assignment (`VAR=x builtin`).
-    pub fn restore(&mut self, name: &str, old: Option<Var>) {
-        for scope in self.scopes.iter_mut().rev() {
-            if scope.contains_key(name) {
-                match old {
-                    Some(var) => {
-                        scope.insert(name.to_string(), var);
-                    }
-                    None => {
-                        scope.remove(name);
-                    }
-                }
-                return;
-            }
-        }
-        match old {
-            Some(var) => {
-                self.globals.insert(name.to_string(), var);
-            }
-            None => {
-                self.globals.remove(name);
-            }
-        }
-    }
-
-    pub fn push_scope(&mut self) {
-        self.scopes.push(HashMap::new());
+    pub fn push_scope(&mut self, kind: ScopeKind) {
+        self.scopes.push(Scope {
+            kind,
+            vars: HashMap::new(),
+        });
     }
 
     pub fn pop_scope(&mut self) {
@@ -201,7 +230,7 @@ impl Vars {
     }
 
     pub fn in_function(&self) -> bool {
-        !self.scopes.is_empty()
+        self.scopes.iter().any(|s| s.kind == ScopeKind::Function)
     }
 
     /// Every visible variable, sorted by name (for `set`, `declare -p`, `export -p`).
@@ -209,7 +238,7 @@ impl Vars {
         let mut out: BTreeMap<&str, &Var> =
             self.globals.iter().map(|(k, v)| (k.as_str(), v)).collect();
         for scope in &self.scopes {
-            for (k, v) in scope {
+            for (k, v) in &scope.vars {
                 out.insert(k.as_str(), v);
             }
         }
@@ -226,9 +255,44 @@ impl Vars {
     }
 }
 
-/// A valid shell variable name.
-pub fn is_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+pub use crate::parse::is_name;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unset_of_a_temporary_binding_reveals_the_global() {
+        let mut vars = Vars::default();
+        vars.set("x", "global".into()).unwrap();
+        vars.push_scope(ScopeKind::Temporary);
+        vars.bind_temporary("x", "temp".into()).unwrap();
+        assert_eq!(vars.value("x"), Some("temp"));
+        vars.unset("x").unwrap();
+        assert_eq!(vars.value("x"), Some("global"));
+        vars.pop_scope();
+        assert_eq!(vars.value("x"), Some("global"));
+    }
+
+    #[test]
+    fn unset_of_a_local_does_not_reveal_the_global() {
+        let mut vars = Vars::default();
+        vars.set("x", "global".into()).unwrap();
+        vars.push_scope(ScopeKind::Function);
+        vars.declare_local("x", Some("local".into())).unwrap();
+        vars.unset("x").unwrap();
+        assert_eq!(vars.value("x"), None);
+        vars.pop_scope();
+        assert_eq!(vars.value("x"), Some("global"));
+    }
+
+    #[test]
+    fn local_goes_to_the_function_under_a_temporary_scope() {
+        let mut vars = Vars::default();
+        vars.push_scope(ScopeKind::Function);
+        vars.push_scope(ScopeKind::Temporary);
+        vars.declare_local("y", Some("1".into())).unwrap();
+        vars.pop_scope();
+        assert_eq!(vars.value("y"), Some("1"));
+    }
 }

@@ -80,6 +80,13 @@ pub fn parse_bytes(source: &[u8]) -> Result<Program, ParseError> {
     }
 }
 
+/// A valid shell variable name.
+pub fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
 /// Checks syntax only, for `rsh -n`.
 pub fn check(source: &str) -> Result<(), ParseError> {
     parse(source).map(|_| ())

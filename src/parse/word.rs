@@ -138,10 +138,32 @@ impl<'a> Converter<'a> {
                 break;
             }
             match c {
-                '\\' => self.backslash(pos, end, mode, &mut text, &mut parts),
+                '\\' => self.backslash(pos, end, mode, in_double, &mut text, &mut parts),
                 '\'' if mode == Mode::Unquoted && !in_double => {
                     flush(&mut text, &mut parts, mode);
                     parts.push(WordPart::Quoted(self.single_quoted(pos, end)?));
+                }
+                '\'' if mode == Mode::Unquoted => {
+                    // `"${x-'a}b $v'}"`: inside double quotes the single quotes stay in the
+                    // value and hide braces, but what they enclose is still expanded.
+                    flush(&mut text, &mut parts, mode);
+                    let open = *pos;
+                    let close = self.src[open + 1..end]
+                        .find('\'')
+                        .map(|n| open + 1 + n)
+                        .ok_or_else(|| self.syntax("unterminated single quote", open))?;
+                    let mut inner = open + 1;
+                    let body = self.lex(
+                        &mut inner,
+                        close,
+                        Mode::HereDoc { strip_tabs: false },
+                        Stops::default(),
+                        false,
+                    )?;
+                    parts.push(WordPart::Quoted("'".to_string()));
+                    parts.extend(body);
+                    parts.push(WordPart::Quoted("'".to_string()));
+                    *pos = close + 1;
                 }
                 '"' if mode == Mode::Unquoted => {
                     flush(&mut text, &mut parts, mode);
@@ -174,11 +196,14 @@ impl<'a> Converter<'a> {
         Ok(parts)
     }
 
+    /// `in_double`: a parameter operand inside `"…"`, where a backslash only escapes what it
+    /// escapes in double quotes (and `}`).
     fn backslash(
         &mut self,
         pos: &mut usize,
         end: usize,
         mode: Mode,
+        in_double: bool,
         text: &mut String,
         parts: &mut Vec<WordPart>,
     ) {
@@ -199,6 +224,7 @@ impl<'a> Converter<'a> {
             return;
         }
         let escapable = match mode {
+            Mode::Unquoted if in_double => matches!(next, '$' | '`' | '"' | '\\' | '}'),
             Mode::Unquoted => true,
             Mode::Double | Mode::Arith => matches!(next, '$' | '`' | '"' | '\\'),
             Mode::HereDoc { .. } => matches!(next, '$' | '`' | '\\'),

@@ -59,6 +59,11 @@ fn change_dir(shell: &mut Shell, dir: &str, physical: bool, print: bool) -> Outc
     } else {
         logical_path(&current, dir)
     };
+    // Like bash, `cd missing/..` fails even though the logical result would exist.
+    if logical.is_some() && dir.contains("..") && std::fs::metadata(dir).is_err() {
+        shell.builtin_error("cd", &format!("{dir}: No such file or directory"));
+        return Ok(1);
+    }
     let target = logical.clone().unwrap_or_else(|| PathBuf::from(dir));
     if let Err(err) = std::env::set_current_dir(&target) {
         shell.builtin_error("cd", &format!("{dir}: {}", io_message(&err)));

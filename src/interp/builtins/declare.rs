@@ -200,6 +200,8 @@ fn declare_one(
     }
     if let Some(export) = flags.export {
         shell.vars.set_exported(name, export);
+    } else if shell.options.allexport {
+        shell.vars.set_exported(name, true);
     }
     if flags.readonly {
         shell.vars.set_readonly(name);
