@@ -574,7 +574,8 @@ impl Shell {
                 Err(Flow::Break(n)) if n > 1 => return Err(Flow::Break(n - 1)),
                 Err(Flow::Break(_)) => return Ok(0),
                 Err(Flow::Continue(n)) if n > 1 => return Err(Flow::Continue(n - 1)),
-                Err(Flow::Continue(_)) => continue,
+                // bash ends the loop on `continue` in its own condition.
+                Err(Flow::Continue(_)) => return Ok(0),
                 Err(other) => return Err(other),
             };
             if (test == 0) == until {

@@ -228,6 +228,7 @@ fn echo_(shell: &mut Shell, argv: &[String]) -> Outcome {
 fn printf_(shell: &mut Shell, argv: &[String]) -> Outcome {
     let mut args = &argv[1..];
     let mut target = None;
+    let mut options_ended = false;
     loop {
         match args.first().map(String::as_str) {
             Some("-v") if args.len() >= 2 => {
@@ -240,6 +241,7 @@ fn printf_(shell: &mut Shell, argv: &[String]) -> Outcome {
             }
             Some("--") => {
                 args = &args[1..];
+                options_ended = true;
                 break;
             }
             _ => break,
@@ -249,6 +251,10 @@ fn printf_(shell: &mut Shell, argv: &[String]) -> Outcome {
         shell.builtin_error("printf", "usage: printf [-v var] format [arguments]");
         return Ok(2);
     };
+    if format.starts_with('-') && format.len() > 1 && !options_ended {
+        shell.builtin_error("printf", &format!("{format}: invalid option"));
+        return Ok(2);
+    }
     let result = printf::printf(format, rest);
     for message in &result.errors {
         shell.builtin_error("printf", message);
@@ -325,7 +331,7 @@ fn return_(shell: &mut Shell, argv: &[String]) -> Outcome {
             "return",
             "can only `return' from a function or sourced script",
         );
-        return Ok(1);
+        return Ok(2);
     }
     match numeric_arg(shell, "return", argv.get(1)) {
         Ok(Some(n)) => Err(Flow::Return((n & 0xff) as i32)),

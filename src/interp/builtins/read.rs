@@ -97,7 +97,7 @@ fn parse(shell: &Shell, argv: &[String]) -> Result<(Options, Vec<String>), i32> 
                                     "read",
                                     &format!("{value}: invalid timeout specification"),
                                 );
-                                2
+                                1
                             })?;
                     opts.timeout = Some(Duration::from_secs_f64(secs));
                 }
