@@ -3,16 +3,17 @@
 //! program that will run, never by how the program was spelled, so a symlink or a hard link to a
 //! listed program matches and a look-alike with the same basename does not.
 //!
-//! The only I/O is `stat` and `canonicalize` at load time; matching is pure.
+//! The only I/O is listing the search directories and `stat` at load time; matching is pure.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// One file a command name resolved to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Target {
-    /// Canonical path: absolute, symlinks resolved.
+    /// Where the name was found (search directory canonical, the name itself not resolved).
     pub path: PathBuf,
     pub dev: u64,
     pub ino: u64,
@@ -34,7 +35,7 @@ impl CommandRef {
     }
 
     /// An external program matches when it is one of the files the name resolved to: same
-    /// canonical path, or same (device, inode).
+    /// (device, inode), or the same path (the file at that path was replaced since loading).
     pub(crate) fn matches_file(&self, path: &Path, dev: u64, ino: u64) -> bool {
         self.targets
             .iter()
@@ -61,18 +62,47 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
 /// Resolves names against a list of directories, caching each answer for the whole load.
 pub(crate) struct Resolver {
     /// The search directories that exist, canonical, each once (`/bin` is often `/usr/bin`).
-    dirs: Vec<PathBuf>,
+    dirs: Vec<SearchDir>,
     cache: HashMap<String, Vec<Target>>,
+}
+
+/// A search directory and, once a name has been looked up in it, its entries: one listing
+/// replaces a stat per policy name and directory, which keeps loading a policy of hundreds of
+/// names cheap (rsh loads it on every start). Listed only when first needed, so a policy
+/// without names lists nothing.
+struct SearchDir {
+    path: PathBuf,
+    /// None: not listed yet; Some(None): cannot be listed (searched by stat instead).
+    entries: Option<Option<HashSet<OsString>>>,
+}
+
+impl SearchDir {
+    fn may_contain(&mut self, name: &str) -> bool {
+        let path = &self.path;
+        let entries = self.entries.get_or_insert_with(|| {
+            std::fs::read_dir(path).ok().map(|listing| {
+                listing
+                    .filter_map(|e| e.ok().map(|e| e.file_name()))
+                    .collect()
+            })
+        });
+        entries
+            .as_ref()
+            .is_none_or(|set| set.contains(std::ffi::OsStr::new(name)))
+    }
 }
 
 impl Resolver {
     pub(crate) fn new(dirs: &[PathBuf]) -> Resolver {
-        let mut canonical: Vec<PathBuf> = Vec::new();
+        let mut canonical: Vec<SearchDir> = Vec::new();
         for dir in dirs {
             if let Ok(dir) = std::fs::canonicalize(dir)
-                && !canonical.contains(&dir)
+                && !canonical.iter().any(|d| d.path == dir)
             {
-                canonical.push(dir);
+                canonical.push(SearchDir {
+                    path: dir,
+                    entries: None,
+                });
             }
         }
         Resolver {
@@ -85,12 +115,14 @@ impl Resolver {
     /// directory of the search path that has one (so a deny entry cannot be dodged by calling a
     /// second copy further down the path). Only regular files (after following symlinks) count.
     pub(crate) fn resolve(&mut self, name: &str) -> CommandRef {
-        let dirs = &self.dirs;
-        let targets = self
-            .cache
-            .entry(name.to_owned())
-            .or_insert_with(|| find_targets(name, dirs))
-            .clone();
+        let targets = match self.cache.get(name) {
+            Some(targets) => targets.clone(),
+            None => {
+                let targets = find_targets(name, &mut self.dirs);
+                self.cache.insert(name.to_owned(), targets.clone());
+                targets
+            }
+        };
         CommandRef {
             name: name.to_owned(),
             targets,
@@ -98,13 +130,16 @@ impl Resolver {
     }
 }
 
-fn find_targets(name: &str, dirs: &[PathBuf]) -> Vec<Target> {
+fn find_targets(name: &str, dirs: &mut [SearchDir]) -> Vec<Target> {
     if name.starts_with('/') {
         return target_of(Path::new(name)).into_iter().collect();
     }
     let mut found: Vec<Target> = Vec::new();
     for dir in dirs {
-        if let Some(t) = target_of(&dir.join(name))
+        if !dir.may_contain(name) {
+            continue;
+        }
+        if let Some(t) = target_of(&dir.path.join(name))
             && !found.contains(&t)
         {
             found.push(t);
@@ -113,15 +148,16 @@ fn find_targets(name: &str, dirs: &[PathBuf]) -> Vec<Target> {
     found
 }
 
+/// The file at `path` (following symlinks), by the path it was found at and its identity.
+/// The path is not canonicalized: the identity already follows every symlink, and the path
+/// only serves to recognise the same file after it is replaced (a package upgrade).
 fn target_of(path: &Path) -> Option<Target> {
-    // One stat first: most names are missing from most directories, and canonicalize costs a
-    // system call per path component.
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
         return None;
     }
     Some(Target {
-        path: std::fs::canonicalize(path).ok()?,
+        path: path.to_path_buf(),
         dev: meta.dev(),
         ino: meta.ino(),
     })
@@ -160,14 +196,17 @@ mod tests {
         assert_eq!(tool.targets.len(), 2);
         let link = resolver.resolve("link");
         assert_eq!(link.targets.len(), 1);
+        // Found under its own name, identified as the file it points to.
+        let tool_meta = std::fs::metadata(a.join("tool")).unwrap();
         assert_eq!(
-            link.targets[0].path,
-            std::fs::canonicalize(a.join("tool")).unwrap()
+            (link.targets[0].dev, link.targets[0].ino),
+            (tool_meta.dev(), tool_meta.ino())
         );
+        assert!(link.targets[0].path.ends_with("b/link"));
         assert!(resolver.resolve("dir").targets.is_empty());
         assert!(resolver.resolve("missing").targets.is_empty());
 
-        let abs = b.join("link");
+        let abs = std::fs::canonicalize(&b).unwrap().join("link");
         let by_path = resolver.resolve(abs.to_str().unwrap());
         assert_eq!(by_path.targets, link.targets);
     }

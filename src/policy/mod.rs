@@ -171,7 +171,14 @@ impl Policy {
         origin: &str,
         env_path: Option<&str>,
     ) -> Result<Policy, PolicyError> {
-        Loader { text, origin }.load(env_path)
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Loader {
+            text,
+            origin,
+            line_starts,
+        }
+        .load(env_path)
     }
 
     /// Reads and parses the policy file at `path`; read errors also name the file.
@@ -261,6 +268,9 @@ pub(crate) fn toml_key<S: AsRef<str>>(segments: &[S]) -> String {
 struct Loader<'t> {
     text: &'t str,
     origin: &'t str,
+    /// Byte offsets where lines start: every entry records its line, so finding one must not
+    /// rescan the file.
+    line_starts: Vec<usize>,
 }
 
 /// Validation errors found so far; the one reported is the first in the file.
@@ -318,12 +328,9 @@ impl Loader<'_> {
     /// 1-based (line, column) of a byte offset; the column counts characters.
     fn position(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let line_start = self.line_starts[line - 1];
         let before = &self.text.as_bytes()[..offset];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
         let column = String::from_utf8_lossy(&before[line_start..])
             .chars()
             .count()
