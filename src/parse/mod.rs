@@ -244,3 +244,6 @@ pub fn needs_more_input(source: &str) -> bool {
     // arrived yet. The lexical scan knows what is still open.
     scan::scan(source).open_at_end
 }
+
+#[cfg(test)]
+mod tests;
