@@ -1,5 +1,5 @@
 //! What a command name in the policy *is*: the files it resolves to at load time, each known by
-//! its canonical path and its (device, inode). A request matches a name by the identity of the
+//! its (device, inode) and the path it was found at. A request matches a name by the identity of the
 //! program that will run, never by how the program was spelled, so a symlink or a hard link to a
 //! listed program matches and a look-alike with the same basename does not.
 //!
