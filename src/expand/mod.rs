@@ -190,8 +190,22 @@ pub fn arith_str(env: &mut dyn ExpandEnv, text: &str) -> Result<i64, ExpandError
     }
     result.map_err(|e| ExpandError {
         arithmetic: true,
-        ..ExpandError::new(format!("{}: {}", text.trim(), e.message), 1)
+        ..ExpandError::new(
+            format!("{}: {}", shorten(text.trim()), shorten(&e.message)),
+            1,
+        )
     })
+}
+
+/// Text echoed in a message, cut to a readable length.
+fn shorten(text: &str) -> String {
+    const LIMIT: usize = 120;
+    if text.chars().count() <= LIMIT {
+        return text.to_string();
+    }
+    let mut short: String = text.chars().take(LIMIT).collect();
+    short.push('…');
+    short
 }
 
 struct ArithAdapter<'e> {

@@ -4,18 +4,28 @@ use super::*;
 fn dump() {
     let text = std::env::var("DUMP").unwrap_or_default();
     match parse(&text) {
-        Ok(p) => println!("{}\nline_starts={:?} lines={:?}", show_program(&p), p.line_starts, lines(&p)),
+        Ok(p) => println!(
+            "{}\nline_starts={:?} lines={:?}",
+            show_program(&p),
+            p.line_starts,
+            lines(&p)
+        ),
         Err(e) => println!("ERR {e:?} / {e}"),
     }
     println!("needs_more_input={}", needs_more_input(&text));
 }
 
 fn lines(p: &Program) -> Vec<usize> {
-    p.body.iter().flat_map(|ao| std::iter::once(&ao.first).chain(ao.rest.iter().map(|(_, p)| p))).flat_map(|p| p.commands.iter()).map(|c| match c {
-        Command::Simple(s) => s.line,
-        Command::Compound(c) => c.line,
-        Command::FunctionDef(f) => f.body.line,
-    }).collect()
+    p.body
+        .iter()
+        .flat_map(|ao| std::iter::once(&ao.first).chain(ao.rest.iter().map(|(_, p)| p)))
+        .flat_map(|p| p.commands.iter())
+        .map(|c| match c {
+            Command::Simple(s) => s.line,
+            Command::Compound(c) => c.line,
+            Command::FunctionDef(f) => f.body.line,
+        })
+        .collect()
 }
 
 fn show_program(program: &Program) -> String {
@@ -41,7 +51,11 @@ fn show_and_or(and_or: &AndOr) -> String {
 fn show_pipeline(pipeline: &Pipeline) -> String {
     let commands: Vec<String> = pipeline.commands.iter().map(show_command).collect();
     let body = commands.join(" | ");
-    if pipeline.negated { format!("! {body}") } else { body }
+    if pipeline.negated {
+        format!("! {body}")
+    } else {
+        body
+    }
 }
 
 fn show_command(command: &Command) -> String {
@@ -49,7 +63,12 @@ fn show_command(command: &Command) -> String {
         Command::Simple(simple) => {
             let mut items = Vec::new();
             for a in &simple.assignments {
-                items.push(format!("{}{}{}", a.name, if a.append { "+=" } else { "=" }, show_word(&a.value)));
+                items.push(format!(
+                    "{}{}{}",
+                    a.name,
+                    if a.append { "+=" } else { "=" },
+                    show_word(&a.value)
+                ));
             }
             items.extend(simple.words.iter().map(show_word));
             items.extend(simple.redirects.iter().map(show_redirect));
@@ -64,7 +83,10 @@ fn show_compound(compound: &CompoundCommand) -> String {
     let mut out = match &compound.kind {
         Compound::Group(list) => format!("{{ {}; }}", show_list(list)),
         Compound::Subshell(list) => format!("( {} )", show_list(list)),
-        Compound::If { branches, otherwise } => {
+        Compound::If {
+            branches,
+            otherwise,
+        } => {
             let mut out = String::new();
             for (i, (cond, body)) in branches.iter().enumerate() {
                 out.push_str(if i == 0 { "if " } else { "; elif " });
@@ -84,9 +106,20 @@ fn show_compound(compound: &CompoundCommand) -> String {
             ),
             None => format!("for {var}; do {}; done", show_list(body)),
         },
-        Compound::ArithFor { init, cond, step, body } => {
+        Compound::ArithFor {
+            init,
+            cond,
+            step,
+            body,
+        } => {
             let part = |w: &Option<Word>| w.as_ref().map(show_word).unwrap_or_default();
-            format!("for (({}; {}; {})); do {}; done", part(init), part(cond), part(step), show_list(body))
+            format!(
+                "for (({}; {}; {})); do {}; done",
+                part(init),
+                part(cond),
+                part(step),
+                show_list(body)
+            )
         }
         Compound::While { cond, body, until } => format!(
             "{} {}; do {}; done",
@@ -99,7 +132,11 @@ fn show_compound(compound: &CompoundCommand) -> String {
             for item in items {
                 out.push_str(&format!(
                     " {}) {} {}",
-                    item.patterns.iter().map(show_word).collect::<Vec<_>>().join("|"),
+                    item.patterns
+                        .iter()
+                        .map(show_word)
+                        .collect::<Vec<_>>()
+                        .join("|"),
                     show_list(&item.body),
                     match item.terminator {
                         CaseTerminator::Break => ";;",
@@ -204,11 +241,23 @@ fn show_param(p: &ParamExp) -> String {
             };
             format!("{}{k}{}", if *colon { ":" } else { "" }, show_word(word))
         }
-        ParamOp::Strip { suffix, longest, pattern } => {
+        ParamOp::Strip {
+            suffix,
+            longest,
+            pattern,
+        } => {
             let c = if *suffix { "%" } else { "#" };
-            format!("{}{}", if *longest { c.repeat(2) } else { c.to_string() }, show_word(pattern))
+            format!(
+                "{}{}",
+                if *longest { c.repeat(2) } else { c.to_string() },
+                show_word(pattern)
+            )
         }
-        ParamOp::Replace { mode, pattern, replacement } => {
+        ParamOp::Replace {
+            mode,
+            pattern,
+            replacement,
+        } => {
             let m = match mode {
                 ReplaceMode::First => "/",
                 ReplaceMode::All => "//",
@@ -221,9 +270,17 @@ fn show_param(p: &ParamExp) -> String {
             Some(l) => format!(":{}:{}", show_word(offset), show_word(l)),
             None => format!(":{}", show_word(offset)),
         },
-        ParamOp::Case { upper, all, pattern } => {
+        ParamOp::Case {
+            upper,
+            all,
+            pattern,
+        } => {
             let c = if *upper { "^" } else { "," };
-            format!("{}{}", if *all { c.repeat(2) } else { c.to_string() }, show_word(pattern))
+            format!(
+                "{}{}",
+                if *all { c.repeat(2) } else { c.to_string() },
+                show_word(pattern)
+            )
         }
     };
     format!("${{{bang}{name}{op}}}")
