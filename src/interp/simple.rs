@@ -176,8 +176,8 @@ impl Shell {
                 return Ok(reason.status());
             }
         };
-        if let Some(decision) = self.refusal(argv, &target) {
-            return Ok(self.report_refusal(argv, &decision));
+        if let Some(refusal) = self.refusal(argv, &target) {
+            return Ok(self.report_refusal(argv, &refusal));
         }
         let saved = match self.apply_redirects(redirects) {
             Ok(saved) => saved,
@@ -424,16 +424,21 @@ impl Shell {
 
     /// The decision that stops this command, or None when it may run. Both a script and the
     /// interpreter its `#!` line names must be allowed.
-    fn refusal(&self, argv: &[String], target: &Target) -> Option<Decision> {
-        let decisions = match target {
+    fn refusal(&self, argv: &[String], target: &Target) -> Option<Refusal> {
+        let mut refusals: Vec<Refusal> = match target {
             Target::Function(_) => return None,
-            Target::Builtin(_) => vec![self.decide_builtin(argv)],
+            Target::Builtin(_) => vec![Refusal {
+                decision: self.decide_builtin(argv),
+                interpreter: None,
+            }],
             Target::External(resolved) => self.decide_external(argv, resolved),
         };
-        decisions
+        refusals.retain(|r| r.decision.verdict != Verdict::Allow);
+        // The strictest verdict; on a tie, the program's own decision (it comes first).
+        refusals
             .into_iter()
-            .filter(|d| d.verdict != Verdict::Allow)
-            .max_by_key(|d| d.verdict)
+            .rev()
+            .max_by_key(|r| r.decision.verdict)
     }
 
     pub(crate) fn decide_builtin(&self, argv: &[String]) -> Decision {
@@ -446,20 +451,26 @@ impl Shell {
         )
     }
 
-    fn decide_external(&self, argv: &[String], resolved: &Resolved) -> Vec<Decision> {
-        let mut decisions = vec![decide::decide(
-            self.policy(),
-            &Request {
-                argv,
-                program: decide::Program::External {
-                    path: &resolved.canonical,
-                    dev: resolved.dev,
-                    ino: resolved.ino,
+    fn decide_external(&self, argv: &[String], resolved: &Resolved) -> Vec<Refusal> {
+        let mut decisions = vec![Refusal {
+            decision: decide::decide(
+                self.policy(),
+                &Request {
+                    argv,
+                    program: decide::Program::External {
+                        path: &resolved.canonical,
+                        dev: resolved.dev,
+                        ino: resolved.ino,
+                    },
                 },
-            },
-        )];
+            ),
+            interpreter: None,
+        }];
         if let FileKind::Script { interpreter, arg } = &resolved.kind {
-            decisions.push(self.decide_interpreter(argv, resolved, interpreter, arg.as_deref()));
+            decisions.push(Refusal {
+                decision: self.decide_interpreter(argv, resolved, interpreter, arg.as_deref()),
+                interpreter: Some(interpreter.clone()),
+            });
         }
         decisions
     }
@@ -503,15 +514,19 @@ impl Shell {
         }
     }
 
-    fn report_refusal(&self, argv: &[String], decision: &Decision) -> i32 {
+    fn report_refusal(&self, argv: &[String], refusal: &Refusal) -> i32 {
         let command = builtins::display_command(argv);
-        let reason = match decision.verdict {
+        let decision = &refusal.decision;
+        let mut reason = match decision.verdict {
             Verdict::Ask => format!(
                 "{}; it needs confirmation and rsh cannot ask here",
                 decision.reason
             ),
             _ => decision.reason.clone(),
         };
+        if let Some(interpreter) = &refusal.interpreter {
+            reason = format!("its #! interpreter {interpreter}: {reason}");
+        }
         self.error(&format!("denied: {command}: {reason}"));
         126
     }
@@ -587,6 +602,12 @@ impl Shell {
             }
         }
     }
+}
+
+/// A decision that stops a command, and whether it was about a script's interpreter.
+struct Refusal {
+    decision: Decision,
+    interpreter: Option<String>,
 }
 
 /// How far `resolve_target` looks.

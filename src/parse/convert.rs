@@ -403,6 +403,14 @@ impl<'a> Converter<'a> {
             .ok_or_else(|| self.syntax("`!` without a command", node.start_byte()))?;
         let mut stage = self.statement(inner)?;
         stage.first.negated = !stage.first.negated;
+        // tree-sitter reads the second `!` of `! ! cmd` as a command named `!`.
+        while let Some(Command::Simple(simple)) = stage.first.commands.first_mut() {
+            if simple.words.first().and_then(Word::as_plain_literal) != Some("!") {
+                break;
+            }
+            simple.words.remove(0);
+            stage.first.negated = !stage.first.negated;
+        }
         Ok(stage)
     }
 
@@ -1417,22 +1425,42 @@ pub(super) fn first_syntax_error(tree: &Tree, source: &str) -> Option<ParseError
         }
     }
     let node = best?;
-    let (line, column) = line_column(source.as_bytes(), node.start_byte());
-    let message = if node.is_missing() {
-        format!("missing `{}`", node.kind())
+    // tree-sitter often wraps the complete statements before the mistake in the ERROR node
+    // too; point at what follows them.
+    let at = if node.is_error() {
+        first_broken_child(node).unwrap_or(node)
     } else {
-        let text = &source[node.start_byte()..node.end_byte()];
+        node
+    };
+    let (line, column) = line_column(source.as_bytes(), at.start_byte());
+    let message = if at.is_missing() {
+        format!("missing `{}`", at.kind())
+    } else {
+        let text = &source[at.start_byte()..at.end_byte()];
         let token = text.split_whitespace().next().unwrap_or("");
-        if token.is_empty() {
-            "unexpected end of input".to_string()
-        } else {
-            format!("unexpected `{}`", snippet(token))
+        match token {
+            "" => "unexpected end of input".to_string(),
+            "if" | "while" | "until" | "for" | "case" | "select" | "{" | "(" | "[[" | "((" => {
+                format!("unfinished or malformed `{token}`")
+            }
+            _ => format!("unexpected `{}`", snippet(token)),
         }
     };
     Some(ParseError::Syntax {
         line,
         column,
         message,
+    })
+}
+
+/// The first child of an ERROR node that is not a complete statement or a separator.
+fn first_broken_child(error: Node) -> Option<Node> {
+    let mut cursor = error.walk();
+    let children: Vec<Node> = error.children(&mut cursor).collect();
+    children.into_iter().find(|child| {
+        let complete_statement = child.is_named() && !child.has_error() && child.kind() != "ERROR";
+        let separator = !child.is_named() && matches!(child.kind(), ";" | "&" | "\n" | "&&" | "||");
+        !(complete_statement || separator || child.kind() == "comment")
     })
 }
 

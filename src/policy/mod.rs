@@ -424,7 +424,7 @@ impl Loader<'_> {
             .tables
             .into_iter()
             .filter_map(|(name, table)| {
-                self.command_table(name, table.into_inner(), &mut resolver, &mut problems)
+                self.command_table(name, table, &mut resolver, &mut problems)
             })
             .collect();
         let mut rules = self.rules(raw.rules.unwrap_or_default(), &mut resolver, &mut problems);

@@ -62,7 +62,7 @@ pub(crate) struct RawCommandTable {
 #[derive(Debug, Default)]
 pub(crate) struct RawCommands {
     pub lists: RawLists,
-    pub tables: Vec<(Spanned<String>, Spanned<RawCommandTable>)>,
+    pub tables: Vec<(Spanned<String>, RawCommandTable)>,
 }
 
 impl<'de> Deserialize<'de> for RawCommands {
@@ -88,7 +88,7 @@ impl<'de> Visitor<'de> for CommandsVisitor {
                 "ask" => &mut commands.lists.ask,
                 "deny" => &mut commands.lists.deny,
                 _ => {
-                    let table = map.next_value::<Spanned<RawCommandTable>>()?;
+                    let table = map.next_value_seed(CommandTableSeed(key.get_ref()))?;
                     commands.tables.push((key, table));
                     continue;
                 }
@@ -97,6 +97,39 @@ impl<'de> Visitor<'de> for CommandsVisitor {
             *slot = Some(map.next_value::<SpannedList>()?);
         }
         Ok(commands)
+    }
+}
+
+/// The value of a command key in `[commands]`. Only a table is accepted: a derived struct would
+/// also take an array, field by field, so a misspelled list (`alow = ["ls"]`) would be read as
+/// a command table named `alow`.
+struct CommandTableSeed<'k>(&'k str);
+
+impl<'de> de::DeserializeSeed<'de> for CommandTableSeed<'_> {
+    type Value = RawCommandTable;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CommandTableSeed<'_> {
+    type Value = RawCommandTable;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a command table (argument patterns for `{}`; in [commands] only `allow`, `ask` \
+             and `deny` are lists)",
+            self.0
+        )
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawCommandTable, A::Error> {
+        RawCommandTable::deserialize(de::value::MapAccessDeserializer::new(map))
     }
 }
 

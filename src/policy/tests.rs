@@ -208,6 +208,18 @@ fn rejects_wrong_types_with_their_line() {
         3,
         "commands.git: invalid type: integer `4`, expected a command table",
     );
+    // A derived struct would read an array field by field: a misspelled list must not pass
+    // as a command table.
+    assert_error(
+        "[commands]\nalow = [\"ls\"]\n",
+        2,
+        "commands.alow: invalid type: array, expected a command table",
+    );
+    assert_error(
+        "[commands]\ntouch = [\"allow\", [], [], []]\n",
+        2,
+        "commands.touch: invalid type: array",
+    );
     assert_error(
         "[commands.git]\ndefault = \"sometimes\"\n",
         2,

@@ -1,0 +1,859 @@
+//! A denied command never runs, wherever it stands in the input.
+//!
+//! Every test runs the real `rsh` binary in a fresh temporary directory with a small policy that
+//! allows a few harmless tools and denies the shells. The denied action is always one that would
+//! leave a file behind (`sh -c 'touch CANARY'`), so "it did not run" is checked by looking for
+//! that file, not by trusting a status or a message. Then the status and the message are checked.
+//!
+//! Where the test depends on how a program is reached (a symlink, a hard link, a copy, a script),
+//! the same line is also run under a policy that allows everything, and must then create the
+//! canary: that proves the line really would have run a shell.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+const RSH: &str = env!("CARGO_BIN_EXE_rsh");
+
+/// The denied action: if a shell ran it, `CANARY` would appear in the working directory.
+const CANARY_SH: &str = "sh -c 'touch CANARY'";
+
+/// The policy under test: a few harmless tools allowed, the shells denied, the rest unknown.
+const POLICY: &str = r#"[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+unknown = "deny"
+
+[commands]
+allow = ["touch", "echo", "cat", "true", "false", "printf", "ls", "tr"]
+deny = ["sh", "dash", "bash"]
+"#;
+
+/// The control policy: nothing denied, so a line that would run a shell does run it.
+const PERMISSIVE: &str = r#"[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+unknown = "allow"
+"#;
+
+/// No single run of rsh in these tests should take anywhere near this long.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What one run of rsh left behind.
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// A temporary directory holding `policy.toml` and `permissive.toml`; rsh runs inside it.
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        Sandbox::with_policy(POLICY)
+    }
+
+    fn with_policy(policy: &str) -> Sandbox {
+        let dir = tempfile::tempdir().expect("create a temporary directory");
+        fs::write(dir.path().join("policy.toml"), policy).expect("write policy.toml");
+        fs::write(dir.path().join("permissive.toml"), PERMISSIVE).expect("write permissive.toml");
+        Sandbox { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn policy(&self) -> PathBuf {
+        self.path().join("policy.toml")
+    }
+
+    /// `rsh --policy <tmp>/policy.toml -c SCRIPT` in the temporary directory.
+    fn run(&self, script: &str) -> Run {
+        self.run_in(self.path(), script)
+    }
+
+    /// The same, from another working directory.
+    fn run_in(&self, cwd: &Path, script: &str) -> Run {
+        let policy = self.policy();
+        rsh(
+            cwd,
+            &[
+                "--policy".as_ref(),
+                policy.as_os_str(),
+                "-c".as_ref(),
+                script.as_ref(),
+            ],
+        )
+    }
+
+    /// Writes a file in the temporary directory (mode 0755 when `executable`).
+    fn write(&self, name: &str, text: &str, executable: bool) -> PathBuf {
+        let file = self.path().join(name);
+        fs::write(&file, text).expect("write a file in the sandbox");
+        if executable {
+            fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).expect("chmod 755");
+        }
+        file
+    }
+
+    /// Every file called `CANARY` anywhere in the temporary directory.
+    fn canaries(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut dirs = vec![self.path().to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in fs::read_dir(&dir).expect("list the sandbox").flatten() {
+                let path = entry.path();
+                let kind = entry.file_type().expect("file type");
+                if kind.is_dir() {
+                    dirs.push(path);
+                } else if entry.file_name() == "CANARY" {
+                    found.push(path);
+                }
+            }
+        }
+        found
+    }
+
+    fn assert_no_canary(&self, script: &str, run: &Run) {
+        let found = self.canaries();
+        assert!(
+            found.is_empty(),
+            "the denied command ran: {found:?} exists after\n  {script}\n{}",
+            run.describe()
+        );
+    }
+
+    /// Runs SCRIPT under the policy and checks, in this order: no canary anywhere, the
+    /// status, and a `rsh: denied: COMMAND: ` line on stderr.
+    fn denied(&self, script: &str, command: &str, status: i32) -> Run {
+        self.denied_in(self.path(), script, command, status)
+    }
+
+    fn denied_in(&self, cwd: &Path, script: &str, command: &str, status: i32) -> Run {
+        let run = self.run_in(cwd, script);
+        self.assert_no_canary(script, &run);
+        assert_eq!(
+            run.status,
+            status,
+            "wrong status for\n  {script}\n{}",
+            run.describe()
+        );
+        let expected = format!("rsh: denied: {command}: ");
+        assert!(
+            run.stderr.lines().any(|line| line.starts_with(&expected)),
+            "expected a line starting with {expected:?} on stderr for\n  {script}\n{}",
+            run.describe()
+        );
+        run
+    }
+
+    /// The control: under a policy that denies nothing, SCRIPT does create the canary (so the
+    /// denial above was not vacuous). The canary is removed again.
+    fn control_in(&self, cwd: &Path, script: &str) {
+        let policy = self.path().join("permissive.toml");
+        let run = rsh(
+            cwd,
+            &[
+                "--policy".as_ref(),
+                policy.as_os_str(),
+                "-c".as_ref(),
+                script.as_ref(),
+            ],
+        );
+        let found = self.canaries();
+        assert!(
+            !found.is_empty(),
+            "control: under a permissive policy\n  {script}\nshould have created CANARY\n{}",
+            run.describe()
+        );
+        for file in found {
+            fs::remove_file(file).expect("remove the canary");
+        }
+    }
+
+    fn control(&self, script: &str) {
+        self.control_in(self.path(), script);
+    }
+}
+
+impl Run {
+    fn describe(&self) -> String {
+        format!(
+            "status: {}\nstdout: {:?}\nstderr: {:?}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs rsh with ARGS in CWD, stdin empty, and returns (status, stdout, stderr) as a `Run`.
+/// Fails the test if rsh is killed by a signal or runs longer than `TIMEOUT`.
+fn rsh(cwd: &Path, args: &[&std::ffi::OsStr]) -> Run {
+    let mut child = Command::new(RSH)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rsh");
+    let stdout = drain(child.stdout.take().expect("stdout pipe"));
+    let stderr = drain(child.stderr.take().expect("stderr pipe"));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for rsh") {
+            break status;
+        }
+        if started.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("rsh {args:?} ran longer than {TIMEOUT:?}");
+        }
+        thread::sleep(Duration::from_millis(5));
+    };
+    let stdout = stdout.join().expect("read stdout");
+    let stderr = stderr.join().expect("read stderr");
+    let Some(code) = status.code() else {
+        panic!(
+            "rsh {args:?} was killed by signal {:?}\nstderr: {stderr:?}",
+            status.signal()
+        );
+    };
+    Run {
+        status: code,
+        stdout,
+        stderr,
+    }
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tests are not vacuous
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn allowed_command_still_runs() {
+    let sb = Sandbox::new();
+    let run = sb.run("touch ALLOWED");
+    assert!(
+        sb.path().join("ALLOWED").exists(),
+        "touch ALLOWED did not run\n{}",
+        run.describe()
+    );
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert_eq!(run.stderr, "", "{}", run.describe());
+    assert!(sb.canaries().is_empty());
+}
+
+#[test]
+fn canary_appears_when_sh_is_allowed() {
+    let sb = Sandbox::new();
+    sb.control(CANARY_SH);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions in a list
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn first_command_of_a_line() {
+    let sb = Sandbox::new();
+    let run = sb.denied(CANARY_SH, CANARY_SH, 126);
+    assert!(
+        run.stderr.contains("listed in commands.deny"),
+        "the reason should name the rule\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn after_and() {
+    Sandbox::new().denied("true && sh -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+#[test]
+fn after_or() {
+    Sandbox::new().denied("false || sh -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+#[test]
+fn after_semicolon() {
+    Sandbox::new().denied("true; sh -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+#[test]
+fn after_newline() {
+    Sandbox::new().denied("true\nsh -c 'touch CANARY'\n", CANARY_SH, 126);
+}
+
+#[test]
+fn after_negation() {
+    // `!` inverts the status of a command that did not run: 126 becomes 0, as in bash.
+    Sandbox::new().denied("! sh -c 'touch CANARY'", CANARY_SH, 0);
+}
+
+#[test]
+fn with_prefix_assignment() {
+    Sandbox::new().denied("X=1 sh -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+#[test]
+fn denied_command_opens_no_redirection() {
+    let sb = Sandbox::new();
+    sb.denied("sh -c 'touch CANARY' > out.txt 2> err.txt", CANARY_SH, 126);
+    assert!(!sb.path().join("out.txt").exists(), "out.txt was created");
+    assert!(!sb.path().join("err.txt").exists(), "err.txt was created");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rest of the list after a denial
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn list_continues_after_denial() {
+    let run = Sandbox::new().denied("sh -c 'touch CANARY'; echo after", CANARY_SH, 0);
+    assert_eq!(run.stdout, "after\n");
+}
+
+#[test]
+fn denial_counts_as_failure_for_and() {
+    let run = Sandbox::new().denied("sh -c 'touch CANARY' && echo no", CANARY_SH, 126);
+    assert_eq!(run.stdout, "", "`&&` ran its right side after a denial");
+}
+
+#[test]
+fn denial_counts_as_failure_for_or() {
+    let run = Sandbox::new().denied("sh -c 'touch CANARY' || echo yes", CANARY_SH, 0);
+    assert_eq!(run.stdout, "yes\n");
+}
+
+#[test]
+fn denial_status_is_visible_in_dollar_question() {
+    let run = Sandbox::new().denied("sh -c 'touch CANARY'; echo status=$?", CANARY_SH, 0);
+    assert_eq!(run.stdout, "status=126\n");
+}
+
+#[test]
+fn errexit_stops_at_a_denial() {
+    let run = Sandbox::new().denied("set -e; sh -c 'touch CANARY'; echo after", CANARY_SH, 126);
+    assert_eq!(run.stdout, "", "set -e did not stop after the denial");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Substitutions
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn inside_command_substitution() {
+    let sb = Sandbox::new();
+    let run = sb.denied("echo \"[$(sh -c 'touch CANARY')]\"", CANARY_SH, 0);
+    assert_eq!(run.stdout, "[]\n");
+    let run = sb.denied("x=$(sh -c 'touch CANARY'); echo status=$?", CANARY_SH, 0);
+    assert_eq!(run.stdout, "status=126\n");
+}
+
+#[test]
+fn inside_backticks() {
+    let sb = Sandbox::new();
+    let run = sb.denied("echo \"[`sh -c 'touch CANARY'`]\"", CANARY_SH, 0);
+    assert_eq!(run.stdout, "[]\n");
+    let run = sb.denied("x=`sh -c 'touch CANARY'`; echo status=$?", CANARY_SH, 0);
+    assert_eq!(run.stdout, "status=126\n");
+}
+
+#[test]
+fn inside_nested_command_substitution() {
+    let run = Sandbox::new().denied(
+        "echo \"[$(echo \"$(sh -c 'touch CANARY')\")]\"",
+        CANARY_SH,
+        0,
+    );
+    assert_eq!(run.stdout, "[]\n");
+}
+
+#[test]
+fn inside_here_document() {
+    let run = Sandbox::new().denied("cat <<EOF\n[$(sh -c 'touch CANARY')]\nEOF\n", CANARY_SH, 0);
+    assert_eq!(run.stdout, "[]\n");
+}
+
+#[test]
+fn inside_redirection_target() {
+    let sb = Sandbox::new();
+    let run = sb.denied(
+        "echo hi > \"$(sh -c 'touch CANARY'; echo target)\"; cat target",
+        CANARY_SH,
+        0,
+    );
+    assert_eq!(run.stdout, "hi\n");
+}
+
+#[test]
+fn inside_arithmetic() {
+    let run = Sandbox::new().denied("echo $(( $(sh -c 'touch CANARY') + 1 ))", CANARY_SH, 0);
+    assert_eq!(run.stdout, "1\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn pipeline_last_stage() {
+    Sandbox::new().denied("echo x | sh -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+#[test]
+fn pipeline_first_stage() {
+    let sb = Sandbox::new();
+    // The pipeline's status is that of its last stage ...
+    sb.denied("sh -c 'touch CANARY' | cat", CANARY_SH, 0);
+    // ... unless pipefail is on.
+    sb.denied(
+        "set -o pipefail; sh -c 'touch CANARY' | cat",
+        CANARY_SH,
+        126,
+    );
+}
+
+#[test]
+fn pipeline_middle_stage() {
+    let run = Sandbox::new().denied(
+        "echo x | sh -c 'touch CANARY' | tr a b; echo end",
+        CANARY_SH,
+        0,
+    );
+    assert_eq!(run.stdout, "end\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions, eval, source, aliases
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn inside_function_body() {
+    Sandbox::new().denied("f() { sh -c 'touch CANARY'; }; f", CANARY_SH, 126);
+}
+
+#[test]
+fn inside_function_called_from_function() {
+    Sandbox::new().denied(
+        "f() { sh -c 'touch CANARY'; }\ng() { f; }\ng",
+        CANARY_SH,
+        126,
+    );
+}
+
+#[test]
+fn inside_eval() {
+    Sandbox::new().denied("eval \"sh -c 'touch CANARY'\"", CANARY_SH, 126);
+}
+
+#[test]
+fn inside_eval_built_from_pieces() {
+    Sandbox::new().denied("a=s; b=h; eval \"$a$b -c 'touch CANARY'\"", CANARY_SH, 126);
+}
+
+#[test]
+fn inside_sourced_file() {
+    let sb = Sandbox::new();
+    sb.write("inner.sh", "echo before\nsh -c 'touch CANARY'\n", false);
+    let run = sb.denied("source ./inner.sh", CANARY_SH, 126);
+    assert_eq!(run.stdout, "before\n");
+    sb.denied(". ./inner.sh", CANARY_SH, 126);
+}
+
+#[test]
+fn inside_file_written_then_sourced() {
+    Sandbox::new().denied(
+        "echo \"sh -c 'touch CANARY'\" > inner.sh; source ./inner.sh",
+        CANARY_SH,
+        126,
+    );
+}
+
+#[test]
+fn behind_an_alias() {
+    Sandbox::new().denied(
+        "shopt -s expand_aliases\nalias x=sh\nx -c 'touch CANARY'\n",
+        CANARY_SH,
+        126,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command name is computed
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn behind_a_variable() {
+    let sb = Sandbox::new();
+    sb.denied("c=sh; $c -c 'touch CANARY'", CANARY_SH, 126);
+    sb.denied("c=sh; \"$c\" -c 'touch CANARY'", CANARY_SH, 126);
+    sb.denied("${c:-sh} -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+#[test]
+fn behind_a_command_substitution() {
+    Sandbox::new().denied("$(echo sh) -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+#[test]
+fn quoted_spellings() {
+    let sb = Sandbox::new();
+    sb.denied("\\sh -c 'touch CANARY'", CANARY_SH, 126);
+    sb.denied("'s'h -c 'touch CANARY'", CANARY_SH, 126);
+    sb.denied("\"sh\" -c 'touch CANARY'", CANARY_SH, 126);
+    sb.denied("$'sh' -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Builtins that run other commands
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn via_command() {
+    let sb = Sandbox::new();
+    sb.denied("command sh -c 'touch CANARY'", CANARY_SH, 126);
+    sb.denied("command -- sh -c 'touch CANARY'", CANARY_SH, 126);
+    sb.denied("command -p sh -c 'touch CANARY'", CANARY_SH, 126);
+    sb.denied("command command sh -c 'touch CANARY'", CANARY_SH, 126);
+}
+
+#[test]
+fn via_builtin_and_command_eval() {
+    let sb = Sandbox::new();
+    sb.denied("builtin eval \"sh -c 'touch CANARY'\"", CANARY_SH, 126);
+    sb.denied("command eval \"sh -c 'touch CANARY'\"", CANARY_SH, 126);
+    sb.write("inner.sh", "sh -c 'touch CANARY'\n", false);
+    sb.denied("builtin source ./inner.sh", CANARY_SH, 126);
+}
+
+#[test]
+fn builtin_does_not_reach_external_programs() {
+    let sb = Sandbox::new();
+    let script = "builtin sh -c 'touch CANARY'";
+    let run = sb.run(script);
+    sb.assert_no_canary(script, &run);
+    assert_eq!(run.status, 1, "{}", run.describe());
+    assert!(
+        run.stderr.contains("not a shell builtin"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn via_exec() {
+    let sb = Sandbox::new();
+    let script = "exec sh -c 'touch CANARY'";
+    let run = sb.run(script);
+    sb.assert_no_canary(script, &run);
+    assert_ne!(run.status, 0, "{}", run.describe());
+    assert!(
+        run.stderr
+            .starts_with("rsh: denied: sh -c 'touch CANARY': ")
+            || run.stderr.starts_with("rsh: exec: "),
+        "{}",
+        run.describe()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The program is matched by identity, not by spelling
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn by_absolute_path() {
+    let sb = Sandbox::new();
+    for shell in ["/bin/sh", "/usr/bin/sh", "/bin/dash", "/usr/bin/dash"] {
+        if !Path::new(shell).exists() {
+            println!("skipped {shell}: not on this system");
+            continue;
+        }
+        let command = format!("{shell} -c 'touch CANARY'");
+        sb.denied(&command, &command, 126);
+    }
+}
+
+#[test]
+fn by_other_shell_names() {
+    let sb = Sandbox::new();
+    sb.denied("dash -c 'touch CANARY'", "dash -c 'touch CANARY'", 126);
+    sb.denied("bash -c 'touch CANARY'", "bash -c 'touch CANARY'", 126);
+    sb.denied(
+        "/bin/bash -c 'touch CANARY'",
+        "/bin/bash -c 'touch CANARY'",
+        126,
+    );
+}
+
+#[test]
+fn via_symlink_in_the_current_directory() {
+    let sb = Sandbox::new();
+    symlink("/bin/sh", sb.path().join("sh")).expect("symlink ./sh -> /bin/sh");
+    let script = "./sh -c 'touch CANARY'";
+    sb.denied(script, script, 126);
+    sb.control(script);
+}
+
+#[test]
+fn via_relative_path_from_a_nested_directory() {
+    let sb = Sandbox::new();
+    symlink("/bin/sh", sb.path().join("sh")).expect("symlink ./sh -> /bin/sh");
+    let nested = sb.path().join("a/b");
+    fs::create_dir_all(&nested).expect("mkdir a/b");
+    let script = "../../sh -c 'touch CANARY'";
+    sb.denied_in(&nested, script, script, 126);
+    sb.control_in(&nested, script);
+}
+
+/// The real file behind /bin/sh (dash on Debian).
+fn real_sh() -> PathBuf {
+    fs::canonicalize("/bin/sh").expect("/bin/sh exists")
+}
+
+#[test]
+fn via_hard_link_to_the_shell() {
+    let sb = Sandbox::new();
+    let link = sb.path().join("harmless");
+    match fs::hard_link(real_sh(), &link) {
+        Ok(()) => {}
+        Err(err) if err.raw_os_error() == Some(libc::EXDEV) => {
+            println!(
+                "skipped: {} and the temporary directory are on different file systems",
+                real_sh().display()
+            );
+            return;
+        }
+        Err(err) => panic!("hard link to {}: {err}", real_sh().display()),
+    }
+    let script = "./harmless -c 'touch CANARY'";
+    sb.denied(script, script, 126);
+    sb.control(script);
+}
+
+#[test]
+fn via_copy_named_like_an_allowed_command() {
+    // A copy is a different file: not the denied shell, but not the allowed `true` or `ls`
+    // either. It is an unknown command, and unknown is denied.
+    let sb = Sandbox::new();
+    for name in ["true", "ls"] {
+        fs::copy(real_sh(), sb.path().join(name)).expect("copy the shell");
+        let script = format!("./{name} -c 'touch CANARY'");
+        let run = sb.denied(&script, &script, 126);
+        assert!(
+            run.stderr.contains("shell.unknown"),
+            "the copy should be an unknown command\n{}",
+            run.describe()
+        );
+        sb.control(&script);
+    }
+}
+
+#[test]
+fn shebang_script_is_refused() {
+    let sb = Sandbox::new();
+    sb.write("script.sh", "#!/bin/sh\ntouch CANARY\n", true);
+    sb.denied("./script.sh", "./script.sh", 126);
+    sb.control("./script.sh");
+}
+
+#[test]
+fn shebang_script_allowed_by_path_is_refused_for_its_interpreter() {
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let script = dir.path().join("script.sh");
+    fs::write(&script, "#!/bin/sh\ntouch CANARY\n").expect("write script.sh");
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod 755");
+    // The script itself is allowed by its path; only its interpreter is denied.
+    let policy = POLICY.replace(r#""tr"]"#, &format!(r#""tr", "{}"]"#, script.display()));
+    assert_ne!(policy, POLICY);
+    let sb = Sandbox { dir };
+    fs::write(sb.policy(), &policy).expect("write policy.toml");
+    fs::write(sb.path().join("permissive.toml"), PERMISSIVE).expect("write permissive.toml");
+    sb.denied("./script.sh", "./script.sh", 126);
+    sb.control("./script.sh");
+}
+
+#[test]
+fn inside_a_script_without_shebang() {
+    // An executable text file without `#!` is interpreted by rsh itself; its commands are
+    // decided one by one.
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let script = dir.path().join("plain");
+    fs::write(&script, "sh -c 'touch CANARY'\necho inner=$?\n").expect("write plain");
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod 755");
+    let policy = POLICY.replace(r#""tr"]"#, &format!(r#""tr", "{}"]"#, script.display()));
+    let sb = Sandbox { dir };
+    fs::write(sb.policy(), &policy).expect("write policy.toml");
+    let run = sb.denied("./plain", CANARY_SH, 0);
+    assert_eq!(run.stdout, "inner=126\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compound commands
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn if_condition() {
+    let run = Sandbox::new().denied(
+        "if sh -c 'touch CANARY'; then echo then; else echo else; fi",
+        CANARY_SH,
+        0,
+    );
+    assert_eq!(run.stdout, "else\n");
+}
+
+#[test]
+fn if_body() {
+    Sandbox::new().denied("if true; then sh -c 'touch CANARY'; fi", CANARY_SH, 126);
+}
+
+#[test]
+fn else_body() {
+    Sandbox::new().denied(
+        "if false; then :; else sh -c 'touch CANARY'; fi",
+        CANARY_SH,
+        126,
+    );
+}
+
+#[test]
+fn elif_condition() {
+    let run = Sandbox::new().denied(
+        "if false; then :; elif sh -c 'touch CANARY'; then echo elif; else echo else; fi",
+        CANARY_SH,
+        0,
+    );
+    assert_eq!(run.stdout, "else\n");
+}
+
+#[test]
+fn while_condition() {
+    let run = Sandbox::new().denied(
+        "while sh -c 'touch CANARY'; do echo loop; done; echo end",
+        CANARY_SH,
+        0,
+    );
+    assert_eq!(run.stdout, "end\n");
+}
+
+#[test]
+fn while_body() {
+    Sandbox::new().denied(
+        "n=0; while [ $n -lt 1 ]; do n=1; sh -c 'touch CANARY'; done",
+        CANARY_SH,
+        126,
+    );
+}
+
+#[test]
+fn until_condition() {
+    Sandbox::new().denied("until sh -c 'touch CANARY'; do break; done", CANARY_SH, 0);
+}
+
+#[test]
+fn for_body() {
+    Sandbox::new().denied("for i in 1; do sh -c 'touch CANARY'; done", CANARY_SH, 126);
+}
+
+#[test]
+fn case_body() {
+    Sandbox::new().denied("case x in x) sh -c 'touch CANARY' ;; esac", CANARY_SH, 126);
+}
+
+#[test]
+fn inside_subshell() {
+    Sandbox::new().denied("( sh -c 'touch CANARY' )", CANARY_SH, 126);
+}
+
+#[test]
+fn inside_group() {
+    Sandbox::new().denied("{ sh -c 'touch CANARY'; }", CANARY_SH, 126);
+}
+
+#[test]
+fn inside_nested_compounds() {
+    Sandbox::new().denied(
+        "( { if true; then ( sh -c 'touch CANARY' ); fi; } )",
+        CANARY_SH,
+        126,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Other ways of giving rsh its input
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn first_command_of_a_script_file() {
+    let sb = Sandbox::new();
+    sb.write("script", "sh -c 'touch CANARY'\necho after=$?\n", false);
+    let policy = sb.policy();
+    let run = rsh(
+        sb.path(),
+        &["--policy".as_ref(), policy.as_os_str(), "script".as_ref()],
+    );
+    sb.assert_no_canary("rsh script", &run);
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert_eq!(run.stdout, "after=126\n", "{}", run.describe());
+    assert!(
+        run.stderr
+            .starts_with("rsh: denied: sh -c 'touch CANARY': "),
+        "{}",
+        run.describe()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The built-in default policy
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn default_policy_denies_shells() {
+    let system = Path::new("/etc/rsh/policy.toml");
+    if system.symlink_metadata().is_ok() {
+        println!(
+            "skipped: {} exists, so the built-in default policy is not in use",
+            system.display()
+        );
+        return;
+    }
+    let sb = Sandbox::new();
+    for script in [
+        "sh -c 'touch CANARY'",
+        "bash -c 'touch CANARY'",
+        "/bin/sh -c 'touch CANARY'",
+    ] {
+        let run = rsh(sb.path(), &["-c".as_ref(), script.as_ref()]);
+        sb.assert_no_canary(script, &run);
+        assert_eq!(run.status, 126, "{script}\n{}", run.describe());
+        assert!(
+            run.stderr.starts_with(&format!("rsh: denied: {script}: ")),
+            "{script}\n{}",
+            run.describe()
+        );
+        assert!(
+            run.stderr.contains("built-in default policy"),
+            "the reason should name the built-in default policy\n{}",
+            run.describe()
+        );
+    }
+    // And an allowed command runs under it.
+    let run = rsh(sb.path(), &["-c".as_ref(), "touch ALLOWED".as_ref()]);
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert!(sb.path().join("ALLOWED").exists(), "{}", run.describe());
+}
