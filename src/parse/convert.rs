@@ -83,9 +83,14 @@ impl<'a> Converter<'a> {
     // ----- positions and errors -------------------------------------------------------------
 
     pub(super) fn position(&self, offset: usize) -> (usize, usize) {
+        // Offsets computed as `end - 1` may fall inside a multi-byte character.
+        let mut offset = offset.min(self.src.len());
+        while !self.src.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let line = self.line_starts.partition_point(|&s| s <= offset);
         let start = self.line_starts[line - 1];
-        let column = self.src[start..offset.min(self.src.len())].chars().count() + 1;
+        let column = self.src[start..offset].chars().count() + 1;
         (line, column)
     }
 

@@ -79,7 +79,12 @@ impl Scanner<'_> {
                 if self.i + 1 >= self.src.len() || self.at_final_continuation() {
                     return false;
                 }
-                self.i += 2;
+                // Skip the escaped character whole: it may be several bytes long.
+                let escaped = self.text[self.i + 1..]
+                    .chars()
+                    .next()
+                    .expect("inside the text");
+                self.i += 1 + escaped.len_utf8();
                 true
             }
             b'$' if self.src[self.i..].starts_with(b"$((") => {
@@ -305,15 +310,15 @@ impl Scanner<'_> {
         while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
             i += 1;
         }
-        let mut delimiter = String::new();
+        let mut delimiter = Vec::new();
         while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !b";|&<>()".contains(&bytes[i])
         {
             if !matches!(bytes[i], b'\'' | b'"' | b'\\') {
-                delimiter.push(bytes[i] as char);
+                delimiter.push(bytes[i]);
             }
             i += 1;
         }
-        (delimiter, strip, i)
+        (String::from_utf8_lossy(&delimiter).into_owned(), strip, i)
     }
 
     /// Skips here-document bodies starting at `self.i`; None when a delimiter line is missing.
