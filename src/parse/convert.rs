@@ -292,7 +292,8 @@ impl<'a> Converter<'a> {
             "redirected_statement" => self.redirected_statement(node),
             "command" => {
                 let (command, continuation) = self.simple_command(node, &[])?;
-                Ok(self.continue_with(Command::Simple(command), node, continuation))
+                let span = command.span;
+                Ok(self.extend_with(single(Command::Simple(command), span), node, continuation))
             }
             "variable_assignment" | "variable_assignments" => {
                 let command = self.assignment_statement(node)?;
@@ -444,12 +445,21 @@ impl<'a> Converter<'a> {
             };
             return Ok(self.continue_with(Command::Simple(command), node, continuation));
         };
-        let mut result = if body.kind() == "command" {
-            let (command, more) = self.simple_command(body, &[])?;
-            continuation.merge(more);
-            single(Command::Simple(command), Self::span(body))
-        } else {
-            self.statement(body)?
+        let mut result = match body.kind() {
+            "command" => {
+                let (command, more) = self.simple_command(body, &[])?;
+                continuation.merge(more);
+                let span = command.span;
+                single(Command::Simple(command), span)
+            }
+            // `f() { …; } >out 2>&1`: tree-sitter keeps the first redirection on the
+            // definition and hangs the others on a statement around it; all belong to the body.
+            "function_definition" if extra_words.is_empty() => {
+                let mut def = self.function_definition(body)?;
+                def.body.redirects.append(&mut redirects);
+                return Ok(single(Command::FunctionDef(Rc::new(def)), Self::span(node)));
+            }
+            _ => self.statement(body)?,
         };
         let last = last_command(&mut result).ok_or_else(|| self.unexpected(body))?;
         for redirect in redirects {
@@ -501,6 +511,11 @@ impl<'a> Converter<'a> {
         let mut continuation = Continuation::default();
         let mut word_nodes = Vec::new();
         let skip_before = self.command_starts.get(&node.id()).copied().unwrap_or(0);
+        if skip_before > command.span.start {
+            // The lines before were split off (see `leading_assignment_lines`).
+            command.span.start = skip_before;
+            command.line = self.position(skip_before).0;
+        }
         let children = all_children(node);
         if let Some(split) = self.last_line_break(&children) {
             if children[split].start_byte() > skip_before {
@@ -518,6 +533,9 @@ impl<'a> Converter<'a> {
             let field = node.field_name_for_child(i as u32);
             match (field, child.kind()) {
                 (_, "variable_assignment") => command.assignments.push(self.assignment(child)?),
+                // `a=1 >f`: tree-sitter wants a command name and marks it MISSING; the
+                // error was tolerated (see `missing_command_name`).
+                (Some("name"), _) if child.child(0).is_some_and(|w| w.is_missing()) => {}
                 (Some("name"), _) => {
                     let name = self.text(child);
                     if let Some(keyword) = refused_keyword(name) {
@@ -1418,6 +1436,7 @@ pub(super) fn first_syntax_error(tree: &Tree, source: &str) -> Option<ParseError
     while let Some(node) = stack.pop() {
         if node.is_error() || node.is_missing() {
             if !inside_closed_arithmetic(node)
+                && !missing_command_name(node)
                 && best.is_none_or(|b| node.start_byte() < b.start_byte())
             {
                 best = Some(node);
@@ -1456,6 +1475,28 @@ pub(super) fn first_syntax_error(tree: &Tree, source: &str) -> Option<ParseError
         column,
         message,
     })
+}
+
+/// `a=1 >f` is valid (an assignment and a redirection), but tree-sitter-bash expects a command
+/// name after a redirection and reports it MISSING. Tolerated when the command has an
+/// assignment or a redirection of its own; the converter then leaves the name out.
+fn missing_command_name(node: Node) -> bool {
+    let Some(name) = node.parent().filter(|p| p.kind() == "command_name") else {
+        return false;
+    };
+    let Some(command) = name.parent().filter(|p| p.kind() == "command") else {
+        return false;
+    };
+    let mut cursor = command.walk();
+    let children: Vec<Node> = command.children(&mut cursor).collect();
+    node.is_missing()
+        && node.kind() == "word"
+        && children
+            .iter()
+            .any(|c| matches!(c.kind(), "variable_assignment" | "file_redirect"))
+        && children
+            .iter()
+            .all(|c| c.id() == name.id() || matches!(c.kind(), "variable_assignment" | "file_redirect"))
 }
 
 /// The first child of an ERROR node that is not a complete statement or a separator.

@@ -146,6 +146,10 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
     for &at in &scanned.brackets {
         text[at] = b'x';
     }
+    // A `$` that starts no expansion is text to bash but an error to tree-sitter.
+    for &at in &scanned.lone_dollars {
+        text[at] = b'_';
+    }
     // Arithmetic text is evaluated by rsh from the original source; tree-sitter only needs
     // its extent, so it gets a harmless `0` padded with blanks instead.
     for &(start, end) in &scanned.arithmetic {

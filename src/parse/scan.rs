@@ -12,6 +12,9 @@ pub(crate) struct Scan {
     /// An open quote, trailing backslash, unclosed `(`/`{`, here-document without its end
     /// line, or compound command without its closing keyword at the end of the text.
     pub open_at_end: bool,
+    /// Unquoted `$` that start no expansion (`grep total$.`, `a$|b`): bash keeps them as
+    /// text, tree-sitter-bash reports a syntax error.
+    pub lone_dollars: Vec<usize>,
     /// The insides of `$((…))` and `((…))` (byte ranges between the parentheses).
     /// tree-sitter's arithmetic grammar rejects much that bash evaluates (`$((10 $op 20))`,
     /// `$(($expr))`, `$(( ${base}#a ))`); rsh evaluates this text itself, so the parser only
@@ -96,6 +99,15 @@ impl Scanner<'_> {
                 self.end_word();
                 self.arithmetic_from(self.i + 2);
                 self.command_position = false;
+                true
+            }
+            b'$' if !self.src.get(self.i + 1).is_some_and(|&n| starts_expansion(n)) => {
+                if self.word.is_empty() {
+                    self.word_start = self.i;
+                }
+                self.word.push('$');
+                self.result.lone_dollars.push(self.i);
+                self.i += 1;
                 true
             }
             b'$' if self.src.get(self.i + 1) == Some(&b'\'') => {
@@ -350,6 +362,11 @@ impl Scanner<'_> {
         }
         Some(pos.min(self.text.len()))
     }
+}
+
+/// Whether a byte after `$` makes it an expansion (or `$'…'`/`$"…"`).
+fn starts_expansion(next: u8) -> bool {
+    next.is_ascii_alphanumeric() || b"_{(@*#?!$-'\"".contains(&next)
 }
 
 #[cfg(test)]

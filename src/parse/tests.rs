@@ -550,8 +550,6 @@ fn accepts_assignment_line_followed_by_a_command_as_two_statements() {
 }
 
 #[test]
-#[ignore = "parser bug: the command after a split-off assignment line keeps line 1 and the \
-            assignment line's start, so $LINENO and line_starts are wrong"]
 fn accepts_assignment_line_followed_by_a_command_with_its_own_line() {
     let program = ok("a=1 b=2\necho hi");
     assert_eq!(program.line_starts, [0, 1]);
@@ -1454,8 +1452,6 @@ fn accepts_function_definition_with_a_redirection() {
 }
 
 #[test]
-#[ignore = "parser bug: a function definition with two redirections is refused as an \
-            unsupported redirected_statement"]
 fn accepts_function_definition_with_two_redirections() {
     assert_eq!(
         redirects("f() { a; } >out 2>&1"),
@@ -1974,8 +1970,6 @@ fn accepts_dollar_that_starts_no_expansion() {
 }
 
 #[test]
-#[ignore = "parser bug: a `$` followed by a character that starts no expansion (`.`, `/`, `|`, \
-            `;`, `)`, a backquote) is a syntax error; bash keeps the `$`"]
 fn accepts_dollar_before_a_character_that_starts_no_expansion() {
     assert_eq!(argv("grep total$."), ["grep", "total$."]);
     assert_eq!(argv("sed s/a$/b/"), ["sed", "s/a$/b/"]);
@@ -1986,8 +1980,6 @@ fn accepts_dollar_before_a_character_that_starts_no_expansion() {
 }
 
 #[test]
-#[ignore = "parser bug: a single assignment with a redirection (`a=$(cmd) 2>/dev/null`) is a \
-            syntax error (\"missing `word`\"); two assignments work"]
 fn accepts_single_assignment_with_a_redirection() {
     assert_eq!(show("a=1 > f"), "a=1 >f");
     assert_eq!(show(">f a=1"), "a=1 >f");
