@@ -673,18 +673,40 @@ fn shebang_script_is_refused() {
 }
 
 #[test]
-fn shebang_script_allowed_by_path_is_refused_for_its_interpreter() {
+fn shell_script_allowed_by_path_runs_under_rsh_with_its_commands_decided() {
+    // A `#!/bin/sh` script is not handed to sh (which is denied): rsh runs it itself, and
+    // the denied command inside it is refused like any other.
     let dir = tempfile::tempdir().expect("create a temporary directory");
     let script = dir.path().join("script.sh");
-    fs::write(&script, "#!/bin/sh\ntouch CANARY\n").expect("write script.sh");
+    fs::write(&script, "#!/bin/sh\nsh -c 'touch CANARY'\necho inner=$?\n")
+        .expect("write script.sh");
     fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod 755");
-    // The script itself is allowed by its path; only its interpreter is denied.
     let policy = POLICY.replace(r#""tr"]"#, &format!(r#""tr", "{}"]"#, script.display()));
     assert_ne!(policy, POLICY);
     let sb = Sandbox { dir };
     fs::write(sb.policy(), &policy).expect("write policy.toml");
+    let run = sb.denied("./script.sh", CANARY_SH, 0);
+    assert_eq!(run.stdout, "inner=126\n");
+}
+
+#[test]
+fn script_allowed_by_path_is_refused_for_its_interpreter() {
+    // An interpreter rsh does not take over (bash with an option it does not know) is
+    // decided as the command that would run: denied here, so the script is refused.
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let script = dir.path().join("script.sh");
+    fs::write(&script, "#!/bin/bash --norc\ntouch CANARY\n").expect("write script.sh");
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod 755");
+    let policy = POLICY.replace(r#""tr"]"#, &format!(r#""tr", "{}"]"#, script.display()));
+    let sb = Sandbox { dir };
+    fs::write(sb.policy(), &policy).expect("write policy.toml");
     fs::write(sb.path().join("permissive.toml"), PERMISSIVE).expect("write permissive.toml");
-    sb.denied("./script.sh", "./script.sh", 126);
+    let run = sb.denied("./script.sh", "./script.sh", 126);
+    assert!(
+        run.stderr.contains("its #! interpreter /bin/bash"),
+        "{}",
+        run.describe()
+    );
     sb.control("./script.sh");
 }
 
@@ -856,4 +878,110 @@ fn default_policy_denies_shells() {
     let run = rsh(sb.path(), &["-c".as_ref(), "touch ALLOWED".as_ref()]);
     assert_eq!(run.status, 0, "{}", run.describe());
     assert!(sb.path().join("ALLOWED").exists(), "{}", run.describe());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attacks on the link between the decision and the execution
+// ---------------------------------------------------------------------------------------------
+
+/// rsh keeps the decided program open and executes that descriptor: a redirection onto the
+/// descriptor's number (`3<`, `100<`) must not turn the allowed `ls` into dash.
+#[test]
+fn redirection_onto_the_program_descriptor_does_not_swap_the_program() {
+    let sb = Sandbox::new();
+    let fds: Vec<String> = [3, 4, 5, 6, 7, 8, 9, 100, 101]
+        .iter()
+        .map(|n| format!("{n}</bin/dash"))
+        .collect();
+    let script = format!("ls -c 'touch CANARY' {}; echo done", fds.join(" "));
+    let run = sb.run(&script);
+    sb.assert_no_canary(&script, &run);
+    assert_eq!(run.stdout, "done\n", "{}", run.describe());
+}
+
+/// A deleted program still open on a descriptor, with a symlink named like its
+/// `(deleted)` path pointing at an allowed program: rsh must decide on the file it opened.
+#[test]
+fn a_deleted_program_cannot_pass_as_the_symlink_named_like_it() {
+    let sb = Sandbox::with_policy(&POLICY.replace(r#""tr"]"#, r#""tr", "cp", "rm", "ln"]"#));
+    let script = r#"cp /bin/dash ./x; exec 3<./x; rm ./x; ln -s /usr/bin/ls "$PWD/x (deleted)"; /proc/self/fd/3 -c 'touch CANARY'"#;
+    let run = sb.run(script);
+    sb.assert_no_canary(script, &run);
+    assert!(
+        run.stderr.contains("rsh: denied: /proc/self/fd/3"),
+        "{}",
+        run.describe()
+    );
+}
+
+/// The `#!` line is read as the kernel reads it (only spaces and tabs separate), so an
+/// interpreter named `cat\f` is that file, not `cat`.
+#[test]
+fn a_shebang_interpreter_is_the_file_the_kernel_would_run() {
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let tools = dir.path().join("tools");
+    fs::create_dir(&tools).expect("mkdir tools");
+    symlink("/usr/bin/cat", tools.join("cat")).expect("symlink cat");
+    symlink("/bin/dash", tools.join("cat\x0c")).expect("symlink cat\\f");
+    let script = dir.path().join("user.sh");
+    let interpreter = format!("#!{}/cat\x0c\n", tools.display());
+    fs::write(&script, format!("{interpreter}touch CANARY\n")).expect("write user.sh");
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).expect("chmod 755");
+    let policy = POLICY.replace(r#""tr"]"#, &format!(r#""tr", "{}"]"#, script.display()));
+    let sb = Sandbox { dir };
+    fs::write(sb.policy(), &policy).expect("write policy.toml");
+    sb.denied("./user.sh", "./user.sh", 126);
+}
+
+/// A newline inside an argument must not hide the argument list from a `re:` deny pattern.
+#[test]
+fn a_newline_in_an_argument_does_not_defeat_a_regex_pattern() {
+    let policy = format!("{POLICY}\n[commands.touch]\ndeny = [\"re:.*CANARY.*\"]\n");
+    let sb = Sandbox::with_policy(&policy);
+    let script = "touch $'x\\ny' CANARY";
+    let run = sb.run(script);
+    sb.assert_no_canary(script, &run);
+    assert_eq!(run.status, 126, "{}", run.describe());
+}
+
+/// Variables that make a program load code are not passed on: a library named in LD_PRELOAD
+/// never reaches an allowed program.
+#[test]
+fn code_injecting_variables_are_not_passed_to_programs() {
+    let sb = Sandbox::with_policy(&POLICY.replace(r#""tr"]"#, r#""tr", "env"]"#));
+    let run = sb.run("LD_PRELOAD=/nonexistent.so BASH_ENV=/x GIT_CONFIG_COUNT=1 env");
+    assert_eq!(run.status, 0, "{}", run.describe());
+    for name in ["LD_PRELOAD", "BASH_ENV", "GIT_CONFIG_COUNT"] {
+        assert!(
+            !run.stdout.contains(name),
+            "{name} reached the program\n{}",
+            run.describe()
+        );
+    }
+    // PATH is the policy's, whatever the shell variable says.
+    let run = sb.run("PATH=/tmp/evil:$PATH env");
+    let path = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("PATH="))
+        .unwrap_or("");
+    assert_eq!(
+        path,
+        "PATH=/usr/local/bin:/usr/bin:/bin",
+        "{}",
+        run.describe()
+    );
+}
+
+/// `exec` replaces the shell only with a decided command.
+#[test]
+fn exec_runs_only_a_decided_command() {
+    let sb = Sandbox::new();
+    let run = sb.denied("exec sh -c 'touch CANARY'; echo after", CANARY_SH, 0);
+    assert_eq!(run.stdout, "after\n");
+    let run = sb.run("exec -a sh /bin/dash -c 'touch CANARY'");
+    sb.assert_no_canary("exec -a", &run);
+    assert_eq!(run.status, 2, "{}", run.describe());
+    let run = sb.run("exec echo replaced; echo never");
+    assert_eq!(run.stdout, "replaced\n", "{}", run.describe());
 }

@@ -220,7 +220,12 @@ fn stepped(a: i64, b: i64, step: i64) -> Result<Vec<i64>, ExpandError> {
     let mut v = a;
     for _ in 0..count {
         values.push(v);
-        v = if a <= b { v + step } else { v - step };
+        // Saturating: the last step may go past i64's range, and is never used.
+        v = if a <= b {
+            v.saturating_add(step)
+        } else {
+            v.saturating_sub(step)
+        };
     }
     Ok(values)
 }

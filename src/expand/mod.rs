@@ -165,7 +165,8 @@ pub fn heredoc(env: &mut dyn ExpandEnv, word: &Word) -> Result<String, ExpandErr
 pub fn redirect_target(env: &mut dyn ExpandEnv, word: &Word) -> Result<String, ExpandError> {
     let mut fields = words(env, std::slice::from_ref(word))?;
     if fields.len() != 1 {
-        let text = string(env, word).unwrap_or_default();
+        // Not expanded again for the message: command substitutions must run once.
+        let text = fields.join(" ");
         return Err(ExpandError::new(format!("{text}: ambiguous redirect"), 1));
     }
     Ok(fields.remove(0))
@@ -790,20 +791,24 @@ fn slice_range(
     length: Option<i64>,
 ) -> Result<std::ops::Range<usize>, String> {
     let len_i = len as i64;
-    let start = if offset < 0 { len_i + offset } else { offset };
+    let start = if offset < 0 {
+        len_i.saturating_add(offset)
+    } else {
+        offset
+    };
     if start < 0 || start > len_i {
         return Ok(0..0);
     }
     let end = match length {
         None => len_i,
         Some(l) if l < 0 => {
-            let end = len_i + l;
+            let end = len_i.saturating_add(l);
             if end < start {
                 return Err(format!("{l}: substring expression < 0"));
             }
             end
         }
-        Some(l) => (start + l).min(len_i),
+        Some(l) => start.saturating_add(l).min(len_i),
     };
     Ok(start as usize..end as usize)
 }

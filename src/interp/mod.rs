@@ -760,14 +760,8 @@ impl Shell {
         self.loop_depth
     }
 
-    /// Parses and runs text as if typed here (`eval`, `source`): same checks, same policy.
+    /// Parses and runs text as if typed here (`eval`): same checks, same policy.
     pub(crate) fn run_text(&mut self, text: &str) -> Outcome {
-        if self.call_depth >= MAX_CALL_DEPTH {
-            self.error(&format!(
-                "maximum eval/source nesting level exceeded ({MAX_CALL_DEPTH})"
-            ));
-            return Ok(1);
-        }
         let program = match crate::parse::parse(text) {
             Ok(program) => program,
             Err(err) => {
@@ -775,8 +769,20 @@ impl Shell {
                 return Ok(2);
             }
         };
+        self.run_nested(|shell| shell.run_program(&program))
+    }
+
+    /// Runs `body` one level deeper (`eval`, `source`, aliases), refusing to go past
+    /// `MAX_CALL_DEPTH` so that self-recursion ends in an error, not a stack overflow.
+    pub(crate) fn run_nested(&mut self, body: impl FnOnce(&mut Shell) -> Outcome) -> Outcome {
+        if self.call_depth >= MAX_CALL_DEPTH {
+            self.error(&format!(
+                "maximum eval/source nesting level exceeded ({MAX_CALL_DEPTH})"
+            ));
+            return Ok(1);
+        }
         self.call_depth += 1;
-        let result = self.run_program(&program);
+        let result = body(self);
         self.call_depth -= 1;
         result
     }

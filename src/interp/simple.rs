@@ -29,11 +29,12 @@ pub(crate) enum Target {
 
 /// An executable file, opened and identified.
 pub(crate) struct Resolved {
-    /// The path that will be executed (absolute).
+    /// The path it was found at (absolute), for messages.
     pub path: PathBuf,
     /// O_PATH descriptor: the inode that was decided is the inode that runs.
     pub file: OwnedFd,
-    /// Symlinks resolved, for the policy and messages.
+    /// Where the opened file really is (read back from the descriptor, not re-resolved from
+    /// the path); empty when that cannot be known.
     pub canonical: PathBuf,
     pub dev: u64,
     pub ino: u64,
@@ -42,13 +43,19 @@ pub(crate) struct Resolved {
 
 pub(crate) enum FileKind {
     Binary,
-    /// `#!interpreter [arg]`
+    /// `#!interpreter [arg]`: rsh decides and runs the interpreter itself.
     Script {
-        interpreter: String,
+        /// The interpreter as written on the `#!` line (its argv[0]).
+        name: String,
         arg: Option<String>,
+        interpreter: Box<Resolved>,
     },
-    /// No `#!` and not a binary: bash runs such a file as a shell script; so does rsh.
-    ShellText,
+    /// A shell script rsh interprets itself: no `#!` and not a binary (bash does the same),
+    /// or a `#!` line naming sh or bash, so every command in it is decided. `options` are
+    /// the `set` flags from a `#!/bin/sh -e` line.
+    ShellText {
+        options: Vec<String>,
+    },
 }
 
 /// Why a name could not be resolved, with bash's status.
@@ -59,6 +66,8 @@ pub(crate) enum NotRunnable {
     PermissionDenied,
     /// A `#!` line naming an interpreter that is not there.
     BadInterpreter(String),
+    /// A `#!` interpreter rsh will not run: not valid UTF-8, or not a binary itself.
+    UnusableInterpreter(String),
 }
 
 impl NotRunnable {
@@ -67,7 +76,8 @@ impl NotRunnable {
             NotRunnable::NotFound | NotRunnable::NoSuchFile => 127,
             NotRunnable::IsDirectory
             | NotRunnable::PermissionDenied
-            | NotRunnable::BadInterpreter(_) => 126,
+            | NotRunnable::BadInterpreter(_)
+            | NotRunnable::UnusableInterpreter(_) => 126,
         }
     }
 
@@ -80,6 +90,7 @@ impl NotRunnable {
             NotRunnable::BadInterpreter(interpreter) => {
                 format!("{name}: {interpreter}: bad interpreter: No such file or directory")
             }
+            NotRunnable::UnusableInterpreter(why) => format!("{name}: bad interpreter: {why}"),
         }
     }
 }
@@ -131,10 +142,67 @@ impl Shell {
         last_in_process: bool,
     ) -> Outcome {
         self.trace(bound, argv);
-        if argv[0] == "exec" && argv.len() == 1 {
-            return self.exec_redirects(cmd);
+        if argv[0] == "exec" && self.function("exec").is_none() {
+            return self.run_exec(cmd, argv);
         }
         self.run_argv(argv, &cmd.redirects, Lookup::All, last_in_process)
+    }
+
+    /// `exec [cmd args…]`: without a command, redirections that stay; with one, the command
+    /// replaces the shell. Both the `exec` builtin and the command are decided first; the
+    /// command is always a file (as in bash), run through the same checked path as any other.
+    fn run_exec(&mut self, cmd: &SimpleCommand, argv: &[String]) -> Outcome {
+        let decision = self.decide_builtin(argv);
+        if decision.verdict != Verdict::Allow {
+            let refusal = Refusal {
+                decision,
+                interpreter: None,
+            };
+            return Ok(self.report_refusal(argv, &refusal));
+        }
+        let args = match argv.get(1).map(String::as_str) {
+            Some("--") => &argv[2..],
+            // `-a NAME` would let a multi-call binary act as another program than the one
+            // decided; `-c` and `-l` have no use here.
+            Some(opt) if opt.starts_with('-') && opt.len() > 1 => {
+                self.builtin_error("exec", &format!("{opt}: option not supported by rsh"));
+                return Ok(2);
+            }
+            _ => &argv[1..],
+        };
+        if args.is_empty() {
+            return self.exec_redirects(cmd);
+        }
+        let resolved = match self.resolve_external(&args[0]) {
+            Ok(resolved) => resolved,
+            Err(reason) => {
+                self.error(&reason.message(&args[0]));
+                // A script cannot go on after a failed exec (bash exits too).
+                return self.exec_gave_up(reason.status());
+            }
+        };
+        let target = Target::External(resolved);
+        if let Some(refusal) = self.refusal(args, &target) {
+            return Ok(self.report_refusal(args, &refusal));
+        }
+        let Target::External(resolved) = target else {
+            unreachable!("constructed above")
+        };
+        match self.apply_redirects(&cmd.redirects) {
+            Ok(saved) => saved.forget(),
+            Err(failure) => return self.fail_redirect(failure),
+        }
+        let status = self.run_external(args, resolved, true);
+        self.exec_gave_up(status)
+    }
+
+    /// After `exec` could not replace the shell: an interactive shell goes on, others stop.
+    fn exec_gave_up(&self, status: i32) -> Outcome {
+        if self.mode == super::Mode::Interactive {
+            Ok(status)
+        } else {
+            Err(Flow::Exit(status))
+        }
     }
 
     /// Expands and binds prefix assignments in the temporary scope, in order.
@@ -232,7 +300,7 @@ impl Shell {
             Err(failure) => return Some(self.fail_redirect(failure)),
         };
         self.active_aliases.push(name.to_string());
-        let result = self.run_list(&program.body);
+        let result = self.run_nested(|shell| shell.run_list(&program.body));
         self.active_aliases.pop();
         self.restore_redirects(saved);
         Some(result)
@@ -453,65 +521,33 @@ impl Shell {
 
     fn decide_external(&self, argv: &[String], resolved: &Resolved) -> Vec<Refusal> {
         let mut decisions = vec![Refusal {
-            decision: decide::decide(
-                self.policy(),
-                &Request {
-                    argv,
-                    program: decide::Program::External {
-                        path: &resolved.canonical,
-                        dev: resolved.dev,
-                        ino: resolved.ino,
-                    },
-                },
-            ),
+            decision: self.decide_file(argv, resolved),
             interpreter: None,
         }];
-        if let FileKind::Script { interpreter, arg } = &resolved.kind {
+        if let FileKind::Script {
+            name, interpreter, ..
+        } = &resolved.kind
+        {
             decisions.push(Refusal {
-                decision: self.decide_interpreter(argv, resolved, interpreter, arg.as_deref()),
-                interpreter: Some(interpreter.clone()),
+                decision: self.decide_file(&interpreter_argv(argv, resolved), interpreter),
+                interpreter: Some(name.clone()),
             });
         }
         decisions
     }
 
-    /// The interpreter of a `#!` script is decided as the command the kernel will run:
-    /// `interpreter [arg] script args…`.
-    fn decide_interpreter(
-        &self,
-        argv: &[String],
-        resolved: &Resolved,
-        interpreter: &str,
-        arg: Option<&str>,
-    ) -> Decision {
-        let mut interp_argv = vec![interpreter.to_string()];
-        interp_argv.extend(arg.map(str::to_string));
-        interp_argv.push(resolved.path.display().to_string());
-        interp_argv.extend(argv[1..].iter().cloned());
-        match open_executable(Path::new(interpreter)) {
-            Ok(interp) => decide::decide(
-                self.policy(),
-                &Request {
-                    argv: &interp_argv,
-                    program: decide::Program::External {
-                        path: &interp.canonical,
-                        dev: interp.dev,
-                        ino: interp.ino,
-                    },
+    fn decide_file(&self, argv: &[String], file: &Resolved) -> Decision {
+        decide::decide(
+            self.policy(),
+            &Request {
+                argv,
+                program: decide::Program::External {
+                    path: &file.canonical,
+                    dev: file.dev,
+                    ino: file.ino,
                 },
-            ),
-            // The interpreter was there when the script was resolved; gone now means refuse.
-            Err(_) => Decision {
-                verdict: Verdict::Deny,
-                rule: decide::RuleRef {
-                    key: "#!".to_string(),
-                    pattern: Some(interpreter.to_string()),
-                    origin: self.policy().origin().to_string(),
-                    line: None,
-                },
-                reason: format!("its interpreter {interpreter} disappeared"),
             },
-        }
+        )
     }
 
     fn report_refusal(&self, argv: &[String], refusal: &Refusal) -> i32 {
@@ -534,19 +570,29 @@ impl Shell {
     // ----- execution --------------------------------------------------------------------------
 
     fn run_external(&mut self, argv: &[String], resolved: Resolved, last_in_process: bool) -> i32 {
-        if let FileKind::ShellText = resolved.kind {
-            return self.run_shell_text(argv, &resolved);
-        }
-        let env = self.vars.exported();
-        let is_script = matches!(resolved.kind, FileKind::Script { .. });
-        let program =
-            match spawn::Program::new(resolved.file, &resolved.path, is_script, argv, &env) {
-                Ok(program) => program,
-                Err(err) => {
-                    self.error(&format!("{}: {err}", argv[0]));
-                    return 126;
-                }
-            };
+        // A script runs as its interpreter, with exactly the argv that was decided for it.
+        let (argv, file) = match resolved.kind {
+            FileKind::ShellText { ref options } => {
+                let options = options.clone();
+                return self.run_shell_text(argv, &resolved, &options);
+            }
+            FileKind::Script { .. } => {
+                let interpreter_argv = interpreter_argv(argv, &resolved);
+                let FileKind::Script { interpreter, .. } = resolved.kind else {
+                    unreachable!("matched above")
+                };
+                (interpreter_argv, *interpreter)
+            }
+            FileKind::Binary => (argv.to_vec(), resolved),
+        };
+        let env = self.child_env();
+        let program = match spawn::Program::new(file.file, file.dev, file.ino, &argv, &env) {
+            Ok(program) => program,
+            Err(err) => {
+                self.error(&format!("{}: {err}", argv[0]));
+                return 126;
+            }
+        };
         if last_in_process {
             let err = spawn::exec_in_place(&program, self.stack_limit);
             return self.exec_failed(&argv[0], err);
@@ -555,6 +601,24 @@ impl Shell {
             Ok(pid) => self.wait_child(pid),
             Err(err) => self.exec_failed(&argv[0], err),
         }
+    }
+
+    /// The environment of a child: the exported variables, minus those that make a program
+    /// load or run code of the caller's choosing (see `is_code_injecting`), with `PATH` as the
+    /// policy sets it, so a program that looks up others finds the policy's.
+    fn child_env(&self) -> Vec<(String, String)> {
+        let mut env = self.vars.exported();
+        env.retain(|(name, _)| !is_code_injecting(name));
+        if let Some(dirs) = self.policy().search_path() {
+            let path = dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":");
+            env.retain(|(name, _)| name != "PATH");
+            env.push(("PATH".to_string(), path));
+        }
+        env
     }
 
     fn exec_failed(&self, name: &str, err: spawn::SpawnError) -> i32 {
@@ -574,7 +638,7 @@ impl Shell {
 
     /// A script without `#!`: bash runs it in a subshell of itself, so rsh interprets it, with
     /// every command in it decided as usual.
-    fn run_shell_text(&mut self, argv: &[String], resolved: &Resolved) -> i32 {
+    fn run_shell_text(&mut self, argv: &[String], resolved: &Resolved, options: &[String]) -> i32 {
         let text = match std::fs::read(&resolved.path) {
             Ok(bytes) => bytes,
             Err(err) => {
@@ -592,6 +656,10 @@ impl Shell {
         match spawn::fork_shell() {
             Ok(spawn::Fork::Child) => {
                 self.reset_for_script(argv);
+                for option in options {
+                    let set = vec!["set".to_string(), option.clone()];
+                    let _ = self.run_builtin_quietly(&set);
+                }
                 let status = self.run_in_child(|shell| shell.run_program(&program));
                 spawn::exit_child(status);
             }
@@ -608,6 +676,41 @@ impl Shell {
 struct Refusal {
     decision: Decision,
     interpreter: Option<String>,
+}
+
+/// Variables that make a program load a library or run code named by their value: dropped
+/// from every child's environment. (Until the environment becomes configurable in the policy,
+/// this list is fixed.)
+fn is_code_injecting(name: &str) -> bool {
+    name.starts_with("LD_")
+        || name.starts_with("GIT_CONFIG")
+        || name.starts_with("BASH_FUNC_")
+        || matches!(
+            name,
+            "BASH_ENV"
+                | "ENV"
+                | "PYTHONSTARTUP"
+                | "PYTHONINSPECT"
+                | "PERL5OPT"
+                | "PERL5DB"
+                | "RUBYOPT"
+                | "NODE_OPTIONS"
+                | "GIT_SSH"
+                | "GIT_SSH_COMMAND"
+                | "GIT_EXEC_PATH"
+                | "GIT_EDITOR"
+                | "GIT_PAGER"
+                | "GIT_EXTERNAL_DIFF"
+                | "GIT_ASKPASS"
+                | "SSH_ASKPASS"
+                | "PAGER"
+                | "MANPAGER"
+                | "EDITOR"
+                | "VISUAL"
+                | "LESSOPEN"
+                | "LESSCLOSE"
+                | "PROMPT_COMMAND"
+        )
 }
 
 /// How far `resolve_target` looks.
@@ -659,18 +762,13 @@ pub(crate) fn open_executable(path: &Path) -> Result<Resolved, NotRunnable> {
         return Err(NotRunnable::PermissionDenied);
     }
     let file = spawn::open_program(path).map_err(|_| NotRunnable::NoSuchFile)?;
-    // The identity is that of the opened file, not of whatever the path names later.
+    // Everything below is learned from the opened file, never from the path again.
     let opened = nix::sys::stat::fstat(&file).map_err(|_| NotRunnable::NoSuchFile)?;
-    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let kind = classify(path, meta.size());
-    if let FileKind::Script { interpreter, .. } = &kind {
-        if !Path::new(interpreter).is_file() {
-            return Err(NotRunnable::BadInterpreter(interpreter.clone()));
-        }
-    }
+    let head = read_head(&file, opened.st_dev, opened.st_ino);
+    let kind = classify(&head, opened.st_size as u64)?;
     Ok(Resolved {
         path: path.to_path_buf(),
-        canonical,
+        canonical: opened_path(&file),
         dev: opened.st_dev,
         ino: opened.st_ino,
         kind,
@@ -678,34 +776,144 @@ pub(crate) fn open_executable(path: &Path) -> Result<Resolved, NotRunnable> {
     })
 }
 
-fn classify(path: &Path, size: u64) -> FileKind {
+/// Where an opened file is, as the kernel knows it (`/proc/self/fd/N`); empty if unknown, so
+/// that only the identity can match.
+fn opened_path(file: &OwnedFd) -> PathBuf {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).unwrap_or_default()
+}
+
+/// The first bytes of the opened file, read through the descriptor (reopened by its
+/// `/proc/self/fd` link and checked to be the same file). Empty when unreadable.
+fn read_head(file: &OwnedFd, dev: u64, ino: u64) -> Vec<u8> {
     use std::io::Read;
-    let mut head = [0u8; 256];
-    let n = match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
-        Ok(n) => n,
-        // Execute-only files cannot be inspected: let the kernel run them.
-        Err(_) => return FileKind::Binary,
+    use std::os::fd::AsRawFd;
+    let Ok(reopened) = std::fs::File::open(format!("/proc/self/fd/{}", file.as_raw_fd())) else {
+        return Vec::new();
     };
-    let head = &head[..n];
+    let same = reopened
+        .metadata()
+        .is_ok_and(|m| m.dev() == dev && m.ino() == ino);
+    if !same {
+        return Vec::new();
+    }
+    // The kernel looks at this many bytes for a `#!` line.
+    let mut head = vec![0u8; 256];
+    let n = (&reopened).read(&mut head).unwrap_or(0);
+    head.truncate(n);
+    head
+}
+
+fn classify(head: &[u8], size: u64) -> Result<FileKind, NotRunnable> {
     if let Some(line) = head.strip_prefix(b"#!") {
-        let line = line.split(|&b| b == b'\n').next().unwrap_or(&[]);
-        let line = String::from_utf8_lossy(line);
-        let mut parts = line.trim().splitn(2, [' ', '\t']);
-        let interpreter = parts.next().unwrap_or("").to_string();
-        let arg = parts
-            .next()
-            .map(|a| a.trim().to_string())
-            .filter(|a| !a.is_empty());
-        return FileKind::Script { interpreter, arg };
+        return script_kind(line);
     }
-    if size == 0 || head.starts_with(b"\x7fELF") || head.contains(&0) {
-        return if size == 0 {
-            FileKind::ShellText
-        } else {
-            FileKind::Binary
-        };
+    // Unreadable or binary content goes to the kernel; plain text is a shell script, as in
+    // bash (which runs a file the kernel refuses with ENOEXEC as a script).
+    if head.is_empty() && size > 0 || head.starts_with(b"\x7fELF") || head.contains(&0) {
+        Ok(FileKind::Binary)
+    } else {
+        Ok(FileKind::ShellText {
+            options: Vec::new(),
+        })
     }
-    FileKind::ShellText
+}
+
+/// A `#!` line, split exactly as the kernel's binfmt_script splits it: up to the newline,
+/// blanks (space, tab) trimmed, the interpreter up to the first blank, the rest one argument.
+fn split_shebang(line: &[u8]) -> (&[u8], Option<&[u8]>) {
+    let line = line.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let is_blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = line.iter().position(|b| !is_blank(b)).unwrap_or(line.len());
+    let end = line
+        .iter()
+        .rposition(|b| !is_blank(b))
+        .map_or(start, |i| i + 1);
+    let line = &line[start..end.max(start)];
+    match line.iter().position(is_blank) {
+        None => (line, None),
+        Some(i) => {
+            let rest = &line[i..];
+            let arg_start = rest.iter().position(|b| !is_blank(b)).unwrap_or(rest.len());
+            (&line[..i], Some(&rest[arg_start..]))
+        }
+    }
+}
+
+fn script_kind(line: &[u8]) -> Result<FileKind, NotRunnable> {
+    let (name, arg) = split_shebang(line);
+    let text = |bytes: &[u8]| {
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| NotRunnable::UnusableInterpreter("the #! line is not UTF-8".into()))
+    };
+    let name = text(name)?;
+    let arg = arg.map(text).transpose()?;
+    if let Some(options) = shell_interpreter(&name, arg.as_deref()) {
+        return Ok(FileKind::ShellText { options });
+    }
+    let interpreter = open_executable(Path::new(&name)).map_err(|err| match err {
+        NotRunnable::NoSuchFile | NotRunnable::NotFound => {
+            NotRunnable::BadInterpreter(name.clone())
+        }
+        other => other,
+    })?;
+    // One level only: an interpreter that is itself a script or shell text is refused.
+    if !matches!(interpreter.kind, FileKind::Binary) {
+        return Err(NotRunnable::UnusableInterpreter(format!(
+            "{name} is not a binary"
+        )));
+    }
+    Ok(FileKind::Script {
+        name,
+        arg,
+        interpreter: Box::new(interpreter),
+    })
+}
+
+/// `#!/bin/sh`, `#!/bin/bash -e`, `#!/usr/bin/env bash`: rsh runs these scripts itself, so
+/// every command in them is decided (the `set` flags of the line are kept). None for other
+/// interpreters.
+fn shell_interpreter(name: &str, arg: Option<&str>) -> Option<Vec<String>> {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let is_shell = |word: &str| matches!(word, "sh" | "bash" | "dash" | "ash" | "rsh");
+    if base == "env" {
+        return arg.filter(|a| is_shell(a)).map(|_| Vec::new());
+    }
+    if !is_shell(base) {
+        return None;
+    }
+    match arg {
+        None => Some(Vec::new()),
+        // Only plain set flags (`-e`, `-eu`, `-x`) are understood; anything else keeps the
+        // real interpreter, which the policy then decides.
+        Some(flags)
+            if flags.len() > 1
+                && flags.starts_with('-')
+                && flags[1..].chars().all(|c| "euxfaC".contains(c)) =>
+        {
+            Some(vec![flags.to_string()])
+        }
+        Some(_) => None,
+    }
+}
+
+/// The command a script really runs: its interpreter, the `#!` argument, the script (by the
+/// path it was opened at, so `/proc/self/fd/N` tricks cannot substitute another file) and the
+/// script's arguments. Decided and executed alike.
+fn interpreter_argv(argv: &[String], script: &Resolved) -> Vec<String> {
+    let FileKind::Script { name, arg, .. } = &script.kind else {
+        return argv.to_vec();
+    };
+    let script_path = if script.canonical.as_os_str().is_empty() {
+        &script.path
+    } else {
+        &script.canonical
+    };
+    let mut out = vec![name.clone()];
+    out.extend(arg.iter().cloned());
+    out.push(script_path.display().to_string());
+    out.extend(argv[1..].iter().cloned());
+    out
 }
 
 fn has_command_sub(parts: &[WordPart]) -> bool {

@@ -462,6 +462,9 @@ impl<'a> Converter<'a> {
             _ => self.statement(body)?,
         };
         let last = last_command(&mut result).ok_or_else(|| self.unexpected(body))?;
+        if let (Command::Simple(simple), Some(first)) = (&mut *last, redirects.first_mut()) {
+            reclaim_descriptor(simple, first);
+        }
         for redirect in redirects {
             if !push_redirect(last, redirect) {
                 return Err(self.unexpected(node));
@@ -1391,6 +1394,26 @@ fn single(command: Command, span: Span) -> AndOr {
     }
 }
 
+/// tree-sitter reads `exec 0<&-` as an argument `0` and a redirection without descriptor:
+/// digits written right against the operator are its descriptor.
+fn reclaim_descriptor(command: &mut SimpleCommand, redirect: &mut Redirect) {
+    if redirect.fd.is_some() {
+        return;
+    }
+    let Some(last) = command.words.last() else {
+        return;
+    };
+    let digits = last
+        .as_plain_literal()
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
+    if let Some(fd) = digits.and_then(|t| t.parse::<i32>().ok())
+        && last.span.end == redirect.span.start
+    {
+        redirect.fd = Some(fd);
+        command.words.pop();
+    }
+}
+
 /// The command a trailing redirection applies to: the last command of the last pipeline.
 fn last_command(and_or: &mut AndOr) -> Option<&mut Command> {
     let pipeline = match and_or.rest.last_mut() {
@@ -1494,9 +1517,9 @@ fn missing_command_name(node: Node) -> bool {
         && children
             .iter()
             .any(|c| matches!(c.kind(), "variable_assignment" | "file_redirect"))
-        && children
-            .iter()
-            .all(|c| c.id() == name.id() || matches!(c.kind(), "variable_assignment" | "file_redirect"))
+        && children.iter().all(|c| {
+            c.id() == name.id() || matches!(c.kind(), "variable_assignment" | "file_redirect")
+        })
 }
 
 /// The first child of an ERROR node that is not a complete statement or a separator.

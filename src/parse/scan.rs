@@ -101,7 +101,11 @@ impl Scanner<'_> {
                 self.command_position = false;
                 true
             }
-            b'$' if !self.src.get(self.i + 1).is_some_and(|&n| starts_expansion(n)) => {
+            b'$' if !self
+                .src
+                .get(self.i + 1)
+                .is_some_and(|&n| starts_expansion(n)) =>
+            {
                 if self.word.is_empty() {
                     self.word_start = self.i;
                 }
@@ -366,7 +370,7 @@ impl Scanner<'_> {
 
 /// Whether a byte after `$` makes it an expansion (or `$'…'`/`$"…"`).
 fn starts_expansion(next: u8) -> bool {
-    next.is_ascii_alphanumeric() || b"_{(@*#?!$-'\"".contains(&next)
+    next.is_ascii_alphanumeric() || b"_{([@*#?!$-'\"".contains(&next)
 }
 
 #[cfg(test)]

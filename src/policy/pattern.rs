@@ -57,7 +57,9 @@ impl ArgPattern {
     pub fn parse(text: &str) -> Result<ArgPattern, PatternError> {
         let kind = match text.strip_prefix("re:") {
             Some(re) => {
-                let anchored = format!(r"\A(?:{re})\z");
+                // `(?s)`: an argument may contain newlines, and `.` must cross them, or a
+                // newline in any argument would slip past every `.*` of a deny pattern.
+                let anchored = format!(r"(?s)\A(?:{re})\z");
                 let regex = Regex::new(&anchored)
                     .map_err(|e| PatternError::new(format!("invalid regular expression: {e}")))?;
                 Kind::Regex(regex)

@@ -145,7 +145,15 @@ pub fn install(file: OwnedFd, target: RawFd) -> Result<(), Errno> {
 /// An anonymous in-memory file holding `data`, positioned at its start: here-documents and
 /// here-strings of any size without temporary files.
 pub fn memory_file(data: &[u8]) -> Result<OwnedFd, Errno> {
-    let fd = nix::sys::memfd::memfd_create(c"rsh-heredoc", nix::sys::memfd::MFdFlags::MFD_CLOEXEC)?;
+    use nix::sys::memfd::{MFdFlags, memfd_create};
+    // MFD_NOEXEC_SEAL (Linux 6.3): the data can never be executed as a program. Older
+    // kernels reject the flag; the file is then only close-on-exec.
+    const MFD_NOEXEC_SEAL: libc::c_uint = 0x0008;
+    let sealed = MFdFlags::MFD_CLOEXEC | MFdFlags::from_bits_retain(MFD_NOEXEC_SEAL);
+    let fd = match memfd_create(c"rsh-heredoc", sealed) {
+        Err(Errno::EINVAL) => memfd_create(c"rsh-heredoc", MFdFlags::MFD_CLOEXEC)?,
+        other => other?,
+    };
     write_all(fd.as_raw_fd(), data)?;
     nix::unistd::lseek(&fd, 0, nix::unistd::Whence::SeekSet)?;
     Ok(fd)

@@ -4,8 +4,12 @@
 //! is prepared in the parent. Between `fork` and `execve` the child makes only raw,
 //! async-signal-safe system calls and does not allocate: that is what keeps spawning sound and
 //! what the kernel confinement layer will hook into. The program is executed through the file
-//! descriptor that was opened when it was decided (`execveat` with `AT_EMPTY_PATH`), so the file
-//! that runs is the file that was checked, even if the path is swapped in between.
+//! descriptor that was opened when it was decided (`execveat` with `AT_EMPTY_PATH`), never by
+//! path, and the child checks just before `execveat` that the descriptor still refers to the
+//! decided file (device and inode): a redirection such as `3</bin/dash` that lands on the
+//! descriptor's number, or anything else that changed it, makes the exec fail instead of
+//! running another program. Scripts are not handed to the kernel's `#!` handling: the shell
+//! decides and runs their interpreter itself, through the interpreter's own descriptor.
 #![allow(unsafe_code)]
 
 use std::ffi::{CStr, CString};
@@ -17,10 +21,18 @@ use nix::errno::Errno;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
+/// Program descriptors are kept at or above this number, out of the way of the descriptors
+/// users redirect (the identity check in the child catches the rest).
+const PROGRAM_FD_MIN: RawFd = 100;
+
+/// The errno a child reports when the program descriptor no longer refers to the decided file.
+const SWAPPED: i32 = libc::ESTALE;
+
 /// Signals whose disposition the shell may change for itself and every child must get back.
-const RESET_SIGNALS: [libc::c_int; 6] = [
+const RESET_SIGNALS: [libc::c_int; 7] = [
     libc::SIGINT,
     libc::SIGQUIT,
+    libc::SIGTERM,
     libc::SIGTSTP,
     libc::SIGTTIN,
     libc::SIGTTOU,
@@ -31,22 +43,23 @@ const RESET_SIGNALS: [libc::c_int; 6] = [
 pub struct Program {
     /// Opened with O_PATH when the program was decided; executed through this descriptor.
     file: OwnedFd,
-    /// The same program by path, for scripts (the kernel needs a path to hand the
-    /// interpreter) and for messages.
-    path: CString,
-    exec_by_path: bool,
+    /// The identity that was decided; the child refuses to exec anything else.
+    dev: u64,
+    ino: u64,
     argv: Vec<CString>,
     envp: Vec<CString>,
 }
 
 #[derive(Debug)]
 pub enum SpawnError {
-    /// An argument, variable or path contains a NUL byte.
+    /// An argument or variable contains a NUL byte.
     Nul(String),
     /// fork, pipe or another system call failed in the parent.
     System(Errno),
     /// execve failed in the child.
     Exec(Errno),
+    /// The program descriptor no longer referred to the decided file.
+    Swapped,
 }
 
 impl std::fmt::Display for SpawnError {
@@ -55,33 +68,39 @@ impl std::fmt::Display for SpawnError {
             SpawnError::Nul(what) => write!(f, "{what} contains a NUL byte"),
             SpawnError::System(errno) => write!(f, "{}", errno.desc()),
             SpawnError::Exec(errno) => write!(f, "{}", errno.desc()),
+            SpawnError::Swapped => {
+                write!(f, "the program file changed after it was checked; not run")
+            }
         }
     }
 }
 
 /// Opens a program for execution: O_PATH pins the inode that is decided and later executed.
+/// The descriptor is moved to a high number, close-on-exec.
 pub fn open_program(path: &Path) -> std::io::Result<OwnedFd> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
         .open(path)?;
-    Ok(OwnedFd::from(file))
+    let file = OwnedFd::from(file);
+    match fd::save(file.as_raw_fd(), PROGRAM_FD_MIN) {
+        Ok(Some(high)) => Ok(high),
+        // No high number free: the low one is still checked before exec.
+        _ => Ok(file),
+    }
 }
 
 impl Program {
-    /// `file` must be the descriptor from `open_program` for `path`. Scripts (`#!`) are
-    /// executed by path, binaries through the descriptor.
+    /// `file` is the descriptor from `open_program`, `dev`/`ino` the identity that was decided
+    /// for it.
     pub fn new(
         file: OwnedFd,
-        path: &Path,
-        is_script: bool,
+        dev: u64,
+        ino: u64,
         argv: &[String],
         env: &[(String, String)],
     ) -> Result<Program, SpawnError> {
-        use std::os::unix::ffi::OsStrExt;
-        let path = CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| SpawnError::Nul("the program path".into()))?;
         let argv = argv
             .iter()
             .map(|a| {
@@ -97,8 +116,8 @@ impl Program {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Program {
             file,
-            path,
-            exec_by_path: is_script,
+            dev,
+            ino,
             argv,
             envp,
         })
@@ -127,29 +146,29 @@ impl<'p> ExecArgs<'p> {
 
     /// Only returns on failure, with the errno. Async-signal-safe: raw system calls only.
     fn exec(&self) -> libc::c_int {
-        let empty: &CStr = c"";
-        if self.program.exec_by_path {
-            // SAFETY: path, argv and envp are valid NUL-terminated arrays that outlive the call.
-            unsafe {
-                libc::execve(
-                    self.program.path.as_ptr(),
-                    self.argv.as_ptr(),
-                    self.envp.as_ptr(),
-                )
-            };
-        } else {
-            // SAFETY: as above; the descriptor is a valid O_PATH descriptor of the program.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_execveat,
-                    self.program.file.as_raw_fd(),
-                    empty.as_ptr(),
-                    self.argv.as_ptr(),
-                    self.envp.as_ptr(),
-                    libc::AT_EMPTY_PATH,
-                )
-            };
+        let fd = self.program.file.as_raw_fd();
+        // SAFETY: an all-zero `stat` is a valid value; fstat only writes into it.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: `st` is a valid, exclusively borrowed stat buffer.
+        if unsafe { libc::fstat(fd, &mut st) } != 0
+            || st.st_dev != self.program.dev
+            || st.st_ino != self.program.ino
+        {
+            return SWAPPED;
         }
+        let empty: &CStr = c"";
+        // SAFETY: argv and envp are valid NUL-terminated arrays of C strings that outlive the
+        // call; `fd` was just checked to be the decided file.
+        unsafe {
+            libc::syscall(
+                libc::SYS_execveat,
+                fd,
+                empty.as_ptr(),
+                self.argv.as_ptr(),
+                self.envp.as_ptr(),
+                libc::AT_EMPTY_PATH,
+            )
+        };
         Errno::last_raw()
     }
 }
@@ -190,7 +209,7 @@ pub fn spawn(program: &Program, stack_limit: Option<libc::rlimit>) -> Result<Pid
                 None => Ok(pid),
                 Some(errno) => {
                     let _ = wait(pid);
-                    Err(SpawnError::Exec(Errno::from_raw(errno)))
+                    Err(exec_error(errno))
                 }
             }
         }
@@ -227,7 +246,15 @@ fn read_report(fd: &OwnedFd) -> Option<i32> {
 pub fn exec_in_place(program: &Program, stack_limit: Option<libc::rlimit>) -> SpawnError {
     let args = ExecArgs::new(program);
     reset_child_state(stack_limit);
-    SpawnError::Exec(Errno::from_raw(args.exec()))
+    exec_error(args.exec())
+}
+
+fn exec_error(errno: i32) -> SpawnError {
+    if errno == SWAPPED {
+        SpawnError::Swapped
+    } else {
+        SpawnError::Exec(Errno::from_raw(errno))
+    }
 }
 
 pub enum Fork {

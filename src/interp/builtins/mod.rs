@@ -422,12 +422,12 @@ fn wait(_: &mut Shell, _: &[String]) -> Outcome {
     Ok(0)
 }
 
-/// `exec` alone (with redirections) is handled before lookup; running a program in place of
-/// the shell is not supported.
+/// `exec` is run by the interpreter itself (it needs the command's redirections, see
+/// `run_exec`); this entry only makes it a known builtin for `type` and the policy.
 fn exec(shell: &mut Shell, _argv: &[String]) -> Outcome {
     shell.builtin_error(
         "exec",
-        "replacing the shell with a command is not supported by rsh",
+        "cannot be run indirectly (through `command` or `builtin`)",
     );
     Ok(2)
 }

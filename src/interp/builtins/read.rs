@@ -189,7 +189,8 @@ enum ReadEnd {
 }
 
 fn read_record(opts: &Options) -> (Chars, ReadEnd) {
-    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    // An absurdly long timeout is no timeout.
+    let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
     let mut bytes: Vec<(u8, bool)> = Vec::new();
     let mut escaped = false;
     let mut count = 0usize;

@@ -44,7 +44,7 @@ pub fn source(shell: &mut Shell, argv: &[String]) -> Outcome {
         old
     });
     shell.source_depth += 1;
-    let result = shell.run_program(&program);
+    let result = shell.run_nested(|shell| shell.run_program(&program));
     shell.source_depth -= 1;
     if let Some(old) = saved_args {
         shell.set_positional(old);
@@ -59,12 +59,17 @@ pub fn source(shell: &mut Shell, argv: &[String]) -> Outcome {
 /// current directory, as bash does.
 fn find(shell: &Shell, file: &str) -> Option<PathBuf> {
     if file.contains('/') {
-        return Path::new(file).is_file().then(|| PathBuf::from(file));
+        return readable_file(Path::new(file)).then(|| PathBuf::from(file));
     }
     let path = shell.vars.value("PATH").unwrap_or("");
     path.split(':')
         .filter(|dir| !dir.is_empty())
         .map(|dir| Path::new(dir).join(file))
-        .find(|candidate| candidate.is_file())
-        .or_else(|| Path::new(file).is_file().then(|| PathBuf::from(file)))
+        .find(|candidate| readable_file(candidate))
+        .or_else(|| readable_file(Path::new(file)).then(|| PathBuf::from(file)))
+}
+
+/// Anything but a directory can be sourced (`. /dev/null` is a common idiom).
+fn readable_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_dir())
 }
