@@ -559,8 +559,13 @@ impl Shell {
     }
 
     fn run_while(&mut self, cond: &List, body: &List, until: bool) -> Outcome {
+        self.in_loop_body(|shell| shell.while_loop(cond, body, until))
+    }
+
+    /// Runs a loop, so that `break` and `continue` inside it know they are in one.
+    fn in_loop_body(&mut self, run: impl FnOnce(&mut Shell) -> Outcome) -> Outcome {
         self.loop_depth += 1;
-        let result = self.while_loop(cond, body, until);
+        let result = run(self);
         self.loop_depth -= 1;
         result
     }
@@ -596,10 +601,7 @@ impl Shell {
             },
             None => self.positional.clone(),
         };
-        self.loop_depth += 1;
-        let result = self.for_loop(var, items, body);
-        self.loop_depth -= 1;
-        result
+        self.in_loop_body(|shell| shell.for_loop(var, items, body))
     }
 
     fn for_loop(&mut self, var: &str, items: Vec<String>, body: &List) -> Outcome {
@@ -624,10 +626,7 @@ impl Shell {
         step: Option<&crate::parse::Word>,
         body: &List,
     ) -> Outcome {
-        self.loop_depth += 1;
-        let result = self.arith_for_loop(init, cond, step, body);
-        self.loop_depth -= 1;
-        result
+        self.in_loop_body(|shell| shell.arith_for_loop(init, cond, step, body))
     }
 
     fn arith_for_loop(

@@ -8,6 +8,8 @@
 /// argument starting with '-' (e.g. `-x`, `--`, `-n-`, `-`) is printed literally. With -e:
 /// \a \b \c (stop all output, no newline) \e \E \f \n \r \t \v \\ \0nnn \xHH \uHHHH \UHHHHHHHH.
 /// Any other backslash sequence (including `\1`..`\7`) is printed as it is.
+use super::printf::{push_code_point, read_radix};
+
 pub fn echo(args: &[String]) -> Vec<u8> {
     let mut newline = true;
     let mut escapes = false;
@@ -86,12 +88,12 @@ fn expand_escapes(arg: &[u8], out: &mut Vec<u8>) -> Flow {
             b'\\' => out.push(b'\\'),
             b'0' => {
                 // echo takes up to three octal digits after `\0`.
-                let (value, used) = read_digits(&arg[i..], 8, 3);
+                let (value, used) = read_radix(&arg[i..], 8, 3);
                 i += used;
                 out.push((value & 0xff) as u8);
             }
             b'x' => {
-                let (value, used) = read_digits(&arg[i..], 16, 2);
+                let (value, used) = read_radix(&arg[i..], 16, 2);
                 i += used;
                 if used == 0 {
                     out.extend_from_slice(b"\\x");
@@ -101,7 +103,7 @@ fn expand_escapes(arg: &[u8], out: &mut Vec<u8>) -> Flow {
             }
             b'u' | b'U' => {
                 let max = if e == b'u' { 4 } else { 8 };
-                let (value, used) = read_digits(&arg[i..], 16, max);
+                let (value, used) = read_radix(&arg[i..], 16, max);
                 i += used;
                 if used == 0 {
                     out.push(b'\\');
@@ -117,48 +119,6 @@ fn expand_escapes(arg: &[u8], out: &mut Vec<u8>) -> Flow {
         }
     }
     Flow::Continue
-}
-
-/// Reads up to `max` digits in `radix` from the start of `s`: (value, digits used).
-fn read_digits(s: &[u8], radix: u32, max: usize) -> (u32, usize) {
-    let mut value: u32 = 0;
-    let mut used = 0;
-    for &b in s.iter().take(max) {
-        let Some(d) = (b as char).to_digit(radix) else {
-            break;
-        };
-        value = value.wrapping_mul(radix).wrapping_add(d);
-        used += 1;
-    }
-    (value, used)
-}
-
-/// Encodes a code point the way bash does in a UTF-8 locale: plain UTF-8, but surrogates and
-/// values past U+10FFFF are still encoded with the old UTF-8 scheme (up to six bytes), and values
-/// of 2^31 and above produce nothing.
-fn push_code_point(value: u32, out: &mut Vec<u8>) {
-    let v = value;
-    let cont = |shift: u32| 0x80 | ((v >> shift) & 0x3f) as u8;
-    match v {
-        0..=0x7f => out.push(v as u8),
-        0x80..=0x7ff => out.extend_from_slice(&[0xc0 | (v >> 6) as u8, cont(0)]),
-        0x800..=0xffff => out.extend_from_slice(&[0xe0 | (v >> 12) as u8, cont(6), cont(0)]),
-        0x1_0000..=0x1f_ffff => {
-            out.extend_from_slice(&[0xf0 | (v >> 18) as u8, cont(12), cont(6), cont(0)])
-        }
-        0x20_0000..=0x3ff_ffff => {
-            out.extend_from_slice(&[0xf8 | (v >> 24) as u8, cont(18), cont(12), cont(6), cont(0)])
-        }
-        0x400_0000..=0x7fff_ffff => out.extend_from_slice(&[
-            0xfc | (v >> 30) as u8,
-            cont(24),
-            cont(18),
-            cont(12),
-            cont(6),
-            cont(0),
-        ]),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

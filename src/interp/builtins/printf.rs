@@ -867,7 +867,7 @@ fn expand_b(arg: &[u8], errors: &mut Vec<String>) -> (Vec<u8>, bool) {
 }
 
 /// Reads up to `max` digits in `radix`: (value, digits used).
-fn read_radix(s: &[u8], radix: u32, max: usize) -> (u32, usize) {
+pub(super) fn read_radix(s: &[u8], radix: u32, max: usize) -> (u32, usize) {
     let mut value: u32 = 0;
     let mut used = 0;
     for &b in s.iter().take(max) {
@@ -896,7 +896,7 @@ fn read_decimal(s: &[u8]) -> (i64, usize) {
 
 /// Encodes a code point as bash does in a UTF-8 locale: surrogates and values past U+10FFFF still
 /// get the old UTF-8 scheme (up to six bytes), values of 2^31 and above produce nothing.
-fn push_code_point(v: u32, out: &mut Vec<u8>) {
+pub(super) fn push_code_point(v: u32, out: &mut Vec<u8>) {
     let cont = |shift: u32| 0x80 | ((v >> shift) & 0x3f) as u8;
     match v {
         0..=0x7f => out.push(v as u8),
