@@ -93,31 +93,24 @@ const SHOPT_FIXED: &[(&str, bool)] = &[
     ("xpg_echo", false),
 ];
 
-/// The options rsh implements, as (name, accessor) pairs for shopt.
-fn shopt_flag<'o>(options: &'o mut Options, name: &str) -> Option<&'o mut bool> {
-    Some(match name {
-        "dotglob" => &mut options.dotglob,
-        "expand_aliases" => &mut options.expand_aliases,
-        "extglob" => &mut options.extglob,
-        "failglob" => &mut options.failglob,
-        "globstar" => &mut options.globstar,
-        "nocaseglob" => &mut options.nocaseglob,
-        "nocasematch" => &mut options.nocasematch,
-        "nullglob" => &mut options.nullglob,
-        _ => return None,
-    })
-}
-
-const SHOPT_IMPLEMENTED: &[&str] = &[
-    "dotglob",
-    "expand_aliases",
-    "extglob",
-    "failglob",
-    "globstar",
-    "nocaseglob",
-    "nocasematch",
-    "nullglob",
+/// The shopt options rsh implements, with the option each one sets.
+const SHOPT_FLAGS: &[(&str, fn(&mut Options) -> &mut bool)] = &[
+    ("dotglob", |o| &mut o.dotglob),
+    ("expand_aliases", |o| &mut o.expand_aliases),
+    ("extglob", |o| &mut o.extglob),
+    ("failglob", |o| &mut o.failglob),
+    ("globstar", |o| &mut o.globstar),
+    ("nocaseglob", |o| &mut o.nocaseglob),
+    ("nocasematch", |o| &mut o.nocasematch),
+    ("nullglob", |o| &mut o.nullglob),
 ];
+
+fn shopt_flag<'o>(options: &'o mut Options, name: &str) -> Option<&'o mut bool> {
+    SHOPT_FLAGS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, flag)| flag(options))
+}
 
 fn set_flag<'o>(options: &'o mut Options, name: &str) -> Option<&'o mut bool> {
     Some(match name {
@@ -329,9 +322,9 @@ fn set_shopt(shell: &mut Shell, name: &str, on: bool) -> Result<(), String> {
 }
 
 fn all_shopt_names() -> Vec<&'static str> {
-    let mut names: Vec<&str> = SHOPT_IMPLEMENTED
+    let mut names: Vec<&str> = SHOPT_FLAGS
         .iter()
-        .copied()
+        .map(|(n, _)| *n)
         .chain(SHOPT_REMEMBERED.iter().map(|(n, _)| *n))
         .chain(SHOPT_FIXED.iter().map(|(n, _)| *n))
         .collect();
