@@ -222,6 +222,12 @@ pub fn run(inv: Invocation) -> i32 {
     shell.set_login(inv.login);
     shell.reading_stdin = inv.command.is_none() && inv.script.is_none();
     shell.set_stack_limit(spawn::raise_stack_limit());
+    // Before anything runs: a kernel that cannot confine as the policy requires means nothing
+    // runs at all.
+    if let Err(message) = shell.init_sandbox() {
+        eprint_line(&format!("rsh: cannot start: {message}"));
+        return 126;
+    }
     if let Err(message) = apply_startup_options(&mut shell, &inv) {
         eprint_line(&format!("rsh: {message}"));
         return 2;

@@ -1,7 +1,7 @@
 //! rsh: a restricted shell. Each line is parsed once with tree-sitter-bash, every simple command
 //! is expanded and then decided against a TOML policy, and only then executed directly (never
 //! through /bin/sh). The modules follow the pipeline: `parse` → `expand` → `policy`/`decide` →
-//! `spawn`, orchestrated by `interp`; `cli` and `repl` are the entry points. An earlier stage
+//! `sandbox` → `spawn`, orchestrated by `interp`; `cli` and `repl` are the entry points. An earlier stage
 //! never imports a later one.
 #![deny(unsafe_code)]
 
@@ -12,4 +12,5 @@ pub mod interp;
 pub mod parse;
 pub mod policy;
 pub mod repl;
+pub mod sandbox;
 pub mod spawn;

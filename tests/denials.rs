@@ -33,10 +33,14 @@ allow = ["touch", "echo", "cat", "true", "false", "printf", "ls", "tr"]
 deny = ["sh", "dash", "bash"]
 "#;
 
-/// The control policy: nothing denied, so a line that would run a shell does run it.
+/// The control policy: nothing denied and nothing confined, so a line that would run a shell
+/// does run it.
 const PERMISSIVE: &str = r#"[shell]
 path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "allow"
+
+[sandbox]
+mode = "off"
 "#;
 
 /// No single run of rsh in these tests should take anywhere near this long.

@@ -74,6 +74,42 @@ pub struct Decision {
     pub reason: String,
 }
 
+/// How a started program is confined, as far as the policy decides it per command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CommandProfile {
+    /// May open network sockets.
+    pub network: bool,
+    /// May start other programs.
+    pub subprocesses: bool,
+}
+
+/// The confinement profile of a program: its command tables' `network` and `subprocesses`
+/// settings, else the `[sandbox]` defaults. When several tables name the program, a
+/// permission needs all of those that say something to grant it.
+pub fn profile(policy: &Policy, program: &Program) -> CommandProfile {
+    let tables: Vec<_> = policy
+        .tables()
+        .iter()
+        .filter(|t| match *program {
+            Program::Builtin(name) => t.command.matches_builtin(name),
+            Program::External { path, dev, ino } => t.command.matches_file(path, dev, ino),
+        })
+        .collect();
+    let setting = |get: fn(&crate::policy::CommandTable) -> Option<bool>, default: bool| {
+        let said: Vec<bool> = tables.iter().filter_map(|t| get(t)).collect();
+        if said.is_empty() {
+            default
+        } else {
+            said.iter().all(|&x| x)
+        }
+    };
+    let sandbox = policy.sandbox();
+    CommandProfile {
+        network: setting(|t| t.network, sandbox.network),
+        subprocesses: setting(|t| t.subprocesses, sandbox.subprocesses),
+    }
+}
+
 /// Pure: same inputs, same answer; no I/O.
 ///
 /// 1. Every argument pattern that matches, from the tables of the commands the program is and
@@ -626,6 +662,7 @@ allow = ["npm run test:*"]
             "rm -rf build",
             "sort -u file",
             "fd -e txt",
+            "sed -n 1p",
         ] {
             assert_eq!(verdict(line), Verdict::Allow, "{line}");
         }
@@ -660,8 +697,8 @@ allow = ["npm run test:*"]
         ] {
             assert_eq!(verdict(line), Verdict::Deny, "{line}");
         }
-        // git runs programs named by the repository's own configuration: it asks until the
-        // kernel confines what it starts (the deny patterns above still refuse outright).
+        // git runs programs named by the repository's own configuration, with the network it
+        // needs to fetch: it asks (the deny patterns above still refuse outright).
         for line in [
             "git status",
             "git log --oneline",
@@ -672,7 +709,6 @@ allow = ["npm run test:*"]
             "git push origin main",
             "git -C dir push",
             "python3 x.py",
-            "sed -n 1p",
             "make all",
         ] {
             assert_eq!(verdict(line), Verdict::Ask, "{line}");
@@ -688,6 +724,69 @@ allow = ["npm run test:*"]
             d.reason
         );
         assert_eq!(builtin(&p, "cd /tmp").verdict, Verdict::Allow);
+    }
+
+    #[test]
+    fn shipped_default_policy_confines_by_command() {
+        let fx = Fixture::new(&["ls", "sed", "python3", "make", "git", "cargo"]);
+        let p = default_policy_on(&fx);
+        let profile_of = |name: &str| {
+            let e = fx.exe(name);
+            profile(
+                &p,
+                &Program::External {
+                    path: &e.path,
+                    dev: e.dev,
+                    ino: e.ino,
+                },
+            )
+        };
+        let plain = CommandProfile {
+            network: false,
+            subprocesses: false,
+        };
+        assert_eq!(profile_of("ls"), plain);
+        assert_eq!(profile_of("sed"), plain);
+        let builder = CommandProfile {
+            network: false,
+            subprocesses: true,
+        };
+        assert_eq!(profile_of("python3"), builder);
+        assert_eq!(profile_of("make"), builder);
+        let fetcher = CommandProfile {
+            network: true,
+            subprocesses: true,
+        };
+        assert_eq!(profile_of("git"), fetcher);
+        assert_eq!(profile_of("cargo"), fetcher);
+    }
+
+    #[test]
+    fn a_permission_needs_every_table_that_names_the_program() {
+        let fx = Fixture::new(&["tool"]);
+        std::os::unix::fs::symlink(fx.bin("tool"), fx.bin("alias")).unwrap();
+        let p = fx.policy(
+            "[sandbox]\nnetwork = true\n",
+            "[commands.tool]\nsubprocesses = true\n[commands.alias]\nsubprocesses = false\n",
+        );
+        let e = fx.exe("tool");
+        let got = profile(
+            &p,
+            &Program::External {
+                path: &e.path,
+                dev: e.dev,
+                ino: e.ino,
+            },
+        );
+        // Both tables name the same file; one refuses subprocesses. Neither says anything
+        // about the network, so the [sandbox] default holds.
+        assert_eq!(
+            got,
+            CommandProfile {
+                network: true,
+                subprocesses: false
+            }
+        );
     }
 
     #[test]

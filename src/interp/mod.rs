@@ -24,7 +24,8 @@ use crate::parse::{
     Pipeline, Program, Special,
 };
 use crate::policy::Policy;
-use crate::spawn::{self, Fork, fd};
+use crate::sandbox::Sandbox;
+use crate::spawn::{self, Fork, fd, job};
 use vars::Vars;
 
 /// How deeply functions, `eval` and `source` may nest before rsh refuses to go deeper.
@@ -115,6 +116,12 @@ pub struct Shell {
     pub(crate) logical_cwd: String,
     /// Commands come from standard input (`$-` contains `s`).
     pub(crate) reading_stdin: bool,
+    /// Kernel confinement of started programs: set up by `init_sandbox`, or on first use.
+    sandbox: Option<Sandbox>,
+    /// This process is part of a job (a stage of a pipeline): what it starts stays in the
+    /// job's process group, which is `job_group` when rsh made one.
+    in_job: bool,
+    job_group: Option<nix::unistd::Pid>,
 }
 
 impl Shell {
@@ -153,6 +160,9 @@ impl Shell {
             active_aliases: Vec::new(),
             logical_cwd: String::new(),
             reading_stdin: false,
+            sandbox: None,
+            in_job: false,
+            job_group: None,
         };
         shell.init_variables();
         shell
@@ -221,6 +231,30 @@ impl Shell {
 
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// Resolves the policy's confinement for this session: the policy's `~` is the user's home
+    /// directory from the password database (not `$HOME`, which the caller controls) and `.`
+    /// the current directory. Err: this kernel cannot enforce what the policy requires.
+    pub fn init_sandbox(&mut self) -> Result<(), String> {
+        let home = nix::unistd::User::from_uid(nix::unistd::getuid())
+            .ok()
+            .flatten()
+            .map(|user| user.dir)
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let workdir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let sandbox = Sandbox::new(self.policy.sandbox(), &home, &workdir)?;
+        sandbox.protect_shell()?;
+        self.sandbox = Some(sandbox);
+        Ok(())
+    }
+
+    pub(crate) fn sandbox(&mut self) -> Result<&mut Sandbox, String> {
+        if self.sandbox.is_none() {
+            self.init_sandbox()?;
+        }
+        Ok(self.sandbox.as_mut().expect("initialized above"))
     }
 
     pub fn set_stack_limit(&mut self, limit: Option<libc::rlimit>) {
@@ -342,9 +376,13 @@ impl Shell {
         Ok(status)
     }
 
-    /// A multi-stage pipeline: every stage is a forked shell wired to its neighbours.
+    /// A multi-stage pipeline: every stage is a forked shell wired to its neighbours, all in
+    /// one process group led by the first.
     fn run_stages(&mut self, commands: &[Command]) -> Outcome {
         let mut children = Vec::with_capacity(commands.len());
+        let first = self.placement();
+        let mut group = None;
+        let timeout = self.job_timeout();
         let mut input: Option<std::os::fd::OwnedFd> = None;
         for (i, command) in commands.iter().enumerate() {
             let last = i + 1 == commands.len();
@@ -359,14 +397,30 @@ impl Shell {
                     }
                 }
             };
+            let placement = match (first.group, children.first()) {
+                (job::Group::New, Some(&leader)) => job::Placement {
+                    group: job::Group::Join(leader),
+                    terminal: None,
+                },
+                _ => first,
+            };
             match spawn::fork_shell() {
                 Ok(Fork::Child) => {
+                    placement.apply_in_child();
+                    self.enter_job(placement);
                     drop(next_input);
                     self.wire_stage(input.take(), output);
                     let status = self.run_in_child(|shell| shell.run_command(command, true));
                     spawn::exit_child(status);
                 }
-                Ok(Fork::Parent(pid)) => children.push(pid),
+                Ok(Fork::Parent(pid)) => {
+                    // At once, so that the group exists when the next stage joins it.
+                    let joined = placement.apply_in_parent(pid);
+                    if children.is_empty() {
+                        group = joined;
+                    }
+                    children.push(pid);
+                }
                 Err(errno) => {
                     self.error(&format!("cannot fork: {}", errno.desc()));
                     break;
@@ -375,10 +429,8 @@ impl Shell {
             input = next_input;
         }
         drop(input);
-        let mut statuses = Vec::with_capacity(children.len());
-        for pid in children {
-            statuses.push(self.wait_child(pid));
-        }
+        let terminal = group.and(first.terminal);
+        let statuses = self.wait_job_statuses(&children, group, terminal, timeout, "pipeline");
         let status = if self.options.pipefail {
             statuses
                 .iter()
@@ -390,6 +442,17 @@ impl Shell {
             statuses.last().copied().unwrap_or(1)
         };
         Ok(status)
+    }
+
+    /// In a forked stage: what this process starts stays in the job's group.
+    fn enter_job(&mut self, placement: job::Placement) {
+        self.in_job = true;
+        let own = nix::unistd::getpgrp();
+        self.job_group = match placement.group {
+            job::Group::New => Some(own).filter(|&g| g == nix::unistd::getpid()),
+            job::Group::Join(leader) => Some(own).filter(|&g| g == leader),
+            job::Group::Keep => self.job_group,
+        };
     }
 
     fn wire_stage(
@@ -417,6 +480,85 @@ impl Shell {
             | Err(Flow::Abort(status)) => status,
             Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.last_status,
         }
+    }
+
+    /// Where a new job goes: a process group of its own, holding the terminal if rsh holds it;
+    /// inside a job already, the job's group.
+    pub(crate) fn placement(&self) -> job::Placement {
+        if self.in_job {
+            job::Placement::KEEP
+        } else {
+            job::Placement {
+                group: job::Group::New,
+                terminal: job::foreground_terminal(),
+            }
+        }
+    }
+
+    /// The wall-clock limit of a job, when the policy confines programs.
+    fn job_timeout(&mut self) -> Option<std::time::Duration> {
+        self.sandbox().ok().and_then(|s| s.timeout())
+    }
+
+    /// Waits for a started program placed with `placement`; see `wait_job_statuses`.
+    pub(crate) fn wait_job(
+        &mut self,
+        pid: nix::unistd::Pid,
+        placement: job::Placement,
+        timeout: Option<std::time::Duration>,
+        what: &str,
+    ) -> i32 {
+        let group = placement.apply_in_parent(pid);
+        let terminal = group.and(placement.terminal);
+        self.wait_job_statuses(&[pid], group, terminal, timeout, what)[0]
+    }
+
+    /// Waits for the processes of a job (`group`: its own process group, if it has one),
+    /// reports signals and a timeout as bash reports signals, and returns their statuses.
+    fn wait_job_statuses(
+        &mut self,
+        pids: &[nix::unistd::Pid],
+        group: Option<nix::unistd::Pid>,
+        terminal: Option<std::os::fd::RawFd>,
+        timeout: Option<std::time::Duration>,
+        what: &str,
+    ) -> Vec<i32> {
+        let job = job::Job {
+            pids: pids.to_vec(),
+            group: group.or(self.job_group),
+            terminal,
+        };
+        let ended = job.wait(timeout, self.mode == Mode::Interactive);
+        if let Some(tty) = job.terminal {
+            job::reclaim_terminal(tty);
+        }
+        if ended.timed_out {
+            let seconds = timeout.map(|t| t.as_secs()).unwrap_or(0);
+            self.error(&format!(
+                "{what}: timed out after {seconds} s (limits.timeout); ended"
+            ));
+        }
+        // Like bash, one report for the job: the last process that a signal ended.
+        if let Some(spawn::Exit::Signal { signal, core }) = ended
+            .exits
+            .iter()
+            .rev()
+            .filter_map(|e| e.as_ref().ok())
+            .find(|e| matches!(e, spawn::Exit::Signal { .. }))
+        {
+            self.report_signal(*signal, *core);
+        }
+        ended
+            .exits
+            .into_iter()
+            .map(|exit| match exit {
+                Ok(exit) => exit.status(),
+                Err(errno) => {
+                    self.error(&format!("wait: {}", errno.desc()));
+                    127
+                }
+            })
+            .collect()
     }
 
     pub(crate) fn wait_child(&mut self, pid: nix::unistd::Pid) -> i32 {
@@ -1068,10 +1210,14 @@ impl Shell {
                 return Some(String::new());
             }
         };
-        let (text, status) = match std::fs::read(&path) {
+        let (text, status) = match self.read_for_command(&path) {
             Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), 0),
-            Err(err) => {
-                self.error(&format!("{path}: {}", redirect::io_message(&err)));
+            Err(redirect::ReadError::Denied(message)) => {
+                self.error(&message);
+                (String::new(), 1)
+            }
+            Err(redirect::ReadError::Io(message)) => {
+                self.error(&format!("{path}: {message}"));
                 (String::new(), 1)
             }
         };

@@ -8,6 +8,7 @@
 use std::fs::OpenOptions;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
 
 use crate::expand::{self, ExpandError};
 use crate::parse::{RedirOp, Redirect};
@@ -35,6 +36,14 @@ impl Saved {
 
     /// `exec >file`: keep the new descriptors, drop the saved copies.
     pub(crate) fn forget(self) {}
+}
+
+/// Why `read_for_command` read nothing.
+pub(crate) enum ReadError {
+    /// The file rules refuse it: the whole message.
+    Denied(String),
+    /// An I/O error, to be prefixed with the file name.
+    Io(String),
 }
 
 pub(crate) enum RedirectFailure {
@@ -128,7 +137,7 @@ impl Shell {
     }
 
     fn open_file(
-        &self,
+        &mut self,
         path: &str,
         op: RedirOp,
         fd_given: Option<RawFd>,
@@ -156,9 +165,14 @@ impl Shell {
         Ok(())
     }
 
-    fn open_target(&self, path: &str, op: RedirOp) -> Result<OwnedFd, RedirectFailure> {
+    /// Opens a redirection's file. rsh opens it for the command, so the command's file
+    /// rules (`[paths]`) are checked here, by rsh: on the path before a write (nothing is
+    /// created or truncated outside the write roots), and on the file actually opened (symbolic
+    /// links resolved by the kernel) before anything is read or truncated.
+    fn open_target(&mut self, path: &str, op: RedirOp) -> Result<OwnedFd, RedirectFailure> {
         let mut options = OpenOptions::new();
         options.custom_flags(libc::O_CLOEXEC).mode(0o666);
+        let mut truncate = false;
         match op {
             RedirOp::Read => options.read(true),
             RedirOp::ReadWrite => options.read(true).write(true).create(true),
@@ -169,19 +183,67 @@ impl Shell {
                         "{path}: cannot overwrite existing file"
                     )));
                 }
-                options.write(true).create(true).truncate(true)
+                truncate = true;
+                options.write(true).create(true)
             }
-            _ => options.write(true).create(true).truncate(true),
+            _ => {
+                truncate = true;
+                options.write(true).create(true)
+            }
         };
         if path.is_empty() {
             return Err(RedirectFailure::Message(
                 ": No such file or directory".to_string(),
             ));
         }
-        options
+        let write = op != RedirOp::Read;
+        if write {
+            self.check_path(path, &would_open(&self.absolute(Path::new(path))), true)?;
+        }
+        let file = options
             .open(path)
             .map(OwnedFd::from)
-            .map_err(|e| RedirectFailure::Message(format!("{path}: {}", io_message(&e))))
+            .map_err(|e| RedirectFailure::Message(format!("{path}: {}", io_message(&e))))?;
+        if let Some(opened) = fd::path_of(file.as_raw_fd()) {
+            self.check_path(path, &opened, write)?;
+        }
+        // Truncation waits for the checks: a refused file is left as it was.
+        let is_regular =
+            nix::sys::stat::fstat(&file).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG);
+        if truncate && is_regular {
+            fd::truncate(file.as_raw_fd())
+                .map_err(|e| RedirectFailure::Message(format!("{path}: {}", e.desc())))?;
+        }
+        Ok(file)
+    }
+
+    /// Reads a whole file rsh reads for the commands it runs (`source`, a script without `#!`,
+    /// `$(< file)`), under the same file rules as a redirection.
+    pub(crate) fn read_for_command(&mut self, path: &str) -> Result<Vec<u8>, ReadError> {
+        use std::io::Read;
+        let io = |e: std::io::Error| ReadError::Io(io_message(&e));
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        if let Some(opened) = fd::path_of(file.as_raw_fd()) {
+            let sandbox = self.sandbox().map_err(ReadError::Denied)?;
+            sandbox
+                .permits(&opened, false)
+                .map_err(|why| ReadError::Denied(format!("denied: {path}: {why}")))?;
+        }
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        Ok(bytes)
+    }
+
+    fn check_path(
+        &mut self,
+        shown: &str,
+        canonical: &Path,
+        write: bool,
+    ) -> Result<(), RedirectFailure> {
+        let sandbox = self.sandbox().map_err(RedirectFailure::Message)?;
+        sandbox
+            .permits(canonical, write)
+            .map_err(|why| RedirectFailure::Message(format!("denied: {shown}: {why}")))
     }
 
     /// `N>&M`, `N<&M`, `N>&M-` (move), `N>&-` (close), and `>&file` (same as `&>file`).
@@ -232,6 +294,20 @@ impl Shell {
 }
 
 /// An I/O error as bash prints it ("No such file or directory", without Rust's suffix).
+/// Where opening `path` would land: the file itself when it exists (symbolic links resolved),
+/// else the resolved directory it would be created in.
+fn would_open(path: &Path) -> PathBuf {
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        return canonical;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .map(|dir| dir.join(name))
+            .unwrap_or_else(|_| path.to_path_buf()),
+        _ => path.to_path_buf(),
+    }
+}
+
 pub(crate) fn io_message(err: &std::io::Error) -> String {
     match err.raw_os_error() {
         Some(code) => nix::errno::Errno::from_raw(code).desc().to_string(),

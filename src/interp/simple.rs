@@ -570,6 +570,7 @@ impl Shell {
     // ----- execution --------------------------------------------------------------------------
 
     fn run_external(&mut self, argv: &[String], resolved: Resolved, last_in_process: bool) -> i32 {
+        let profile = self.profile(&resolved);
         // A script runs as its interpreter, with exactly the argv that was decided for it.
         let (argv, file) = match resolved.kind {
             FileKind::ShellText { ref options } => {
@@ -586,29 +587,85 @@ impl Shell {
             FileKind::Binary => (argv.to_vec(), resolved),
         };
         let env = self.child_env();
-        let program = match spawn::Program::new(file.file, file.dev, file.ino, &argv, &env) {
-            Ok(program) => program,
-            Err(err) => {
-                self.error(&format!("{}: {err}", argv[0]));
+        let confinement = match self.confinement(&file, profile) {
+            Ok(confinement) => confinement,
+            Err(message) => {
+                self.error(&format!("{}: {message}", argv[0]));
                 return 126;
             }
         };
+        let program =
+            match spawn::Program::new(file.file, file.dev, file.ino, &argv, &env, confinement) {
+                Ok(program) => program,
+                Err(err) => {
+                    self.error(&format!("{}: {err}", argv[0]));
+                    return 126;
+                }
+            };
         if last_in_process {
-            let err = spawn::exec_in_place(&program, self.stack_limit);
+            // Outside a job (`exec`), no rsh is left to enforce the timeout: an alarm, which
+            // survives exec, ends the program instead.
+            let alarm = program.confinement().timeout.filter(|_| !self.in_job);
+            let err = spawn::exec_in_place(&program, self.stack_limit, alarm);
             return self.exec_failed(&argv[0], err);
         }
-        match spawn::spawn(&program, self.stack_limit) {
-            Ok(pid) => self.wait_child(pid),
+        let placement = self.placement();
+        match spawn::spawn(&program, self.stack_limit, placement) {
+            Ok(pid) => {
+                let timeout = program.confinement().timeout;
+                self.wait_job(pid, placement, timeout, &argv[0])
+            }
             Err(err) => self.exec_failed(&argv[0], err),
         }
     }
 
-    /// The environment of a child: the exported variables, minus those that make a program
-    /// load or run code of the caller's choosing (see `is_code_injecting`), with `PATH` as the
-    /// policy sets it, so a program that looks up others finds the policy's.
+    /// What the command tables of a program (and of its `#!` interpreter) let it do once
+    /// started: both must grant a permission.
+    fn profile(&self, resolved: &Resolved) -> decide::CommandProfile {
+        let of = |file: &Resolved| {
+            decide::profile(
+                self.policy(),
+                &decide::Program::External {
+                    path: &file.canonical,
+                    dev: file.dev,
+                    ino: file.ino,
+                },
+            )
+        };
+        let own = of(resolved);
+        match &resolved.kind {
+            FileKind::Script { interpreter, .. } => {
+                let other = of(interpreter);
+                decide::CommandProfile {
+                    network: own.network && other.network,
+                    subprocesses: own.subprocesses && other.subprocesses,
+                }
+            }
+            _ => own,
+        }
+    }
+
+    /// The kernel confinement of the file about to be executed.
+    fn confinement(
+        &mut self,
+        file: &Resolved,
+        profile: decide::CommandProfile,
+    ) -> Result<crate::sandbox::Confinement, String> {
+        use std::os::fd::AsFd;
+        self.sandbox()?
+            .confine(file.file.as_fd(), file.dev, file.ino, profile)
+    }
+
+    /// The environment of a child: the exported variables the policy's `[env] allow` lets
+    /// through (never those that make a program load code of the caller's choosing, unless
+    /// named exactly), `PATH` as the policy sets it, so a program that looks up others finds
+    /// the policy's, and `SHELL` naming rsh, so a program that shells out (`vim` `:!`, `less`
+    /// `!`, ssh's ProxyCommand) comes back through the policy.
     fn child_env(&self) -> Vec<(String, String)> {
+        let sandbox = self.policy().sandbox();
         let mut env = self.vars.exported();
-        env.retain(|(name, _)| !is_code_injecting(name));
+        // PATH is handled below: the policy's, or the caller's when the policy leaves it open.
+        env.retain(|(name, _)| (sandbox.passes_env(name) || name == "PATH") && name != "SHELL");
         if let Some(dirs) = self.policy().search_path() {
             let path = dirs
                 .iter()
@@ -617,6 +674,9 @@ impl Shell {
                 .join(":");
             env.retain(|(name, _)| name != "PATH");
             env.push(("PATH".to_string(), path));
+        }
+        if let Some(rsh) = own_path() {
+            env.push(("SHELL".to_string(), rsh.to_string()));
         }
         env
     }
@@ -639,10 +699,14 @@ impl Shell {
     /// A script without `#!`: bash runs it in a subshell of itself, so rsh interprets it, with
     /// every command in it decided as usual.
     fn run_shell_text(&mut self, argv: &[String], resolved: &Resolved, options: &[String]) -> i32 {
-        let text = match std::fs::read(&resolved.path) {
+        let text = match self.read_for_command(&resolved.path.to_string_lossy()) {
             Ok(bytes) => bytes,
-            Err(err) => {
-                self.error(&format!("{}: {err}", argv[0]));
+            Err(super::redirect::ReadError::Denied(message)) => {
+                self.error(&message);
+                return 126;
+            }
+            Err(super::redirect::ReadError::Io(message)) => {
+                self.error(&format!("{}: {message}", argv[0]));
                 return 126;
             }
         };
@@ -676,41 +740,6 @@ impl Shell {
 struct Refusal {
     decision: Decision,
     interpreter: Option<String>,
-}
-
-/// Variables that make a program load a library or run code named by their value: dropped
-/// from every child's environment. (Until the environment becomes configurable in the policy,
-/// this list is fixed.)
-fn is_code_injecting(name: &str) -> bool {
-    name.starts_with("LD_")
-        || name.starts_with("GIT_CONFIG")
-        || name.starts_with("BASH_FUNC_")
-        || matches!(
-            name,
-            "BASH_ENV"
-                | "ENV"
-                | "PYTHONSTARTUP"
-                | "PYTHONINSPECT"
-                | "PERL5OPT"
-                | "PERL5DB"
-                | "RUBYOPT"
-                | "NODE_OPTIONS"
-                | "GIT_SSH"
-                | "GIT_SSH_COMMAND"
-                | "GIT_EXEC_PATH"
-                | "GIT_EDITOR"
-                | "GIT_PAGER"
-                | "GIT_EXTERNAL_DIFF"
-                | "GIT_ASKPASS"
-                | "SSH_ASKPASS"
-                | "PAGER"
-                | "MANPAGER"
-                | "EDITOR"
-                | "VISUAL"
-                | "LESSOPEN"
-                | "LESSCLOSE"
-                | "PROMPT_COMMAND"
-        )
 }
 
 /// How far `resolve_target` looks.
@@ -922,4 +951,15 @@ fn has_command_sub(parts: &[WordPart]) -> bool {
         WordPart::DoubleQuoted(inner) => has_command_sub(inner),
         _ => false,
     })
+}
+
+/// The absolute path of the running rsh, for `SHELL`.
+fn own_path() -> Option<&'static str> {
+    static PATH: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|p| p.to_str().map(str::to_string))
+    })
+    .as_deref()
 }

@@ -8,6 +8,7 @@
 
 mod identity;
 pub mod pattern;
+pub mod sandbox;
 mod schema;
 
 use std::collections::HashMap;
@@ -21,6 +22,8 @@ use toml::de::{DeTable, DeValue};
 pub(crate) use identity::CommandRef;
 use identity::Resolver;
 use pattern::ArgPattern;
+use sandbox::MAX_TIMEOUT;
+pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
 use schema::{RawCommandTable, RawLists, RawPolicy, SpannedList};
 
 /// The compiled-in default policy, used when no system policy exists.
@@ -142,6 +145,9 @@ pub(crate) struct CommandTable {
     pub at: Place,
     pub default: Option<(Verdict, Place)>,
     pub patterns: Vec<PatternRule>,
+    /// Confinement settings for this command; None: the `[sandbox]` default.
+    pub network: Option<bool>,
+    pub subprocesses: Option<bool>,
 }
 
 /// A `[rules]` entry: a command and an argument pattern.
@@ -161,6 +167,7 @@ pub struct Policy {
     listed: Vec<Listed>,
     tables: Vec<CommandTable>,
     rules: Vec<Rule>,
+    sandbox: SandboxConfig,
 }
 
 impl Policy {
@@ -229,6 +236,11 @@ impl Policy {
             }
         }
         names
+    }
+
+    /// How started programs are confined (`[sandbox]`, `[paths]`, `[limits]`, `[env]`).
+    pub fn sandbox(&self) -> &SandboxConfig {
+        &self.sandbox
     }
 
     pub(crate) fn unknown_at(&self) -> Option<Place> {
@@ -428,6 +440,7 @@ impl Loader<'_> {
             })
             .collect();
         let mut rules = self.rules(raw.rules.unwrap_or_default(), &mut resolver, &mut problems);
+        let sandbox = self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, &mut problems);
 
         if let Some((offset, message)) = problems.first() {
             return Err(self.error_at(Some(offset), message));
@@ -444,7 +457,97 @@ impl Loader<'_> {
             listed,
             tables,
             rules,
+            sandbox,
         })
+    }
+
+    /// `[sandbox]`, `[paths]`, `[limits]` and `[env]`.
+    fn sandbox(
+        &self,
+        raw: &Option<schema::RawSandbox>,
+        paths: Option<schema::RawPaths>,
+        limits: Option<schema::RawLimits>,
+        env: Option<schema::RawEnv>,
+        problems: &mut Problems,
+    ) -> SandboxConfig {
+        let mut config = SandboxConfig::default();
+        if let Some(raw) = raw {
+            if let Some(mode) = &raw.mode {
+                config.mode = match mode.get_ref().as_str() {
+                    "enforce" => SandboxMode::Enforce,
+                    "degraded" => SandboxMode::Degraded,
+                    "off" => SandboxMode::Off,
+                    other => {
+                        problems.add(
+                            mode.span().start,
+                            format!(
+                                r#"sandbox.mode: expected "enforce", "degraded" or "off", found {other:?}"#
+                            ),
+                        );
+                        SandboxMode::Enforce
+                    }
+                };
+            }
+            config.network = raw.network.unwrap_or(false);
+            config.subprocesses = raw.subprocesses.unwrap_or(false);
+        }
+        if let Some(paths) = paths {
+            let mut list = |name: &str, list: Option<SpannedList>| {
+                let Some(list) = list else { return Vec::new() };
+                let mut seen = Seen::default();
+                let mut specs = Vec::new();
+                for entry in list.into_inner() {
+                    let offset = entry.span().start;
+                    let text = entry.into_inner();
+                    if let Some(first) = seen.check(&text, offset) {
+                        let line = self.position(first).0;
+                        problems.add(
+                            offset,
+                            format!(
+                                "paths.{name}: {text:?} is listed twice (first on line {line})"
+                            ),
+                        );
+                    }
+                    match PathSpec::parse(&text) {
+                        Ok(spec) => specs.push(spec),
+                        Err(why) => problems.add(offset, format!("paths.{name}: {why}")),
+                    }
+                }
+                specs
+            };
+            config.paths = Some(Paths {
+                read: list("read", paths.read),
+                write: list("write", paths.write),
+                exec: list("exec", paths.exec),
+                deny: list("deny", paths.deny),
+            });
+        }
+        if let Some(limits) = limits {
+            config.limits.cpu = limits.cpu.map(|v| v.into_inner());
+            config.limits.memory = limits.memory.map(|v| v.into_inner().0);
+            config.limits.file_size = limits.file_size.map(|v| v.into_inner().0);
+            config.limits.open_files = limits.open_files.map(|v| v.into_inner());
+            if let Some(timeout) = limits.timeout {
+                let seconds = *timeout.get_ref();
+                if seconds == 0 || seconds > MAX_TIMEOUT {
+                    problems.add(
+                        timeout.span().start,
+                        format!(
+                            "limits.timeout: {seconds} is not between 1 and {MAX_TIMEOUT} seconds"
+                        ),
+                    );
+                }
+                config.limits.timeout = seconds.clamp(1, MAX_TIMEOUT);
+            }
+        }
+        if let Some(allow) = env.and_then(|e| e.allow) {
+            config.env_allow = allow
+                .into_inner()
+                .into_iter()
+                .map(|v| v.into_inner())
+                .collect();
+        }
+        config
     }
 
     /// `[shell] path`: absolute directories, each once.
@@ -534,6 +637,8 @@ impl Loader<'_> {
             at: self.place(name.span().start),
             default,
             patterns,
+            network: table.network,
+            subprocesses: table.subprocesses,
         })
     }
 

@@ -19,6 +19,108 @@ pub(crate) struct RawPolicy {
     pub shell: Option<RawShell>,
     pub commands: Option<RawCommands>,
     pub rules: Option<RawLists>,
+    pub sandbox: Option<RawSandbox>,
+    pub paths: Option<RawPaths>,
+    pub limits: Option<RawLimits>,
+    pub env: Option<RawEnv>,
+}
+
+/// `[sandbox]`: how started programs are confined.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `mode`, `network` and `subprocesses`"
+)]
+pub(crate) struct RawSandbox {
+    pub mode: Option<Spanned<String>>,
+    pub network: Option<bool>,
+    pub subprocesses: Option<bool>,
+}
+
+/// `[paths]`: the file system a started program may see.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `read`, `write`, `exec` and `deny`"
+)]
+pub(crate) struct RawPaths {
+    pub read: Option<SpannedList>,
+    pub write: Option<SpannedList>,
+    pub exec: Option<SpannedList>,
+    pub deny: Option<SpannedList>,
+}
+
+/// `[limits]`: resource limits of every started program.
+#[derive(Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `cpu`, `memory`, `file_size`, `open_files` and `timeout`"
+)]
+pub(crate) struct RawLimits {
+    pub cpu: Option<Spanned<u64>>,
+    pub memory: Option<Spanned<Size>>,
+    pub file_size: Option<Spanned<Size>>,
+    pub open_files: Option<Spanned<u64>>,
+    pub timeout: Option<Spanned<u64>>,
+}
+
+/// `[env]`: which variables reach started programs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table with the key `allow`")]
+pub(crate) struct RawEnv {
+    pub allow: Option<SpannedList>,
+}
+
+/// A size in bytes: an integer, or a string with a K, M, G or T suffix (powers of 1024).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Size(pub u64);
+
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(SizeVisitor)
+    }
+}
+
+struct SizeVisitor;
+
+impl Visitor<'_> for SizeVisitor {
+    type Value = Size;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"a size: a number of bytes, or a string such as "512M" or "4G""#)
+    }
+
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Size, E> {
+        u64::try_from(value)
+            .map(Size)
+            .map_err(|_| E::custom("a size cannot be negative"))
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Size, E> {
+        Ok(Size(value))
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<Size, E> {
+        let text = value.trim();
+        let (digits, factor) = match text.char_indices().last() {
+            Some((i, 'K' | 'k')) => (&text[..i], 1u64 << 10),
+            Some((i, 'M' | 'm')) => (&text[..i], 1 << 20),
+            Some((i, 'G' | 'g')) => (&text[..i], 1 << 30),
+            Some((i, 'T' | 't')) => (&text[..i], 1 << 40),
+            _ => (text, 1),
+        };
+        digits
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(factor))
+            .map(Size)
+            .ok_or_else(|| {
+                E::custom(format!(
+                    "{value:?} is not a size (such as \"512M\" or \"4G\")"
+                ))
+            })
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -47,13 +149,15 @@ pub(crate) struct RawLists {
 #[derive(Debug, Default, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a command table with keys `default`, `allow`, `ask` and `deny`"
+    expecting = "a command table with keys `default`, `allow`, `ask`, `deny`, `network` and `subprocesses`"
 )]
 pub(crate) struct RawCommandTable {
     pub default: Option<Spanned<Verdict>>,
     pub allow: Option<SpannedList>,
     pub ask: Option<SpannedList>,
     pub deny: Option<SpannedList>,
+    pub network: Option<bool>,
+    pub subprocesses: Option<bool>,
 }
 
 /// `[commands]`: the reserved keys `allow`, `ask` and `deny` hold lists of names; every other

@@ -146,7 +146,7 @@ fn rejects_unknown_keys_with_their_line() {
     assert_error(
         "[commands.git]\nallow = []\n\nalow = []\n",
         4,
-        "unknown key `alow` in [commands.git] (expected one of `default`, `allow`, `ask`, `deny`)",
+        "unknown key `alow` in [commands.git] (expected one of `default`, `allow`, `ask`, `deny`, `network`, `subprocesses`)",
     );
     assert_error(
         "[commands]\nls = {}\ngit.alow = []\n",
@@ -437,4 +437,136 @@ fn shipped_policies_parse() {
             .all(|l| l.verdict == Verdict::Allow)
     );
     assert!(permissive.tables().is_empty() && permissive.rules().is_empty());
+}
+
+#[test]
+fn sandbox_defaults_when_the_policy_says_nothing() {
+    let p = load("[shell]\n");
+    let s = p.sandbox();
+    assert_eq!(s.mode, SandboxMode::Enforce);
+    assert!(!s.network && !s.subprocesses);
+    assert!(s.paths.is_none());
+    assert_eq!(s.limits, Limits::default());
+    assert_eq!(s.limits.timeout, 120);
+}
+
+#[test]
+fn reads_sandbox_paths_limits_and_env() {
+    let p = load(
+        r#"
+[sandbox]
+mode = "degraded"
+network = true
+[paths]
+read = ["/", "~/notes"]
+write = [".", "./build", "/tmp"]
+exec = ["/usr/bin"]
+deny = ["~/.ssh"]
+[limits]
+cpu = 30
+memory = "512M"
+file_size = 1048576
+open_files = 64
+timeout = 600
+[env]
+allow = ["HOME", "LC_*"]
+"#,
+    );
+    let s = p.sandbox();
+    assert_eq!(s.mode, SandboxMode::Degraded);
+    assert!(s.network && !s.subprocesses);
+    let paths = s.paths.as_ref().unwrap();
+    assert_eq!(
+        paths.read,
+        [
+            PathSpec::Absolute("/".into()),
+            PathSpec::Home("notes".into())
+        ]
+    );
+    assert_eq!(
+        paths.write,
+        [
+            PathSpec::Workdir("".into()),
+            PathSpec::Workdir("build".into()),
+            PathSpec::Absolute("/tmp".into())
+        ]
+    );
+    assert_eq!(paths.deny, [PathSpec::Home(".ssh".into())]);
+    let home = std::path::Path::new("/home/u");
+    let work = std::path::Path::new("/src/app");
+    assert_eq!(paths.write[1].resolve(home, work), work.join("build"));
+    assert_eq!(paths.deny[0].resolve(home, work), home.join(".ssh"));
+    assert_eq!(
+        s.limits,
+        Limits {
+            cpu: Some(30),
+            memory: Some(512 << 20),
+            file_size: Some(1 << 20),
+            open_files: Some(64),
+            timeout: 600,
+        }
+    );
+    assert!(s.passes_env("HOME") && s.passes_env("LC_ALL"));
+    assert!(!s.passes_env("AWS_SECRET_ACCESS_KEY"));
+}
+
+#[test]
+fn code_injecting_variables_pass_only_by_exact_name() {
+    let p = load("[env]\nallow = [\"*\", \"PYTHONPATH\"]\n");
+    let s = p.sandbox();
+    assert!(s.passes_env("ANYTHING"));
+    assert!(s.passes_env("PYTHONPATH"));
+    for name in [
+        "LD_PRELOAD",
+        "BASH_ENV",
+        "NODE_OPTIONS",
+        "GIT_SSH_COMMAND",
+        "PAGER",
+    ] {
+        assert!(!s.passes_env(name), "{name}");
+    }
+    let default = load("[shell]\n");
+    assert!(default.sandbox().passes_env("LANG"));
+    assert!(!default.sandbox().passes_env("SSH_AUTH_SOCK"));
+}
+
+#[test]
+fn rejects_bad_sandbox_settings_with_their_line() {
+    assert_error(
+        "[sandbox]\nmode = \"strict\"\n",
+        2,
+        r#"sandbox.mode: expected "enforce", "degraded" or "off", found "strict""#,
+    );
+    assert_error(
+        "[paths]\nread = [\"/\",\n  \"relative/dir\"]\n",
+        3,
+        "paths.read: \"relative/dir\" is neither absolute nor under `~` or `.`",
+    );
+    assert_error(
+        "[paths]\nwrite = [\"/tmp\", \"/tmp\"]\n",
+        2,
+        "paths.write: \"/tmp\" is listed twice",
+    );
+    assert_error(
+        "[limits]\ntimeout = 601\n",
+        2,
+        "limits.timeout: 601 is not between 1 and 600 seconds",
+    );
+    assert_error(
+        "[limits]\ntimeout = 0\n",
+        2,
+        "limits.timeout: 0 is not between",
+    );
+    assert_error("[limits]\nmemory = \"lots\"\n", 2, "\"lots\" is not a size");
+    assert_error("[limits]\nmemory = -1\n", 2, "a size cannot be negative");
+    assert_error("[limits]\nwall = 5\n", 2, "unknown key `wall`");
+    assert_error("[sandbox]\nnetwork = \"yes\"\n", 2, "invalid type");
+    assert_error("[commands.git]\nnetwork = 1\n", 2, "invalid type");
+}
+
+#[test]
+fn sizes_take_binary_suffixes() {
+    let p = load("[limits]\nmemory = \"4G\"\nfile_size = \"10k\"\n");
+    assert_eq!(p.sandbox().limits.memory, Some(4 << 30));
+    assert_eq!(p.sandbox().limits.file_size, Some(10 << 10));
 }

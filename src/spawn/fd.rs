@@ -166,3 +166,24 @@ pub fn borrow(fd: RawFd) -> std::os::fd::BorrowedFd<'static> {
     // yields EBADF from the kernel, never memory unsafety.
     unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) }
 }
+
+/// The file a descriptor refers to, as the kernel names it (`/proc/self/fd`); None for what
+/// has no path (pipes, sockets, anonymous files).
+pub fn path_of(fd: RawFd) -> Option<std::path::PathBuf> {
+    let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+    target.is_absolute().then_some(target)
+}
+
+/// Truncates an open file to zero length.
+pub fn truncate(fd: RawFd) -> Result<(), Errno> {
+    loop {
+        // SAFETY: ftruncate on a descriptor number has no memory effects.
+        if unsafe { libc::ftruncate(fd, 0) } == 0 {
+            return Ok(());
+        }
+        match Errno::last() {
+            Errno::EINTR => continue,
+            errno => return Err(errno),
+        }
+    }
+}

@@ -10,9 +10,13 @@
 //! descriptor's number, or anything else that changed it, makes the exec fail instead of
 //! running another program. Scripts are not handed to the kernel's `#!` handling: the shell
 //! decides and runs their interpreter itself, through the interpreter's own descriptor.
+//!
+//! The child applies the program's `Confinement` (limits, Landlock, seccomp: see `sandbox`)
+//! just before that check. Any failure there, or of the exec itself, is reported to the parent
+//! through a close-on-exec pipe, and the program does not run.
 #![allow(unsafe_code)]
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::ptr;
@@ -20,6 +24,9 @@ use std::ptr;
 use nix::errno::Errno;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
+
+use crate::sandbox::Confinement;
+use crate::sandbox::seccomp::EMPTY_PATH;
 
 /// Program descriptors are kept at or above this number, out of the way of the descriptors
 /// users redirect (the identity check in the child catches the rest).
@@ -48,6 +55,43 @@ pub struct Program {
     ino: u64,
     argv: Vec<CString>,
     envp: Vec<CString>,
+    confinement: Confinement,
+}
+
+/// The step of the child's preparation that failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Exec,
+    Limits,
+    DieWithParent,
+    Capabilities,
+    NoNewPrivs,
+    Landlock,
+    Seccomp,
+}
+
+impl Stage {
+    const ALL: [Stage; 7] = [
+        Stage::Exec,
+        Stage::Limits,
+        Stage::DieWithParent,
+        Stage::Capabilities,
+        Stage::NoNewPrivs,
+        Stage::Landlock,
+        Stage::Seccomp,
+    ];
+
+    fn describe(self) -> &'static str {
+        match self {
+            Stage::Exec => "exec",
+            Stage::Limits => "cannot set the resource limits",
+            Stage::DieWithParent => "cannot tie the program to rsh's lifetime",
+            Stage::Capabilities => "cannot drop capabilities",
+            Stage::NoNewPrivs => "cannot set no_new_privs",
+            Stage::Landlock => "cannot apply the Landlock ruleset",
+            Stage::Seccomp => "cannot install the seccomp filter",
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -60,6 +104,8 @@ pub enum SpawnError {
     Exec(Errno),
     /// The program descriptor no longer referred to the decided file.
     Swapped,
+    /// The confinement could not be applied; the program did not run.
+    Confine(Stage, Errno),
 }
 
 impl std::fmt::Display for SpawnError {
@@ -70,6 +116,9 @@ impl std::fmt::Display for SpawnError {
             SpawnError::Exec(errno) => write!(f, "{}", errno.desc()),
             SpawnError::Swapped => {
                 write!(f, "the program file changed after it was checked; not run")
+            }
+            SpawnError::Confine(stage, errno) => {
+                write!(f, "{}: {}; not run", stage.describe(), errno.desc())
             }
         }
     }
@@ -93,13 +142,14 @@ pub fn open_program(path: &Path) -> std::io::Result<OwnedFd> {
 
 impl Program {
     /// `file` is the descriptor from `open_program`, `dev`/`ino` the identity that was decided
-    /// for it.
+    /// for it, `confinement` what the child applies before executing it.
     pub fn new(
         file: OwnedFd,
         dev: u64,
         ino: u64,
         argv: &[String],
         env: &[(String, String)],
+        confinement: Confinement,
     ) -> Result<Program, SpawnError> {
         let argv = argv
             .iter()
@@ -120,7 +170,18 @@ impl Program {
             ino,
             argv,
             envp,
+            confinement,
         })
+    }
+
+    /// The descriptor the program is executed through.
+    pub fn file(&self) -> std::os::fd::BorrowedFd<'_> {
+        use std::os::fd::AsFd;
+        self.file.as_fd()
+    }
+
+    pub fn confinement(&self) -> &Confinement {
+        &self.confinement
     }
 }
 
@@ -129,10 +190,17 @@ struct ExecArgs<'p> {
     program: &'p Program,
     argv: Vec<*const libc::c_char>,
     envp: Vec<*const libc::c_char>,
+    /// The pid the child's parent must have when the child arms death-with-parent.
+    parent: libc::pid_t,
+    /// The pathname for execveat: the one the seccomp filter lets through.
+    empty_path: *const libc::c_char,
 }
 
+/// Why the child did not exec: the step and its errno.
+type Failure = (Stage, i32);
+
 impl<'p> ExecArgs<'p> {
-    fn new(program: &'p Program) -> ExecArgs<'p> {
+    fn new(program: &'p Program, parent: libc::pid_t) -> ExecArgs<'p> {
         let mut argv: Vec<_> = program.argv.iter().map(|a| a.as_ptr()).collect();
         argv.push(ptr::null());
         let mut envp: Vec<_> = program.envp.iter().map(|e| e.as_ptr()).collect();
@@ -141,11 +209,18 @@ impl<'p> ExecArgs<'p> {
             program,
             argv,
             envp,
+            parent,
+            // Forced here, before any fork, so that a child never creates it.
+            empty_path: EMPTY_PATH.as_ptr(),
         }
     }
 
-    /// Only returns on failure, with the errno. Async-signal-safe: raw system calls only.
-    fn exec(&self) -> libc::c_int {
+    /// Confines the calling process, checks the descriptor and executes the program. Only
+    /// returns on failure. Async-signal-safe: raw system calls only, no allocation.
+    fn exec(&self) -> Failure {
+        if let Err(failure) = self.confine() {
+            return failure;
+        }
         let fd = self.program.file.as_raw_fd();
         // SAFETY: an all-zero `stat` is a valid value; fstat only writes into it.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -154,22 +229,72 @@ impl<'p> ExecArgs<'p> {
             || st.st_dev != self.program.dev
             || st.st_ino != self.program.ino
         {
-            return SWAPPED;
+            return (Stage::Exec, SWAPPED);
         }
-        let empty: &CStr = c"";
         // SAFETY: argv and envp are valid NUL-terminated arrays of C strings that outlive the
         // call; `fd` was just checked to be the decided file.
         unsafe {
             libc::syscall(
                 libc::SYS_execveat,
                 fd,
-                empty.as_ptr(),
+                // The seccomp filter of a program that may not start others lets execveat
+                // through only with this very pointer.
+                self.empty_path,
                 self.argv.as_ptr(),
                 self.envp.as_ptr(),
                 libc::AT_EMPTY_PATH,
             )
         };
-        Errno::last_raw()
+        (Stage::Exec, Errno::last_raw())
+    }
+
+    /// Applies the confinement, in the order `sandbox` documents.
+    fn confine(&self) -> Result<(), Failure> {
+        let c = &self.program.confinement;
+        let check = |stage: Stage, rc: libc::c_long| {
+            if rc < 0 {
+                Err((stage, Errno::last_raw()))
+            } else {
+                Ok(())
+            }
+        };
+        for (resource, limit) in &c.rlimits {
+            // SAFETY: the struct lives in the parent-built Vec for the call's duration.
+            let rc = unsafe { libc::setrlimit(*resource as _, limit) };
+            check(Stage::Limits, rc.into())?;
+        }
+        if c.die_with_parent {
+            // SAFETY: prctl with integer arguments.
+            let rc = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+            check(Stage::DieWithParent, rc.into())?;
+            // The parent may have died before the request took effect.
+            // SAFETY: getppid has no preconditions.
+            if self.parent != 0 && unsafe { libc::getppid() } != self.parent {
+                return Err((Stage::DieWithParent, libc::ESRCH));
+            }
+        }
+        for &cap in c.capabilities_to_drop() {
+            // SAFETY: prctl with integer arguments.
+            let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) };
+            // EINVAL: a capability this kernel does not know, so nobody can hold it.
+            if rc < 0 && Errno::last_raw() != libc::EINVAL {
+                return Err((Stage::Capabilities, Errno::last_raw()));
+            }
+        }
+        if c.no_new_privs {
+            // SAFETY: prctl with integer arguments.
+            let rc = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };
+            check(Stage::NoNewPrivs, rc.into())?;
+        }
+        for ruleset in &c.rulesets {
+            use std::os::fd::AsFd;
+            crate::sandbox::landlock::restrict_self(ruleset.as_fd())
+                .map_err(|errno| (Stage::Landlock, errno))?;
+        }
+        if let Some(filter) = &c.filter {
+            filter.install().map_err(|errno| (Stage::Seccomp, errno))?;
+        }
+        Ok(())
     }
 }
 
@@ -193,23 +318,34 @@ fn reset_child_state(stack_limit: Option<libc::rlimit>) {
 
 /// Starts `program` in a new process and returns its pid once execve has succeeded; an exec
 /// failure comes back as `SpawnError::Exec` with the child's errno.
-pub fn spawn(program: &Program, stack_limit: Option<libc::rlimit>) -> Result<Pid, SpawnError> {
-    let args = ExecArgs::new(program);
+pub fn spawn(
+    program: &Program,
+    stack_limit: Option<libc::rlimit>,
+    placement: job::Placement,
+) -> Result<Pid, SpawnError> {
+    // SAFETY: getpid has no preconditions.
+    let args = ExecArgs::new(program, unsafe { libc::getpid() });
     let (report_read, report_write) =
         nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(SpawnError::System)?;
     // SAFETY: rsh is single-threaded; the child only runs `child_exec`, which makes raw
     // system calls and never allocates or takes locks.
     match unsafe { libc::fork() } {
         -1 => Err(SpawnError::System(Errno::last())),
-        0 => child_exec(&args, report_write.as_raw_fd(), stack_limit),
+        0 => {
+            placement.apply_in_child();
+            child_exec(&args, report_write.as_raw_fd(), stack_limit)
+        }
         pid => {
             drop(report_write);
             let pid = Pid::from_raw(pid);
             match read_report(&report_read) {
                 None => Ok(pid),
-                Some(errno) => {
+                Some(failure) => {
                     let _ = wait(pid);
-                    Err(exec_error(errno))
+                    if let Some(tty) = placement.terminal {
+                        job::reclaim_terminal(tty);
+                    }
+                    Err(exec_error(failure))
                 }
             }
         }
@@ -218,8 +354,10 @@ pub fn spawn(program: &Program, stack_limit: Option<libc::rlimit>) -> Result<Pid
 
 fn child_exec(args: &ExecArgs, report: RawFd, stack_limit: Option<libc::rlimit>) -> ! {
     reset_child_state(stack_limit);
-    let errno = args.exec();
-    let bytes = errno.to_ne_bytes();
+    let (stage, errno) = args.exec();
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&(stage as i32).to_ne_bytes());
+    bytes[4..].copy_from_slice(&errno.to_ne_bytes());
     // SAFETY: writing a stack buffer to a pipe we own, then leaving without unwinding.
     unsafe {
         libc::write(report, bytes.as_ptr().cast(), bytes.len());
@@ -227,8 +365,8 @@ fn child_exec(args: &ExecArgs, report: RawFd, stack_limit: Option<libc::rlimit>)
     }
 }
 
-fn read_report(fd: &OwnedFd) -> Option<i32> {
-    let mut buf = [0u8; 4];
+fn read_report(fd: &OwnedFd) -> Option<Failure> {
+    let mut buf = [0u8; 8];
     let mut got = 0;
     while got < buf.len() {
         match nix::unistd::read(fd, &mut buf[got..]) {
@@ -238,22 +376,44 @@ fn read_report(fd: &OwnedFd) -> Option<i32> {
             Err(_) => break,
         }
     }
-    (got == buf.len()).then(|| i32::from_ne_bytes(buf))
+    if got != buf.len() {
+        return None;
+    }
+    let stage = i32::from_ne_bytes(buf[..4].try_into().expect("4 bytes"));
+    let errno = i32::from_ne_bytes(buf[4..].try_into().expect("4 bytes"));
+    let stage = Stage::ALL
+        .into_iter()
+        .find(|s| *s as i32 == stage)
+        .unwrap_or(Stage::Exec);
+    Some((stage, errno))
 }
 
 /// Replaces the current process with `program` (the last command of a subshell or pipeline
 /// stage). Only returns on failure.
-pub fn exec_in_place(program: &Program, stack_limit: Option<libc::rlimit>) -> SpawnError {
-    let args = ExecArgs::new(program);
+pub fn exec_in_place(
+    program: &Program,
+    stack_limit: Option<libc::rlimit>,
+    alarm: Option<std::time::Duration>,
+) -> SpawnError {
+    // SAFETY: getppid has no preconditions.
+    let args = ExecArgs::new(program, unsafe { libc::getppid() });
     reset_child_state(stack_limit);
-    exec_error(args.exec())
+    if let Some(after) = alarm {
+        let seconds = after.as_secs().clamp(1, u64::from(u32::MAX)) as libc::c_uint;
+        // SAFETY: alarm takes an integer.
+        unsafe { libc::alarm(seconds) };
+    }
+    let failure = args.exec();
+    // SAFETY: as above; the program did not start, so its alarm must not go off in rsh.
+    unsafe { libc::alarm(0) };
+    exec_error(failure)
 }
 
-fn exec_error(errno: i32) -> SpawnError {
-    if errno == SWAPPED {
-        SpawnError::Swapped
-    } else {
-        SpawnError::Exec(Errno::from_raw(errno))
+fn exec_error((stage, errno): Failure) -> SpawnError {
+    match stage {
+        Stage::Exec if errno == SWAPPED => SpawnError::Swapped,
+        Stage::Exec => SpawnError::Exec(Errno::from_raw(errno)),
+        stage => SpawnError::Confine(stage, Errno::from_raw(errno)),
     }
 }
 
@@ -321,6 +481,7 @@ pub fn pipe() -> Result<(OwnedFd, OwnedFd), Errno> {
 }
 
 pub mod fd;
+pub mod job;
 
 /// Signal dispositions of the shell process itself.
 pub mod signals {

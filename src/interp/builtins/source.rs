@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::super::Flow;
-use super::super::redirect::io_message;
+use super::super::redirect::ReadError;
 use super::{Outcome, Shell};
 
 pub fn source(shell: &mut Shell, argv: &[String]) -> Outcome {
@@ -23,10 +23,14 @@ pub fn source(shell: &mut Shell, argv: &[String]) -> Outcome {
         shell.builtin_error(&name, &format!("{file}: No such file or directory"));
         return Ok(1);
     };
-    let text = match std::fs::read(&path) {
+    let text = match shell.read_for_command(&path.to_string_lossy()) {
         Ok(text) => text,
-        Err(err) => {
-            shell.builtin_error(&name, &format!("{file}: {}", io_message(&err)));
+        Err(ReadError::Denied(message)) => {
+            shell.error(&message);
+            return Ok(1);
+        }
+        Err(ReadError::Io(message)) => {
+            shell.builtin_error(&name, &format!("{file}: {message}"));
             return Ok(1);
         }
     };

@@ -1,0 +1,489 @@
+//! Landlock rulesets for started programs, in two layers.
+//!
+//! - The **file-system layer** is built once per session (and again when a directory it had to
+//!   enumerate changes): read and write access under the policy's roots, the devices programs
+//!   need. Landlock can only grant, so a denied path under
+//!   a root is kept out by granting around it: the root's directories down to the denied path
+//!   get directory listing only, and every other entry beside them gets the root's access.
+//! - The **command layer** is built per program (and cached): EXECUTE for the decided file, its
+//!   ELF interpreter, and the policy's exec directories when the command may start programs;
+//!   TCP bind and connect refused when it may not use the network; signals and abstract unix
+//!   sockets scoped to the program's own domain.
+//!
+//! Both are applied in the child (`landlock_restrict_self`), each as its own layer: an access
+//! must be allowed by both.
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, Ruleset, RulesetAttr, RulesetCreated,
+    RulesetCreatedAttr, Scope,
+};
+
+/// The newest Landlock ABI rsh knows the meaning of. A newer kernel is used at this ABI: rights
+/// rsh does not know it would have to grant could only break programs.
+pub const NEWEST_ABI: i32 = 7;
+
+/// The ABI needed to enforce a policy in full: scoping of signals and abstract unix sockets
+/// arrived last (Linux 6.12).
+pub const REQUIRED_ABI: i32 = 6;
+
+/// What each ABI version added, for messages about an older kernel.
+pub const FEATURES: &[(i32, &str)] = &[
+    (1, "file access rules"),
+    (2, "rules for linking and renaming across directories"),
+    (3, "file truncation rules"),
+    (4, "TCP bind and connect rules"),
+    (5, "device ioctl rules"),
+    (6, "signal and abstract unix socket scoping"),
+];
+
+/// The Landlock ABI version of the running kernel; 0 when Landlock is missing or disabled.
+pub fn kernel_abi() -> i32 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: the documented version query: no attribute, size 0.
+    let version = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    i32::try_from(version).unwrap_or(0).max(0)
+}
+
+/// Features of `REQUIRED_ABI` that an ABI lacks.
+pub fn missing_features(abi: i32) -> Vec<&'static str> {
+    FEATURES
+        .iter()
+        .filter(|(version, _)| *version > abi && *version <= REQUIRED_ABI)
+        .map(|(_, name)| *name)
+        .collect()
+}
+
+/// Applies a ruleset to the calling thread. Async-signal-safe.
+pub fn restrict_self(ruleset: BorrowedFd) -> Result<(), i32> {
+    // SAFETY: a raw system call on a descriptor we hold.
+    let rc = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(nix::errno::Errno::last_raw())
+    }
+}
+
+fn read_access(abi: ABI) -> BitFlags<AccessFs> {
+    AccessFs::from_read(abi) & !AccessFs::Execute
+}
+
+/// Everything a write root grants: reading, and changing files, but neither executing nor
+/// creating device nodes, nor device ioctls.
+fn write_access(abi: ABI) -> BitFlags<AccessFs> {
+    read_access(abi)
+        | (AccessFs::from_write(abi)
+            & !(AccessFs::MakeChar | AccessFs::MakeBlock | AccessFs::IoctlDev))
+}
+
+/// Rights that make sense on a file that is not a directory.
+fn file_access(abi: ABI, access: BitFlags<AccessFs>) -> BitFlags<AccessFs> {
+    access & AccessFs::from_file(abi)
+}
+
+/// Devices every program may use, whatever the roots say. Anything else under /dev (disks,
+/// memory, the kernel log) is never reachable through a root that contains /dev.
+const DEVICES: &[(&str, bool)] = &[
+    // (path, writable)
+    ("/dev/null", true),
+    ("/dev/zero", true),
+    ("/dev/full", true),
+    ("/dev/random", false),
+    ("/dev/urandom", false),
+    ("/dev/tty", true),
+    ("/dev/pts", true),
+    ("/dev/ptmx", true),
+];
+
+/// Read everywhere, whatever the roots say: what a dynamically linked program needs to start
+/// (libraries, the loader cache, locale and time zone data, user names) and /proc (other
+/// processes' private entries stay out of reach: Landlock keeps a confined program from
+/// inspecting processes outside its domain).
+const SYSTEM_READ: &[&str] = &[
+    "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc",
+];
+
+/// Never reachable through a read root that contains it (devices are granted one by one).
+const HIDDEN: &[&str] = &["/dev"];
+
+/// Never writable through a write root that contains it: kernel settings and devices.
+const UNWRITABLE: &[&str] = &["/dev", "/proc", "/sys"];
+
+/// Absolute, canonical file-system rules (see `Sandbox` for how policy paths get here).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FsRules {
+    pub read: Vec<PathBuf>,
+    pub write: Vec<PathBuf>,
+    pub deny: Vec<PathBuf>,
+}
+
+impl FsRules {
+    /// Whether a confined program could open `path` (absolute, symbolic links resolved) for
+    /// reading, or for writing too: the same answer the file-system layer gives, for what rsh
+    /// opens on a program's behalf (redirections, sourced files). Err says why not.
+    pub fn permits(&self, path: &Path, write: bool) -> Result<(), String> {
+        if let Some(denied) = self.deny.iter().find(|d| path.starts_with(d)) {
+            return Err(format!("{} is denied (paths.deny)", denied.display()));
+        }
+        if let Some(&(_, writable)) = DEVICES.iter().find(|(device, _)| path.starts_with(device)) {
+            return if writable || !write {
+                Ok(())
+            } else {
+                Err("the device is read-only".to_string())
+            };
+        }
+        // A root grants `path` unless one of the `excluded` directories lies strictly between.
+        let grants = |roots: &[PathBuf], excluded: &[&str]| {
+            roots.iter().any(|root| {
+                path.starts_with(root)
+                    && !excluded.iter().map(Path::new).any(|inner| {
+                        inner.starts_with(root) && inner != root && path.starts_with(inner)
+                    })
+            })
+        };
+        if grants(&self.write, UNWRITABLE) {
+            return Ok(());
+        }
+        if write {
+            return Err("it is outside the write roots (paths.write)".to_string());
+        }
+        let system: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
+        if grants(&self.read, HIDDEN) || grants(&system, &[]) {
+            Ok(())
+        } else {
+            Err("it is outside the read roots (paths.read)".to_string())
+        }
+    }
+}
+
+/// A directory whose entries were enumerated, and how it looked then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Watched {
+    path: PathBuf,
+    stamp: Option<(u64, u64, i64, i64)>,
+}
+
+fn stamp(path: &Path) -> Option<(u64, u64, i64, i64)> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some((meta.dev(), meta.ino(), meta.mtime(), meta.mtime_nsec()))
+}
+
+/// The file-system layer: a ruleset descriptor and the directories it depends on.
+#[derive(Debug)]
+pub struct FsLayer {
+    ruleset: OwnedFd,
+    watched: Vec<Watched>,
+    /// How many rules it holds (for benchmarks and tests).
+    pub rules: usize,
+}
+
+impl FsLayer {
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.ruleset.as_fd()
+    }
+
+    /// False when a directory that was enumerated to grant around a denied path has changed
+    /// (an entry created, removed or renamed): the layer must be built again.
+    pub fn is_current(&self) -> bool {
+        self.watched.iter().all(|w| stamp(&w.path) == w.stamp)
+    }
+}
+
+/// Builds the file-system layer. `abi` is the ABI to use (already capped).
+pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
+    let abi = ABI::from(abi);
+    let handled = AccessFs::from_all(abi) & !AccessFs::Execute;
+    let ruleset = Ruleset::default()
+        .handle_access(handled)
+        .and_then(|r| r.create())
+        .map_err(|e| format!("cannot create a Landlock ruleset: {e}"))?;
+    let mut builder = Builder {
+        abi,
+        ruleset: Some(ruleset),
+        watched: Vec::new(),
+        rules: 0,
+    };
+    let read = read_access(abi);
+    let write = write_access(abi);
+    let writes = outermost(&rules.write);
+    let reads = outermost(&rules.read);
+    for root in &writes {
+        builder.grant_root(root, write, &hidden_under(root, UNWRITABLE, &rules.deny))?;
+    }
+    for root in &reads {
+        builder.grant_root(root, read, &hidden_under(root, HIDDEN, &rules.deny))?;
+    }
+    for system in SYSTEM_READ.iter().map(Path::new) {
+        if !reads.iter().any(|root| system.starts_with(root)) {
+            builder.grant_root(system, read, &rules.deny)?;
+        }
+    }
+    for (device, writable) in DEVICES {
+        let mut access = AccessFs::ReadFile | AccessFs::ReadDir;
+        if *writable {
+            access |= AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+        }
+        builder.grant(Path::new(device), access & AccessFs::from_all(abi))?;
+    }
+    let ruleset: Option<OwnedFd> = builder.ruleset.take().and_then(Into::into);
+    let ruleset = ruleset.ok_or("Landlock is not available on this kernel")?;
+    Ok(FsLayer {
+        ruleset: high_fd(ruleset),
+        watched: builder.watched,
+        rules: builder.rules,
+    })
+}
+
+/// The denied paths that matter for `root`: the policy's, and those of `implicit` that lie
+/// strictly under it (a root such as /dev/shm named by the policy is honoured).
+fn hidden_under(root: &Path, implicit: &[&str], deny: &[PathBuf]) -> Vec<PathBuf> {
+    let mut all = deny.to_vec();
+    all.extend(
+        implicit
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.starts_with(root) && p != root),
+    );
+    all
+}
+
+/// The roots that are not inside another one of the list (each once).
+fn outermost(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for path in roots {
+        let inside = roots.iter().any(|r| r != path && path.starts_with(r));
+        if !inside && !out.contains(path) {
+            out.push(path.clone());
+        }
+    }
+    out
+}
+
+struct Builder {
+    abi: ABI,
+    ruleset: Option<RulesetCreated>,
+    watched: Vec<Watched>,
+    rules: usize,
+}
+
+impl Builder {
+    /// Grants `access` under `root`, except under the denied paths.
+    fn grant_root(
+        &mut self,
+        root: &Path,
+        access: BitFlags<AccessFs>,
+        deny: &[PathBuf],
+    ) -> Result<(), String> {
+        if deny.iter().any(|d| root.starts_with(d)) {
+            return Ok(());
+        }
+        let inner: Vec<&Path> = deny
+            .iter()
+            .map(PathBuf::as_path)
+            .filter(|d| d.starts_with(root))
+            .collect();
+        if inner.is_empty() {
+            self.grant(root, access)
+        } else {
+            self.grant_around(root, access, &inner)
+        }
+    }
+
+    /// `dir` contains denied paths: list-only on `dir`, full access on every entry that is
+    /// neither denied nor leads to a denied path, and the same again inside those that lead to
+    /// one. Symbolic links get no rule: what they point to has rules of its own.
+    fn grant_around(
+        &mut self,
+        dir: &Path,
+        access: BitFlags<AccessFs>,
+        deny: &[&Path],
+    ) -> Result<(), String> {
+        self.watched.push(Watched {
+            path: dir.to_path_buf(),
+            stamp: stamp(dir),
+        });
+        if access.contains(AccessFs::ReadDir) {
+            self.grant(dir, AccessFs::ReadDir.into())?;
+        }
+        // An unreadable directory gets no rules inside: its entries stay out of reach.
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(());
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if deny.contains(&path.as_path()) {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_symlink() {
+                continue;
+            }
+            let inner: Vec<&Path> = deny
+                .iter()
+                .copied()
+                .filter(|d| d.starts_with(&path))
+                .collect();
+            if inner.is_empty() {
+                self.grant(&path, access)?;
+            } else if kind.is_dir() {
+                self.grant_around(&path, access, &inner)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One rule. A path that cannot be opened (gone, or not permitted) gets none.
+    fn grant(&mut self, path: &Path, access: BitFlags<AccessFs>) -> Result<(), String> {
+        let Ok(file) = open_path(path) else {
+            return Ok(());
+        };
+        let Ok(meta) = file.metadata() else {
+            return Ok(());
+        };
+        let access = if meta.is_dir() {
+            access
+        } else {
+            file_access(self.abi, access)
+        };
+        if access.is_empty() {
+            return Ok(());
+        }
+        let ruleset = self.ruleset.take().expect("ruleset present between rules");
+        let ruleset = ruleset
+            .add_rule(PathBeneath::new(file, access))
+            .map_err(|e| format!("cannot add a Landlock rule for {}: {e}", path.display()))?;
+        self.ruleset = Some(ruleset);
+        self.rules += 1;
+        Ok(())
+    }
+}
+
+/// Opens a path for use in a rule (O_PATH: no permission needed beyond reaching it).
+fn open_path(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Moves a descriptor rsh keeps for the whole session out of the range users redirect.
+fn high_fd(fd: OwnedFd) -> OwnedFd {
+    // SAFETY: F_DUPFD_CLOEXEC creates a new descriptor; on success we own it.
+    let high = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 100) };
+    if high < 0 {
+        fd
+    } else {
+        // SAFETY: `high` is a fresh descriptor owned by nobody else.
+        unsafe { OwnedFd::from_raw_fd(high) }
+    }
+}
+
+/// What the command layer grants: executing these files and directories, and the network.
+pub struct CommandRules<'a> {
+    /// The decided program (its O_PATH descriptor), its ELF interpreter, and with
+    /// subprocesses the exec directories.
+    pub executable: Vec<BorrowedFd<'a>>,
+    /// Whether execution is restricted at all (the policy has `[paths]`).
+    pub restrict_exec: bool,
+    pub network: bool,
+}
+
+/// Builds the command layer; None when it would restrict nothing.
+pub fn command_layer(abi: i32, rules: &CommandRules) -> Result<Option<OwnedFd>, String> {
+    let version = abi;
+    let abi = ABI::from(abi);
+    let mut ruleset = Ruleset::default();
+    let mut handles = false;
+    if rules.restrict_exec {
+        ruleset = ruleset
+            .handle_access(AccessFs::Execute)
+            .map_err(|e| e.to_string())?;
+        handles = true;
+    }
+    if !rules.network && version >= 4 {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(|e| e.to_string())?;
+        handles = true;
+    }
+    if version >= 6 {
+        ruleset = ruleset
+            .scope(Scope::from_all(abi))
+            .map_err(|e| e.to_string())?;
+        handles = true;
+    }
+    if !handles {
+        return Ok(None);
+    }
+    let mut created = ruleset
+        .create()
+        .map_err(|e| format!("cannot create a Landlock ruleset: {e}"))?;
+    if rules.restrict_exec {
+        for fd in &rules.executable {
+            created = created
+                .add_rule(PathBeneath::new(*fd, AccessFs::Execute))
+                .map_err(|e| format!("cannot add a Landlock execute rule: {e}"))?;
+        }
+    }
+    let fd: Option<OwnedFd> = created.into();
+    Ok(fd.map(high_fd))
+}
+
+/// The ELF interpreter (`PT_INTERP`) a program names, if it is a dynamically linked ELF file.
+pub fn elf_interpreter(program: BorrowedFd) -> Option<PathBuf> {
+    // The descriptor is O_PATH: read through /proc, which reopens the same file.
+    let mut file = File::open(format!("/proc/self/fd/{}", program.as_raw_fd())).ok()?;
+    let mut header = [0u8; 64];
+    file.read_exact(&mut header).ok()?;
+    if &header[..4] != b"\x7fELF" || header[4] != 2 || header[5] != 1 {
+        // Only 64-bit little-endian files, the only ones this rsh runs natively.
+        return None;
+    }
+    let u16_at = |b: &[u8], i: usize| u16::from_le_bytes([b[i], b[i + 1]]) as u64;
+    let u64_at = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    let phoff = u64_at(&header, 32);
+    let phentsize = u16_at(&header, 54);
+    let phnum = u16_at(&header, 56);
+    if phentsize < 56 || phnum > 256 {
+        return None;
+    }
+    use std::os::unix::fs::FileExt;
+    let mut table = vec![0u8; (phentsize * phnum) as usize];
+    file.read_exact_at(&mut table, phoff).ok()?;
+    for entry in table.chunks_exact(phentsize as usize) {
+        const PT_INTERP: u32 = 3;
+        if u32::from_le_bytes(entry[..4].try_into().unwrap()) != PT_INTERP {
+            continue;
+        }
+        let offset = u64_at(entry, 8);
+        let size = u64_at(entry, 32).min(4096) as usize;
+        let mut name = vec![0u8; size];
+        file.read_exact_at(&mut name, offset).ok()?;
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        use std::os::unix::ffi::OsStrExt;
+        return Some(PathBuf::from(std::ffi::OsStr::from_bytes(&name[..end])));
+    }
+    None
+}
+
+/// Opens a path for an execute rule.
+pub fn open_for_rule(path: &Path) -> Option<OwnedFd> {
+    open_path(path).ok().map(OwnedFd::from).map(high_fd)
+}

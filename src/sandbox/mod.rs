@@ -1,0 +1,500 @@
+//! Confinement of started programs: what the kernel holds each one to, whatever the program
+//! then tries. Built in the parent from the policy's `[sandbox]`, `[paths]` and `[limits]` and
+//! the command's profile; applied by `spawn` in the child, with raw system calls only, between
+//! `fork` and `execveat`:
+//!
+//! 1. resource limits (CPU, address space, file size, open files; core dumps off);
+//! 2. death with the parent (a program does not outlive the rsh that waits for it);
+//! 3. for root, the capabilities no confined program needs are dropped from the bounding set;
+//! 4. no_new_privs (setuid and file capabilities stop working);
+//! 5. the Landlock layers: files (`landlock::fs_layer`), then execution, network and scoping
+//!    (`landlock::command_layer`);
+//! 6. the seccomp filters (`seccomp`), last, because they may forbid what the steps above use.
+//!
+//! What the kernel cannot enforce is either fatal (`mode = "enforce"`: rsh does not start) or
+//! reported with every command (`mode = "degraded"`). `mode = "off"` confines nothing.
+#![allow(unsafe_code)]
+
+pub mod landlock;
+pub mod seccomp;
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::Duration;
+
+use crate::decide::CommandProfile;
+use crate::policy::{PathSpec, SandboxConfig, SandboxMode};
+use landlock::{CommandRules, FsLayer, FsRules};
+use seccomp::{EMPTY_PATH, Filter, SeccompProfile};
+
+/// Capabilities dropped from the bounding set of every program a root rsh starts: raw device
+/// and kernel memory access, modules, reboot, the clock, device nodes, tracing other processes,
+/// security modules, BPF and perf, file capabilities and the immutable flag.
+const DROPPED_CAPABILITIES: &[libc::c_int] = &[
+    16, // CAP_SYS_MODULE
+    17, // CAP_SYS_RAWIO
+    19, // CAP_SYS_PTRACE
+    20, // CAP_SYS_PACCT
+    21, // CAP_SYS_ADMIN
+    22, // CAP_SYS_BOOT
+    25, // CAP_SYS_TIME
+    27, // CAP_MKNOD
+    9,  // CAP_LINUX_IMMUTABLE
+    30, // CAP_AUDIT_CONTROL
+    31, // CAP_SETFCAP
+    32, // CAP_MAC_OVERRIDE
+    33, // CAP_MAC_ADMIN
+    34, // CAP_SYSLOG
+    38, // CAP_PERFMON
+    39, // CAP_BPF
+];
+
+/// How many command layers are kept (one per program and profile).
+const COMMAND_LAYER_CACHE: usize = 64;
+
+/// Everything the child applies before it executes the program. Built by `Sandbox::confine`.
+#[derive(Default)]
+pub struct Confinement {
+    /// Resource limits, in the order applied.
+    pub rlimits: Vec<(libc::c_int, libc::rlimit)>,
+    /// Ask the kernel to kill the program when its parent dies.
+    pub die_with_parent: bool,
+    /// Drop `DROPPED_CAPABILITIES` from the bounding set (only root may).
+    pub drop_capabilities: bool,
+    pub no_new_privs: bool,
+    /// Landlock rulesets, each applied as its own layer.
+    pub rulesets: Vec<Rc<OwnedFd>>,
+    pub filter: Option<Rc<Filter>>,
+    /// Wall-clock limit; None: unlimited.
+    pub timeout: Option<Duration>,
+}
+
+impl Confinement {
+    pub fn capabilities_to_drop(&self) -> &'static [libc::c_int] {
+        if self.drop_capabilities {
+            DROPPED_CAPABILITIES
+        } else {
+            &[]
+        }
+    }
+}
+
+/// The session's confinement state: settings resolved once, rulesets and filters built on
+/// first use and kept.
+pub struct Sandbox {
+    config: SandboxConfig,
+    /// The Landlock ABI in use (the kernel's, capped at `landlock::NEWEST_ABI`); 0: none.
+    abi: i32,
+    seccomp: bool,
+    /// In degraded mode, what this kernel does not enforce (empty otherwise).
+    missing: Vec<String>,
+    fs_rules: Option<FsRules>,
+    fs_layer: Option<Rc<OwnedFd>>,
+    fs_layer_state: Option<FsLayer>,
+    exec_dirs: Option<Vec<OwnedFd>>,
+    exec_paths: Vec<PathBuf>,
+    loaders: HashMap<(u64, u64), Option<Rc<OwnedFd>>>,
+    command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Rc<OwnedFd>>>,
+    filters: HashMap<SeccompProfile, Rc<Filter>>,
+    rlimits: Vec<(libc::c_int, libc::rlimit)>,
+    is_root: bool,
+}
+
+/// A policy path that names nothing on this system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingPath {
+    pub key: &'static str,
+    pub path: PathBuf,
+}
+
+impl Sandbox {
+    /// Resolves the policy's confinement for a session that started in `workdir`, as the user
+    /// whose home is `home`. Err: the kernel cannot enforce what the policy requires (the
+    /// message says what is missing and what to do).
+    pub fn new(config: &SandboxConfig, home: &Path, workdir: &Path) -> Result<Sandbox, String> {
+        let mut sandbox = Sandbox {
+            config: config.clone(),
+            abi: 0,
+            seccomp: false,
+            missing: Vec::new(),
+            fs_rules: None,
+            fs_layer: None,
+            fs_layer_state: None,
+            exec_dirs: None,
+            exec_paths: Vec::new(),
+            loaders: HashMap::new(),
+            command_layers: lru::LruCache::new(
+                NonZeroUsize::new(COMMAND_LAYER_CACHE).expect("non-zero"),
+            ),
+            filters: HashMap::new(),
+            rlimits: Vec::new(),
+            // SAFETY: geteuid has no preconditions.
+            is_root: unsafe { libc::geteuid() } == 0,
+        };
+        if config.mode == SandboxMode::Off {
+            return Ok(sandbox);
+        }
+        let kernel = landlock::kernel_abi();
+        sandbox.abi = kernel.min(landlock::NEWEST_ABI);
+        sandbox.seccomp = seccomp::available();
+        let mut missing: Vec<String> = Vec::new();
+        let features = landlock::missing_features(sandbox.abi);
+        if !features.is_empty() {
+            let have = if kernel == 0 {
+                "this kernel has no Landlock (not built in, or not enabled at boot: add `lsm=...,landlock` to the kernel command line)".to_string()
+            } else {
+                format!("this kernel's Landlock is ABI {kernel}")
+            };
+            missing.push(format!(
+                "{have}; rsh needs ABI {} (Linux 6.12 or newer) for {}",
+                landlock::REQUIRED_ABI,
+                features.join(", ")
+            ));
+        }
+        if !sandbox.seccomp {
+            missing.push("this kernel cannot filter system calls (seccomp)".to_string());
+        }
+        if !missing.is_empty() {
+            if config.mode == SandboxMode::Enforce {
+                return Err(format!(
+                    "the policy requires kernel confinement, and {}. Nothing runs. Use a kernel with Landlock and seccomp, or set [sandbox] mode = \"degraded\" in the policy to run with what this kernel enforces",
+                    missing.join("; and ")
+                ));
+            }
+            sandbox.missing = missing;
+        }
+        if let Some(paths) = &config.paths {
+            let resolve = |specs: &[PathSpec], roots: bool| -> Vec<PathBuf> {
+                specs
+                    .iter()
+                    .filter_map(|spec| {
+                        let path = spec.resolve(home, workdir);
+                        if roots {
+                            std::fs::canonicalize(path).ok()
+                        } else {
+                            Some(canonical_prefix(&path))
+                        }
+                    })
+                    .collect()
+            };
+            let write = resolve(&paths.write, true)
+                .into_iter()
+                .zip(paths.write.iter())
+                // `.` or `~` that turns out to be / (a session started in /, a user whose home
+                // is /) would make the whole system writable: such an entry grants nothing.
+                .filter(|(path, spec)| {
+                    path != Path::new("/") || matches!(spec, PathSpec::Absolute(_))
+                })
+                .map(|(path, _)| path)
+                .collect();
+            sandbox.fs_rules = Some(FsRules {
+                read: resolve(&paths.read, true),
+                write,
+                deny: resolve(&paths.deny, false),
+            });
+            sandbox.exec_paths = resolve(&paths.exec, true);
+        }
+        sandbox.rlimits = rlimits(config);
+        Ok(sandbox)
+    }
+
+    /// Protects the rsh process itself, once at start (nothing when confinement is off):
+    /// - not dumpable: programs it starts cannot read its memory or `/proc/<rsh>/environ`, nor
+    ///   attach to it, even when they run as the same user;
+    /// - no_new_privs: nothing it starts gains privileges through setuid or file capabilities;
+    /// - descriptors it inherited (beyond 0, 1, 2) are not passed on to the programs it starts.
+    ///
+    /// Err: no_new_privs could not be set (nothing may run then).
+    pub fn protect_shell(&self) -> Result<(), String> {
+        if self.is_off() {
+            return Ok(());
+        }
+        // SAFETY: prctl and close_range with integer arguments.
+        unsafe {
+            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                return Err(format!(
+                    "cannot set no_new_privs: {}",
+                    nix::errno::Errno::last().desc()
+                ));
+            }
+            if libc::syscall(
+                libc::SYS_close_range,
+                3u32,
+                u32::MAX,
+                libc::CLOSE_RANGE_CLOEXEC,
+            ) != 0
+            {
+                mark_inherited_cloexec();
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether rsh may open `path` on behalf of the commands it runs (a redirection, a file
+    /// it reads as shell code): the rule its programs live under, checked by rsh itself.
+    /// `path` is canonical (as the kernel would see it); Err says why not.
+    pub fn permits(&self, path: &Path, write: bool) -> Result<(), String> {
+        match &self.fs_rules {
+            Some(rules) if !self.is_off() => rules.permits(path, write),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether any confinement applies.
+    pub fn is_off(&self) -> bool {
+        self.config.mode == SandboxMode::Off
+    }
+
+    /// The wall-clock limit of every started program; None when nothing is confined.
+    pub fn timeout(&self) -> Option<Duration> {
+        (!self.is_off()).then(|| Duration::from_secs(self.config.limits.timeout))
+    }
+
+    /// What this kernel does not enforce, in degraded mode.
+    pub fn missing(&self) -> &[String] {
+        &self.missing
+    }
+
+    /// Policy paths that name nothing here (roots that grant nothing, exec directories that
+    /// hold nothing). For the policy checker; confinement itself simply grants nothing there.
+    pub fn missing_paths(config: &SandboxConfig, home: &Path, workdir: &Path) -> Vec<MissingPath> {
+        let Some(paths) = &config.paths else {
+            return Vec::new();
+        };
+        let lists: [(&'static str, &[PathSpec]); 4] = [
+            ("paths.read", &paths.read),
+            ("paths.write", &paths.write),
+            ("paths.exec", &paths.exec),
+            ("paths.deny", &paths.deny),
+        ];
+        lists
+            .into_iter()
+            .flat_map(|(key, specs)| {
+                specs
+                    .iter()
+                    .map(|s| s.resolve(home, workdir))
+                    .filter(|p| std::fs::symlink_metadata(p).is_err())
+                    .map(move |path| MissingPath { key, path })
+            })
+            .collect()
+    }
+
+    /// The confinement of one program: `program` is its O_PATH descriptor, `dev`/`ino` its
+    /// identity, `profile` what its command tables allow.
+    pub fn confine(
+        &mut self,
+        program: BorrowedFd,
+        dev: u64,
+        ino: u64,
+        profile: CommandProfile,
+    ) -> Result<Confinement, String> {
+        if self.is_off() {
+            return Ok(Confinement::default());
+        }
+        if !self.missing.is_empty() {
+            log_degraded(&self.missing);
+        }
+        let mut rulesets = Vec::with_capacity(2);
+        if let Some(layer) = self.fs_layer()? {
+            rulesets.push(layer);
+        }
+        if let Some(layer) = self.command_layer(program, dev, ino, profile)? {
+            rulesets.push(layer);
+        }
+        let filter = self.seccomp.then(|| {
+            self.filter(SeccompProfile {
+                network: profile.network,
+                subprocesses: profile.subprocesses,
+            })
+        });
+        Ok(Confinement {
+            rlimits: self.rlimits.clone(),
+            die_with_parent: true,
+            drop_capabilities: self.is_root,
+            no_new_privs: true,
+            rulesets,
+            filter,
+            timeout: self.timeout(),
+        })
+    }
+
+    /// The file-system layer, built again when a directory it enumerated has changed.
+    fn fs_layer(&mut self) -> Result<Option<Rc<OwnedFd>>, String> {
+        let Some(rules) = &self.fs_rules else {
+            return Ok(None);
+        };
+        if self.abi == 0 {
+            return Ok(None);
+        }
+        let current = self
+            .fs_layer_state
+            .as_ref()
+            .is_some_and(FsLayer::is_current);
+        if !current {
+            let layer = landlock::fs_layer(self.abi, rules)?;
+            self.fs_layer =
+                Some(Rc::new(layer.fd().try_clone_to_owned().map_err(|e| {
+                    format!("cannot keep the Landlock ruleset: {e}")
+                })?));
+            self.fs_layer_state = Some(layer);
+        }
+        Ok(self.fs_layer.clone())
+    }
+
+    fn command_layer(
+        &mut self,
+        program: BorrowedFd,
+        dev: u64,
+        ino: u64,
+        profile: CommandProfile,
+    ) -> Result<Option<Rc<OwnedFd>>, String> {
+        if self.abi == 0 {
+            return Ok(None);
+        }
+        if let Some(layer) = self.command_layers.get(&(dev, ino, profile)) {
+            return Ok(layer.clone());
+        }
+        let restrict_exec = self.fs_rules.is_some();
+        let loader = self.loader(program, dev, ino);
+        let mut executable = vec![program];
+        if let Some(loader) = &loader {
+            executable.push(loader.as_fd());
+        }
+        if profile.subprocesses && restrict_exec {
+            let dirs = self.exec_dirs.get_or_insert_with(|| {
+                self.exec_paths
+                    .iter()
+                    .filter_map(|p| landlock::open_for_rule(p))
+                    .collect()
+            });
+            executable.extend(dirs.iter().map(|d| d.as_fd()));
+        }
+        let layer = landlock::command_layer(
+            self.abi,
+            &CommandRules {
+                executable,
+                restrict_exec,
+                network: profile.network,
+            },
+        )?
+        .map(Rc::new);
+        self.command_layers.put((dev, ino, profile), layer.clone());
+        Ok(layer)
+    }
+
+    /// The ELF interpreter of a program, opened for a rule (cached per program).
+    fn loader(&mut self, program: BorrowedFd, dev: u64, ino: u64) -> Option<Rc<OwnedFd>> {
+        self.loaders
+            .entry((dev, ino))
+            .or_insert_with(|| {
+                landlock::elf_interpreter(program)
+                    .and_then(|path| landlock::open_for_rule(&path))
+                    .map(Rc::new)
+            })
+            .clone()
+    }
+
+    /// The seccomp filter of a profile (built once). It lets rsh's own execveat through with
+    /// `EMPTY_PATH`, which spawn passes.
+    fn filter(&mut self, profile: SeccompProfile) -> Rc<Filter> {
+        self.filters
+            .entry(profile)
+            .or_insert_with(|| Rc::new(Filter::build(profile, EMPTY_PATH.as_ptr() as usize)))
+            .clone()
+    }
+}
+
+/// Fallback for kernels without close_range: every open descriptor from 3 up.
+fn mark_inherited_cloexec() {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<libc::c_int> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    for fd in fds {
+        // SAFETY: fcntl on a descriptor number has no memory effects.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+}
+
+/// The longest existing prefix of `path` made canonical, with the rest appended: a denied path
+/// that does not exist yet is denied where it would appear.
+fn canonical_prefix(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut prefix = path;
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(prefix) {
+            return rest.iter().rev().fold(canonical, |p, c| p.join(c));
+        }
+        match (prefix.parent(), prefix.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                prefix = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// The resource limits of the policy, each no higher than rsh's own hard limit (an
+/// unprivileged process cannot raise it), and no core dumps.
+fn rlimits(config: &SandboxConfig) -> Vec<(libc::c_int, libc::rlimit)> {
+    let limits = &config.limits;
+    let wanted = [
+        // CPU: SIGXCPU at the limit, SIGKILL a second later.
+        (libc::RLIMIT_CPU, limits.cpu, 1),
+        (libc::RLIMIT_AS, limits.memory, 0),
+        (libc::RLIMIT_FSIZE, limits.file_size, 0),
+        (libc::RLIMIT_NOFILE, limits.open_files, 0),
+        (libc::RLIMIT_CORE, Some(0), 0),
+    ];
+    wanted
+        .into_iter()
+        .filter_map(|(resource, value, hard_extra)| {
+            let value = value?;
+            let mut current = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit writes into the struct we own.
+            if unsafe { libc::getrlimit(resource, &mut current) } != 0 {
+                return None;
+            }
+            let hard = value.saturating_add(hard_extra).min(current.rlim_max);
+            let soft = value.min(hard);
+            Some((
+                resource as libc::c_int,
+                libc::rlimit {
+                    rlim_cur: soft,
+                    rlim_max: hard,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Degraded mode: every command is logged with what is not enforced.
+fn log_degraded(missing: &[String]) {
+    let message = format!(
+        "rsh: running with degraded confinement: {}",
+        missing.join("; ")
+    );
+    let Ok(message) = std::ffi::CString::new(message) else {
+        return;
+    };
+    // SAFETY: a constant format string and a NUL-terminated argument.
+    unsafe {
+        libc::syslog(
+            libc::LOG_AUTHPRIV | libc::LOG_WARNING,
+            c"%s".as_ptr(),
+            message.as_ptr(),
+        )
+    };
+}

@@ -1,0 +1,402 @@
+//! Jobs: the processes of one command line element, in a process group of their own, with the
+//! terminal handed to them while they run and a wall-clock deadline.
+//!
+//! A started program (or a whole pipeline) gets its own process group, so that a timeout or a
+//! signal reaches every process it started and nothing else: not rsh, and not the program that
+//! runs rsh (an agent, sshd), which may share rsh's own group. When rsh is the terminal's
+//! foreground group, the job becomes the foreground group while it runs (it can read the
+//! terminal, and Ctrl-C reaches it), and rsh takes the terminal back afterwards.
+//!
+//! Waiting blocks SIGCHLD and the terminating signals and takes them with `sigtimedwait`, so no
+//! signal handler runs and no wakeup is lost:
+//! - the deadline passing sends SIGTERM to the group, and SIGKILL after `GRACE`;
+//! - SIGTERM, SIGHUP or SIGQUIT sent to rsh itself is passed on to the group, and rsh then
+//!   ends by that signal as it would have without a job; SIGINT is passed on, and rsh ends by
+//!   it only if the job does (bash's rule: a program that handles Ctrl-C lets the script go
+//!   on); signals the shell ignores (an interactive shell ignores SIGINT, SIGQUIT, SIGTERM)
+//!   stay ignored;
+//! - a job stopped by Ctrl-Z: a non-interactive rsh stops too, and resumes the job when it is
+//!   resumed itself; an interactive rsh (no job control yet) lets it continue.
+#![allow(unsafe_code)]
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::unistd::Pid;
+
+use super::Exit;
+
+/// How long a job that timed out has between SIGTERM and SIGKILL.
+pub const GRACE: Duration = Duration::from_secs(2);
+
+/// Signals passed on to the job while rsh waits for it.
+const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// The controlling terminal, opened once (None: rsh has none).
+fn terminal() -> Option<RawFd> {
+    static TTY: OnceLock<Option<OwnedFd>> = OnceLock::new();
+    TTY.get_or_init(|| {
+        // SAFETY: open with a constant path; the result is checked.
+        let fd = unsafe {
+            libc::open(
+                c"/dev/tty".as_ptr(),
+                libc::O_RDWR | libc::O_CLOEXEC | libc::O_NOCTTY,
+            )
+        };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a fresh descriptor we own.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // Out of the way of descriptors users redirect.
+        // SAFETY: F_DUPFD_CLOEXEC creates a new descriptor; on success we own it.
+        let high = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 100) };
+        if high < 0 {
+            Some(fd)
+        } else {
+            // SAFETY: as above.
+            Some(unsafe { OwnedFd::from_raw_fd(high) })
+        }
+    })
+    .as_ref()
+    .map(|fd| fd.as_raw_fd())
+}
+
+/// The terminal to hand to a new job: rsh's controlling terminal, when rsh's process group is
+/// its foreground group.
+pub fn foreground_terminal() -> Option<RawFd> {
+    let tty = terminal()?;
+    // SAFETY: plain queries.
+    let (fg, own) = unsafe { (libc::tcgetpgrp(tty), libc::getpgrp()) };
+    (fg == own).then_some(tty)
+}
+
+/// Where a new process goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// Stay in the parent's group (inside a job already).
+    Keep,
+    /// Lead a new group.
+    New,
+    /// Join an existing group (a later stage of a pipeline).
+    Join(Pid),
+}
+
+/// What a new process does about groups and the terminal, in the child. Both sides make the
+/// same calls, whichever runs first (as shells do).
+#[derive(Debug, Clone, Copy)]
+pub struct Placement {
+    pub group: Group,
+    /// Give this terminal to the group.
+    pub terminal: Option<RawFd>,
+}
+
+impl Placement {
+    pub const KEEP: Placement = Placement {
+        group: Group::Keep,
+        terminal: None,
+    };
+
+    /// In the child, before anything else. Async-signal-safe. Failures are ignored: a nested
+    /// rsh inside another's confinement may not create groups, and then stays in its parent's.
+    pub fn apply_in_child(&self) {
+        let pgid = match self.group {
+            Group::Keep => return,
+            Group::New => 0,
+            Group::Join(pgid) => pgid.as_raw(),
+        };
+        // SAFETY: setpgid and getpgrp take integers.
+        unsafe {
+            libc::setpgid(0, pgid);
+            if let Some(tty) = self.terminal {
+                give_terminal(tty, libc::getpgrp());
+            }
+        }
+    }
+
+    /// In the parent, after fork. Returns the job's group when the child is in one of its own.
+    pub fn apply_in_parent(&self, pid: Pid) -> Option<Pid> {
+        let pgid = match self.group {
+            Group::Keep => return None,
+            Group::New => pid,
+            Group::Join(pgid) => pgid,
+        };
+        // SAFETY: integer arguments. EACCES (the child has exec'd, after its own setpgid) and
+        // EPERM (not allowed here) are both fine: the check below tells which happened.
+        unsafe { libc::setpgid(pid.as_raw(), pgid.as_raw()) };
+        // SAFETY: as above.
+        let actual = unsafe { libc::getpgid(pid.as_raw()) };
+        if actual != pgid.as_raw() {
+            return None;
+        }
+        if let Some(tty) = self.terminal {
+            give_terminal(tty, pgid.as_raw());
+        }
+        Some(pgid)
+    }
+}
+
+/// Makes `pgid` the terminal's foreground group. A background caller would get SIGTTOU for
+/// this, so the signal is ignored for the call. Async-signal-safe.
+fn give_terminal(tty: RawFd, pgid: libc::pid_t) {
+    // SAFETY: signal dispositions and tcsetpgrp take integers.
+    unsafe {
+        let old = libc::signal(libc::SIGTTOU, libc::SIG_IGN);
+        libc::tcsetpgrp(tty, pgid);
+        libc::signal(libc::SIGTTOU, old);
+    }
+}
+
+/// Takes the terminal back for rsh's own group.
+pub fn reclaim_terminal(tty: RawFd) {
+    // SAFETY: getpgrp has no preconditions.
+    give_terminal(tty, unsafe { libc::getpgrp() });
+}
+
+/// A running job: its processes (waited for in order), the group to signal, the terminal it
+/// holds.
+pub struct Job {
+    pub pids: Vec<Pid>,
+    /// The job's own process group; None: signal the processes one by one.
+    pub group: Option<Pid>,
+    pub terminal: Option<RawFd>,
+}
+
+/// How a job ended.
+#[derive(Debug)]
+pub struct Ended {
+    /// One per process, in order.
+    pub exits: Vec<Result<Exit, Errno>>,
+    /// The deadline passed and the job was ended.
+    pub timed_out: bool,
+}
+
+/// The signal mask held while waiting: SIGCHLD and the forwarded signals the shell does not
+/// ignore.
+struct Blocked {
+    set: libc::sigset_t,
+    old: libc::sigset_t,
+}
+
+impl Blocked {
+    fn new() -> Blocked {
+        // SAFETY: sigset operations on stack values; sigprocmask reads `set`, writes `old`.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGCHLD);
+            for sig in FORWARDED {
+                if !is_ignored(sig) {
+                    libc::sigaddset(&mut set, sig);
+                }
+            }
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
+            Blocked { set, old }
+        }
+    }
+
+    /// The next signal, or None when `timeout` passes first.
+    fn next(&self, timeout: Option<Duration>) -> Option<libc::c_int> {
+        loop {
+            // SAFETY: an all-zero siginfo is a valid output buffer.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            let rc = match timeout {
+                None => {
+                    // SAFETY: `set` is initialized; `info` is ours.
+                    unsafe { libc::sigwaitinfo(&self.set, &mut info) }
+                }
+                Some(t) => {
+                    let ts = libc::timespec {
+                        tv_sec: t.as_secs() as libc::time_t,
+                        tv_nsec: t.subsec_nanos() as libc::c_long,
+                    };
+                    // SAFETY: as above; `ts` lives on the stack.
+                    unsafe { libc::sigtimedwait(&self.set, &mut info, &ts) }
+                }
+            };
+            if rc > 0 {
+                return Some(rc);
+            }
+            match Errno::last() {
+                Errno::EINTR => continue,
+                _ => return None,
+            }
+        }
+    }
+}
+
+impl Drop for Blocked {
+    fn drop(&mut self) {
+        // SAFETY: restores the mask saved in `new`.
+        unsafe { libc::sigprocmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut()) };
+    }
+}
+
+fn is_ignored(sig: libc::c_int) -> bool {
+    // SAFETY: a query (null new action) into a zeroed struct we own.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut current);
+        current.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+impl Job {
+    /// Whether the job's group is rsh's own (a stage of a pipeline waiting for a program):
+    /// a signal for the group has reached the job already.
+    fn shares_our_group(&self) -> bool {
+        // SAFETY: getpgrp has no preconditions.
+        self.group
+            .is_some_and(|pgid| pgid.as_raw() == unsafe { libc::getpgrp() })
+    }
+
+    fn signal(&self, sig: libc::c_int) {
+        // SAFETY: kill takes integers; ESRCH (already gone) is fine.
+        unsafe {
+            match self.group {
+                Some(pgid) => {
+                    libc::kill(-pgid.as_raw(), sig);
+                }
+                None => {
+                    for pid in &self.pids {
+                        libc::kill(pid.as_raw(), sig);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits for every process of the job. `timeout`: the wall-clock limit, from now.
+    pub fn wait(&self, timeout: Option<Duration>, interactive: bool) -> Ended {
+        let blocked = Blocked::new();
+        let mut exits: Vec<Option<Result<Exit, Errno>>> = vec![None; self.pids.len()];
+        let mut deadline = timeout.map(|t| Instant::now() + t);
+        let mut timed_out = false;
+        let mut killed = false;
+        let mut interrupted = false;
+        loop {
+            self.reap(&mut exits, interactive);
+            if exits.iter().all(Option::is_some) {
+                break;
+            }
+            let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if remaining == Some(Duration::ZERO) {
+                if !timed_out {
+                    timed_out = true;
+                    self.signal(libc::SIGTERM);
+                    self.signal(libc::SIGCONT);
+                    deadline = Some(Instant::now() + GRACE);
+                } else if !killed {
+                    killed = true;
+                    self.signal(libc::SIGKILL);
+                    deadline = None;
+                }
+                continue;
+            }
+            match blocked.next(remaining) {
+                Some(libc::SIGCHLD) | None => {}
+                Some(libc::SIGINT) => {
+                    interrupted = true;
+                    if !self.shares_our_group() {
+                        self.signal(libc::SIGINT);
+                    }
+                }
+                Some(sig) => {
+                    if !self.shares_our_group() {
+                        self.signal(sig);
+                    }
+                    drop(blocked);
+                    die_by(sig);
+                }
+            }
+        }
+        if timed_out {
+            // Whatever the job started and left behind in its group goes too.
+            self.signal(libc::SIGKILL);
+        }
+        let exits: Vec<Result<Exit, Errno>> = exits.into_iter().map(Option::unwrap).collect();
+        // Ctrl-C on a job holding the terminal reaches only the job: a script that is not
+        // interactive ends with it, as bash's does (it gets the signal together with its child).
+        let ctrl_c = interrupted || self.terminal.is_some();
+        if ctrl_c
+            && !interactive
+            && matches!(
+                exits.last(),
+                Some(Ok(Exit::Signal {
+                    signal: libc::SIGINT,
+                    ..
+                }))
+            )
+        {
+            drop(blocked);
+            die_by(libc::SIGINT);
+        }
+        Ended { exits, timed_out }
+    }
+
+    /// Collects the processes that have ended; handles one that stopped.
+    fn reap(&self, exits: &mut [Option<Result<Exit, Errno>>], interactive: bool) {
+        use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+        for (i, pid) in self.pids.iter().enumerate() {
+            if exits[i].is_some() {
+                continue;
+            }
+            loop {
+                match waitpid(*pid, Some(WaitPidFlag::WNOHANG | WaitPidFlag::WUNTRACED)) {
+                    Ok(WaitStatus::Exited(_, code)) => exits[i] = Some(Ok(Exit::Code(code))),
+                    Ok(WaitStatus::Signaled(_, signal, core)) => {
+                        exits[i] = Some(Ok(Exit::Signal {
+                            signal: signal as i32,
+                            core,
+                        }))
+                    }
+                    Ok(WaitStatus::Stopped(..)) => self.stopped(interactive),
+                    Ok(_) => {}
+                    Err(Errno::EINTR) => continue,
+                    Err(errno) => exits[i] = Some(Err(errno)),
+                }
+                break;
+            }
+        }
+    }
+
+    /// The job was stopped (Ctrl-Z, or a signal). Without job control, rsh cannot leave it
+    /// stopped and go on.
+    fn stopped(&self, interactive: bool) {
+        if let Some(tty) = self.terminal {
+            reclaim_terminal(tty);
+        }
+        if interactive {
+            let _ = super::fd::write_all(
+                2,
+                b"\nrsh: stopping a command is not supported; it goes on running\n",
+            );
+        } else {
+            // Stop with it, as bash does when it is stopped with its child; carry on together
+            // when resumed.
+            // SAFETY: raise takes an integer.
+            unsafe { libc::raise(libc::SIGSTOP) };
+        }
+        if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
+            give_terminal(tty, pgid.as_raw());
+        }
+        self.signal(libc::SIGCONT);
+    }
+}
+
+/// Ends rsh by `sig`, as its default action would have.
+fn die_by(sig: libc::c_int) -> ! {
+    // SAFETY: default disposition, unblock, raise; _exit if the signal does not end us.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(sig);
+        libc::_exit(128 + sig)
+    }
+}
