@@ -134,6 +134,25 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
         .iter()
         .filter(|r| is_program(&r.command))
         .map(|r| &r.rule);
+    // A pattern that cannot be compiled guards nothing: refuse rather than guess.
+    if let Some((p, why)) = table_patterns
+        .clone()
+        .chain(rule_patterns.clone())
+        .find_map(|p| p.pattern.compile_error().map(|why| (p, why)))
+    {
+        let rule = rule_ref(policy, &p.key, Some(&p.text), Some(p.at));
+        let reason = format!(
+            "{} {:?} ({}) cannot be compiled: {why}",
+            p.key,
+            p.text,
+            rule.location()
+        );
+        return Decision {
+            verdict: Verdict::Deny,
+            rule,
+            reason,
+        };
+    }
     let matched = strongest(
         table_patterns
             .chain(rule_patterns)
@@ -597,6 +616,19 @@ allow = ["npm run test:*"]
             },
         );
         assert_eq!(d.verdict, Verdict::Allow);
+    }
+
+    #[test]
+    fn a_pattern_that_cannot_be_compiled_refuses_the_command() {
+        let fx = Fixture::new(&["tool"]);
+        // Valid syntax, but larger than the regex crate compiles: found when first matched.
+        let p = fx.policy(
+            "",
+            "[commands.tool]\ndefault = \"allow\"\nallow = [\"re:\\\\w{1000}{100}\"]\n",
+        );
+        let d = run(&p, &fx.exe("tool"), "tool anything");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert!(d.reason.contains("cannot be compiled"), "{}", d.reason);
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! program that will run, never by how the program was spelled, so a symlink or a hard link to a
 //! listed program matches and a look-alike with the same basename does not.
 //!
-//! The only I/O is listing the search directories and `stat` at load time; matching is pure.
+//! The only I/O is `stat` at load time; matching is pure.
 
-use std::collections::{HashMap, HashSet};
-use std::ffi::OsString;
+use std::collections::HashMap;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -66,29 +66,23 @@ pub(crate) struct Resolver {
     cache: HashMap<String, Vec<Target>>,
 }
 
-/// A search directory and, once a name has been looked up in it, its entries: one listing
-/// replaces a stat per policy name and directory, which keeps loading a policy of hundreds of
-/// names cheap (rsh loads it on every start). Listed only when first needed, so a policy
-/// without names lists nothing.
+/// A search directory, opened once: each name is looked up with one `stat` relative to it.
+/// (Cheaper than listing: a name that is not there is a cached negative lookup, while listing
+/// a /usr/bin of a thousand entries costs more than all the policy's names together, and rsh
+/// loads its policy on every start.)
 struct SearchDir {
     path: PathBuf,
-    /// None: not listed yet; Some(None): cannot be listed (searched by stat instead).
-    entries: Option<Option<HashSet<OsString>>>,
+    dir: Option<OwnedFd>,
 }
 
 impl SearchDir {
-    fn may_contain(&mut self, name: &str) -> bool {
-        let path = &self.path;
-        let entries = self.entries.get_or_insert_with(|| {
-            std::fs::read_dir(path).ok().map(|listing| {
-                listing
-                    .filter_map(|e| e.ok().map(|e| e.file_name()))
-                    .collect()
-            })
-        });
-        entries
-            .as_ref()
-            .is_none_or(|set| set.contains(std::ffi::OsStr::new(name)))
+    /// The file `name` in this directory, following symbolic links.
+    fn stat(&self, name: &str) -> Option<nix::sys::stat::FileStat> {
+        use nix::fcntl::AtFlags;
+        match &self.dir {
+            Some(dir) => nix::sys::stat::fstatat(dir, name, AtFlags::empty()).ok(),
+            None => nix::sys::stat::stat(&self.path.join(name)).ok(),
+        }
     }
 }
 
@@ -99,10 +93,15 @@ impl Resolver {
             if let Ok(dir) = std::fs::canonicalize(dir)
                 && !canonical.iter().any(|d| d.path == dir)
             {
-                canonical.push(SearchDir {
-                    path: dir,
-                    entries: None,
-                });
+                let fd = nix::fcntl::open(
+                    &dir,
+                    nix::fcntl::OFlag::O_PATH
+                        | nix::fcntl::OFlag::O_DIRECTORY
+                        | nix::fcntl::OFlag::O_CLOEXEC,
+                    nix::sys::stat::Mode::empty(),
+                )
+                .ok();
+                canonical.push(SearchDir { path: dir, dir: fd });
             }
         }
         Resolver {
@@ -136,13 +135,19 @@ fn find_targets(name: &str, dirs: &mut [SearchDir]) -> Vec<Target> {
     }
     let mut found: Vec<Target> = Vec::new();
     for dir in dirs {
-        if !dir.may_contain(name) {
+        let Some(st) = dir.stat(name) else {
+            continue;
+        };
+        if st.st_mode & libc::S_IFMT != libc::S_IFREG {
             continue;
         }
-        if let Some(t) = target_of(&dir.path.join(name))
-            && !found.contains(&t)
-        {
-            found.push(t);
+        let target = Target {
+            path: dir.path.join(name),
+            dev: st.st_dev,
+            ino: st.st_ino,
+        };
+        if !found.contains(&target) {
+            found.push(target);
         }
     }
     found

@@ -6,6 +6,7 @@
 //! This module only parses and matches text; it knows nothing of files, programs or verdicts.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use regex::Regex;
 
@@ -48,8 +49,13 @@ enum Kind {
         /// `:*` at the end: any arguments may come after the words.
         any_after: bool,
     },
-    /// `re:REGEX`, compiled as `\A(?:REGEX)\z`.
-    Regex(Regex),
+    /// `re:REGEX`, compiled as `\A(?:REGEX)\z` when first matched: its syntax is checked when
+    /// the policy loads, but compiling costs more than loading the rest of a policy, and most
+    /// commands never meet most patterns.
+    Regex {
+        source: String,
+        compiled: OnceLock<Result<Regex, String>>,
+    },
 }
 
 impl ArgPattern {
@@ -60,9 +66,16 @@ impl ArgPattern {
                 // `(?s)`: an argument may contain newlines, and `.` must cross them, or a
                 // newline in any argument would slip past every `.*` of a deny pattern.
                 let anchored = format!(r"(?s)\A(?:{re})\z");
-                let regex = Regex::new(&anchored)
+                // The same syntax, and nesting limit, as Regex::new.
+                regex_syntax::ParserBuilder::new()
+                    .nest_limit(250)
+                    .build()
+                    .parse(&anchored)
                     .map_err(|e| PatternError::new(format!("invalid regular expression: {e}")))?;
-                Kind::Regex(regex)
+                Kind::Regex {
+                    source: anchored,
+                    compiled: OnceLock::new(),
+                }
             }
             None => parse_words(text)?,
         };
@@ -77,12 +90,32 @@ impl ArgPattern {
         &self.text
     }
 
-    /// True when the pattern matches this argument list.
+    /// Why the pattern cannot be used: a regular expression whose syntax is valid but which
+    /// cannot be compiled (too large). The caller must then refuse whatever it guards.
+    pub fn compile_error(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Regex { .. } => self.regex().err(),
+            Kind::Words { .. } => None,
+        }
+    }
+
+    fn regex(&self) -> Result<&Regex, &str> {
+        match &self.kind {
+            Kind::Regex { source, compiled } => compiled
+                .get_or_init(|| Regex::new(source).map_err(|e| e.to_string()))
+                .as_ref()
+                .map_err(String::as_str),
+            Kind::Words { .. } => Err("not a regular expression"),
+        }
+    }
+
+    /// True when the pattern matches this argument list. A regular expression that cannot be
+    /// compiled matches everything (see `compile_error`).
     pub fn matches<S: AsRef<str>>(&self, args: &[S]) -> bool {
         match &self.kind {
-            Kind::Regex(regex) => {
+            Kind::Regex { .. } => {
                 let joined = args.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(" ");
-                regex.is_match(&joined)
+                self.regex().map_or(true, |regex| regex.is_match(&joined))
             }
             Kind::Words {
                 any_before,

@@ -21,7 +21,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, Ruleset, RulesetAttr, RulesetCreated,
+    ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, Ruleset, RulesetAttr,
     RulesetCreatedAttr, Scope,
 };
 
@@ -211,9 +211,11 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         .handle_access(handled)
         .and_then(|r| r.create())
         .map_err(|e| format!("cannot create a Landlock ruleset: {e}"))?;
+    let ruleset: Option<OwnedFd> = ruleset.into();
+    let ruleset = ruleset.ok_or("Landlock is not available on this kernel")?;
     let mut builder = Builder {
         abi,
-        ruleset: Some(ruleset),
+        ruleset,
         watched: Vec::new(),
         rules: 0,
     };
@@ -239,10 +241,8 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         }
         builder.grant(Path::new(device), access & AccessFs::from_all(abi))?;
     }
-    let ruleset: Option<OwnedFd> = builder.ruleset.take().and_then(Into::into);
-    let ruleset = ruleset.ok_or("Landlock is not available on this kernel")?;
     Ok(FsLayer {
-        ruleset: high_fd(ruleset),
+        ruleset: high_fd(builder.ruleset),
         watched: builder.watched,
         rules: builder.rules,
     })
@@ -273,12 +273,25 @@ fn outermost(roots: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// Adds the file-system layer's rules. The ruleset is created through the landlock crate
+/// (which settles what this ABI handles); rules are added with the raw system call, opened
+/// relative to their directory with the type readdir already gave: a layer holds a few hundred
+/// rules, built on every start, and the crate's per-rule checks would double the system calls.
 struct Builder {
     abi: ABI,
-    ruleset: Option<RulesetCreated>,
+    ruleset: OwnedFd,
     watched: Vec<Watched>,
     rules: usize,
 }
+
+/// `struct landlock_path_beneath_attr`.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
 
 impl Builder {
     /// Grants `access` under `root`, except under the denied paths.
@@ -312,6 +325,8 @@ impl Builder {
         access: BitFlags<AccessFs>,
         deny: &[&Path],
     ) -> Result<(), String> {
+        use nix::dir::{Dir, Type};
+        use nix::fcntl::OFlag;
         self.watched.push(Watched {
             path: dir.to_path_buf(),
             stamp: stamp(dir),
@@ -320,35 +335,48 @@ impl Builder {
             self.grant(dir, AccessFs::ReadDir.into())?;
         }
         // An unreadable directory gets no rules inside: its entries stay out of reach.
-        let Ok(entries) = std::fs::read_dir(dir) else {
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        let Ok(mut listing) = Dir::open(dir, flags, nix::sys::stat::Mode::empty()) else {
             return Ok(());
         };
-        for entry in entries.flatten() {
-            let path = entry.path();
+        let dir_fd = listing.as_fd().as_raw_fd();
+        let mut entries: Vec<(std::ffi::CString, Option<Type>)> = Vec::new();
+        for entry in listing.iter().flatten() {
+            let name = entry.file_name();
+            if name.to_bytes() != b"." && name.to_bytes() != b".." {
+                entries.push((name.to_owned(), entry.file_type()));
+            }
+        }
+        for (name, kind) in entries {
+            use std::os::unix::ffi::OsStrExt;
+            let path = dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
             if deny.contains(&path.as_path()) {
                 continue;
             }
-            let Ok(kind) = entry.file_type() else {
+            let inner: Vec<&Path> = deny.iter().copied().filter(|d| under(d, &path)).collect();
+            let Some(file) = open_at(dir_fd, &name) else {
                 continue;
             };
-            if kind.is_symlink() {
-                continue;
-            }
-            let inner: Vec<&Path> = deny
-                .iter()
-                .copied()
-                .filter(|d| d.starts_with(&path))
-                .collect();
-            if inner.is_empty() {
-                self.grant(&path, access)?;
-            } else if kind.is_dir() {
-                self.grant_around(&path, access, &inner)?;
+            let kind = match kind {
+                Some(kind) => kind,
+                None => kind_of(&file),
+            };
+            match kind {
+                Type::Symlink => continue,
+                Type::Directory if !inner.is_empty() => {
+                    drop(file);
+                    self.grant_around(&path, access, &inner)?
+                }
+                _ if !inner.is_empty() => continue,
+                Type::Directory => self.add_rule(&file, access, &path)?,
+                _ => self.add_rule(&file, file_access(self.abi, access), &path)?,
             }
         }
         Ok(())
     }
 
-    /// One rule. A path that cannot be opened (gone, or not permitted) gets none.
+    /// One rule, for a path opened here. A path that cannot be opened (gone, or not
+    /// permitted) gets none.
     fn grant(&mut self, path: &Path, access: BitFlags<AccessFs>) -> Result<(), String> {
         let Ok(file) = open_path(path) else {
             return Ok(());
@@ -361,16 +389,74 @@ impl Builder {
         } else {
             file_access(self.abi, access)
         };
+        self.add_rule(&OwnedFd::from(file), access, path)
+    }
+
+    fn add_rule(
+        &mut self,
+        file: &OwnedFd,
+        access: BitFlags<AccessFs>,
+        path: &Path,
+    ) -> Result<(), String> {
         if access.is_empty() {
             return Ok(());
         }
-        let ruleset = self.ruleset.take().expect("ruleset present between rules");
-        let ruleset = ruleset
-            .add_rule(PathBeneath::new(file, access))
-            .map_err(|e| format!("cannot add a Landlock rule for {}: {e}", path.display()))?;
-        self.ruleset = Some(ruleset);
+        let attr = PathBeneathAttr {
+            allowed_access: access.bits(),
+            parent_fd: file.as_raw_fd(),
+        };
+        // SAFETY: `attr` is a valid landlock_path_beneath_attr for the duration of the call.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                self.ruleset.as_raw_fd(),
+                LANDLOCK_RULE_PATH_BENEATH,
+                &attr as *const PathBeneathAttr,
+                0u32,
+            )
+        };
+        if rc != 0 {
+            return Err(format!(
+                "cannot add a Landlock rule for {}: {}",
+                path.display(),
+                nix::errno::Errno::last().desc()
+            ));
+        }
         self.rules += 1;
         Ok(())
+    }
+}
+
+/// `path` is `dir` or inside it. Both are canonical, so comparing bytes is exact, and much
+/// cheaper than `Path::starts_with` for the hundreds of entries of a grant-around.
+fn under(path: &Path, dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (path, dir) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+    path.starts_with(dir)
+        && (path.len() == dir.len() || dir.ends_with(b"/") || path[dir.len()] == b'/')
+}
+
+/// Opens an entry of a directory for a rule, without following a symbolic link.
+fn open_at(dir: std::os::fd::RawFd, name: &std::ffi::CStr) -> Option<OwnedFd> {
+    // SAFETY: a NUL-terminated name and a directory descriptor we hold.
+    let fd = unsafe {
+        libc::openat(
+            dir,
+            name.as_ptr(),
+            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    // SAFETY: a fresh descriptor we own.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// The type of an opened file, for file systems whose listings do not say.
+fn kind_of(file: &OwnedFd) -> nix::dir::Type {
+    use nix::dir::Type;
+    match nix::sys::stat::fstat(file).map(|st| st.st_mode & libc::S_IFMT) {
+        Ok(libc::S_IFDIR) => Type::Directory,
+        Ok(libc::S_IFLNK) => Type::Symlink,
+        _ => Type::File,
     }
 }
 
