@@ -18,6 +18,7 @@ pub const USAGE: &str = "\
 usage: rsh [--policy FILE] [-lis] [-euxC] [-o option] [-O shopt] -c COMMAND [NAME [ARG...]]
        rsh [--policy FILE] [options] [FILE [ARG...]]
        rsh [--policy FILE] [options] -s [ARG...]
+       rsh [--policy FILE] --check-policy
        rsh --version | --help
 
 Runs shell commands like bash, checking every command against a policy before it runs.
@@ -30,6 +31,7 @@ Runs shell commands like bash, checking every command against a policy before it
   -e -u -x -C -f set -o errexit / nounset / xtrace / noclobber / noglob
   -o OPTION      set -o OPTION;  -O SHOPT: shopt -s SHOPT
   --policy FILE  use FILE instead of /etc/rsh/policy.toml or the built-in default
+  --check-policy load the policy, report problems, run nothing
   --norc, --noprofile   accepted for bash compatibility (rsh reads no startup files)
   --version, --help
 
@@ -52,6 +54,7 @@ pub struct Invocation {
     pub args: Vec<String>,
     pub version: bool,
     pub help: bool,
+    pub check_policy: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -76,6 +79,7 @@ pub fn parse_args(argv: &[String]) -> Result<Invocation, UsageError> {
             "--login" => inv.login = true,
             "--norc" | "--noprofile" | "--noediting" => {}
             "--version" => inv.version = true,
+            "--check-policy" => inv.check_policy = true,
             "--help" => inv.help = true,
             "--policy" => {
                 i += 1;
@@ -192,7 +196,39 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         let _ = fd::write_all(1, format!("rsh {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
         return 0;
     }
+    if inv.check_policy {
+        return check_policy(&inv);
+    }
     run(inv)
+}
+
+/// `--check-policy`: the policy loads (or the error, status 2), and what it names that this
+/// system lacks: paths that grant or deny nothing here (status 1). Nothing runs.
+fn check_policy(inv: &Invocation) -> i32 {
+    let policy = match load_policy(inv.policy.as_deref()) {
+        Ok(policy) => policy,
+        Err(message) => {
+            eprint_line(&format!("rsh: {message}"));
+            return 2;
+        }
+    };
+    let home = crate::interp::home_dir_of_user();
+    let workdir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let missing = crate::sandbox::Sandbox::missing_paths(policy.sandbox(), &home, &workdir);
+    for m in &missing {
+        eprint_line(&format!(
+            "rsh: warning: policy {}: {}: {} does not exist here, so it grants nothing",
+            policy.origin(),
+            m.key,
+            m.path.display()
+        ));
+    }
+    if missing.is_empty() {
+        let _ = fd::write_all(1, format!("policy {}: ok\n", policy.origin()).as_bytes());
+        0
+    } else {
+        1
+    }
 }
 
 fn eprint_line(text: &str) {

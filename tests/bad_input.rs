@@ -922,3 +922,60 @@ fn usage_unknown_short_option_before_command() {
 fn usage_policy_without_file() {
     usage_error(&["--policy"], "--policy");
 }
+
+// ---------------------------------------------------------------------------------------------
+// --check-policy
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn check_policy_reports_roots_that_do_not_exist() {
+    let sb = Sandbox::new();
+    let missing = sb.path().join("no-such-dir");
+    let text = format!(
+        "[paths]\nread = [\"/\", {:?}]\nwrite = [\".\"]\ndeny = [\"./not-yet\"]\n",
+        missing.to_str().unwrap()
+    );
+    let file = sb.write("roots.toml", &text);
+    let run = sb.rsh(&[
+        "--policy".as_ref(),
+        file.as_os_str(),
+        "--check-policy".as_ref(),
+    ]);
+    assert_eq!(run.status, 1, "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "paths.read: {} does not exist here, so it grants nothing",
+            missing.display()
+        )),
+        "{}",
+        run.describe()
+    );
+    // A denied path that does not exist yet is not a problem: it is denied when it appears.
+    assert!(!run.stderr.contains("not-yet"), "{}", run.describe());
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.describe());
+}
+
+#[test]
+fn check_policy_accepts_a_sound_policy_and_refuses_a_broken_one() {
+    let sb = Sandbox::new();
+    let run = sb.rsh(&[
+        "--policy".as_ref(),
+        sb.policy().as_os_str(),
+        "--check-policy".as_ref(),
+    ]);
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert!(run.stdout.ends_with(": ok\n"), "{}", run.describe());
+    let file = sb.write("bad.toml", "[paths]\nread = [\"relative\"]\n");
+    let run = sb.rsh(&[
+        "--policy".as_ref(),
+        file.as_os_str(),
+        "--check-policy".as_ref(),
+    ]);
+    assert_eq!(run.status, 2, "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains("paths.read: \"relative\" is neither absolute"),
+        "{}",
+        run.describe()
+    );
+}

@@ -237,12 +237,7 @@ impl Shell {
     /// directory from the password database (not `$HOME`, which the caller controls) and `.`
     /// the current directory. Err: this kernel cannot enforce what the policy requires.
     pub fn init_sandbox(&mut self) -> Result<(), String> {
-        let home = nix::unistd::User::from_uid(nix::unistd::getuid())
-            .ok()
-            .flatten()
-            .map(|user| user.dir)
-            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("/"));
+        let home = home_dir_of_user();
         let workdir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         let sandbox = Sandbox::new(self.policy.sandbox(), &home, &workdir)?;
         sandbox.protect_shell()?;
@@ -1073,6 +1068,17 @@ fn fails_errexit(pipeline: &Pipeline) -> bool {
 enum LoopStep {
     Next(i32),
     Stop,
+}
+
+/// The home directory of the user running rsh, from the password database (`$HOME` only when
+/// the user has no entry): what the policy's `~` means.
+pub fn home_dir_of_user() -> PathBuf {
+    nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .map(|user| user.dir)
+        .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("/"))
 }
 
 fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {

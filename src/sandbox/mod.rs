@@ -259,17 +259,17 @@ impl Sandbox {
         &self.missing
     }
 
-    /// Policy paths that name nothing here (roots that grant nothing, exec directories that
-    /// hold nothing). For the policy checker; confinement itself simply grants nothing there.
+    /// Roots of the policy that name nothing here, so grant nothing (for the policy checker;
+    /// confinement itself simply grants nothing there). Denied paths are not listed: one that
+    /// does not exist yet is denied where it would appear.
     pub fn missing_paths(config: &SandboxConfig, home: &Path, workdir: &Path) -> Vec<MissingPath> {
         let Some(paths) = &config.paths else {
             return Vec::new();
         };
-        let lists: [(&'static str, &[PathSpec]); 4] = [
+        let lists: [(&'static str, &[PathSpec]); 3] = [
             ("paths.read", &paths.read),
             ("paths.write", &paths.write),
             ("paths.exec", &paths.exec),
-            ("paths.deny", &paths.deny),
         ];
         lists
             .into_iter()
