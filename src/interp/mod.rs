@@ -491,7 +491,7 @@ impl Shell {
     }
 
     /// The wall-clock limit of a job, when the policy confines programs.
-    fn job_timeout(&mut self) -> Option<std::time::Duration> {
+    pub(crate) fn job_timeout(&mut self) -> Option<std::time::Duration> {
         self.sandbox().ok().and_then(|s| s.timeout())
     }
 
@@ -526,6 +526,10 @@ impl Shell {
         let ended = job.wait(timeout, self.mode == Mode::Interactive);
         if let Some(tty) = job.terminal {
             job::reclaim_terminal(tty);
+        }
+        // Under confinement nothing a command started outlives it (and its timeout).
+        if timeout.is_some() && !ended.timed_out {
+            job.end_leftovers();
         }
         if ended.timed_out {
             let seconds = timeout.map(|t| t.as_secs()).unwrap_or(0);

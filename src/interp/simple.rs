@@ -192,6 +192,13 @@ impl Shell {
             Ok(saved) => saved.forget(),
             Err(failure) => return self.fail_redirect(failure),
         }
+        // Under a timeout a script's `exec` runs the program as a child and ends rsh with its
+        // status: rsh stays to end it when the time is up (an alarm carried over the exec
+        // could be cancelled by the program).
+        if self.mode != super::Mode::Interactive && !self.in_job && self.job_timeout().is_some() {
+            let status = self.run_external(args, resolved, false);
+            return Err(Flow::Exit(status));
+        }
         let status = self.run_external(args, resolved, true);
         self.exec_gave_up(status)
     }

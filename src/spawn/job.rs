@@ -17,6 +17,10 @@
 //!   stay ignored;
 //! - a job stopped by Ctrl-Z: a non-interactive rsh stops too, and resumes the job when it is
 //!   resumed itself; an interactive rsh (no job control yet) lets it continue.
+//!
+//! Under confinement, what a job leaves running in its group when its own processes have ended
+//! is ended too (`end_leftovers`): every process of a command ends with it, as it would at its
+//! timeout.
 #![allow(unsafe_code)]
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -30,6 +34,9 @@ use super::Exit;
 
 /// How long a job that timed out has between SIGTERM and SIGKILL.
 pub const GRACE: Duration = Duration::from_secs(2);
+
+/// How long what a finished command left running has between SIGTERM and SIGKILL.
+const LEFTOVER_GRACE: Duration = Duration::from_millis(200);
 
 /// Signals passed on to the job while rsh waits for it.
 const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
@@ -335,6 +342,31 @@ impl Job {
             die_by(libc::SIGINT);
         }
         Ended { exits, timed_out }
+    }
+
+    /// Ends what the job's programs left running in its group after they ended themselves
+    /// (a daemon, a server started in the background): no timeout would apply to it any more.
+    /// SIGTERM, and SIGKILL for what is still there a moment later.
+    pub fn end_leftovers(&self) {
+        let Some(pgid) = self.group.filter(|_| !self.shares_our_group()) else {
+            return;
+        };
+        let alive = || {
+            // SAFETY: signal 0 only checks that the group has members.
+            unsafe { libc::kill(-pgid.as_raw(), 0) == 0 }
+        };
+        if !alive() {
+            return;
+        }
+        self.signal(libc::SIGTERM);
+        self.signal(libc::SIGCONT);
+        let deadline = Instant::now() + LEFTOVER_GRACE;
+        while alive() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if alive() {
+            self.signal(libc::SIGKILL);
+        }
     }
 
     /// Collects the processes that have ended; handles one that stopped.
