@@ -1,0 +1,117 @@
+//! Whole-process cost: `rsh -c /bin/true` on the built-in default policy (full confinement)
+//! against `bash -c /bin/true`, run alternately so that both see the same machine. Run with
+//! `cargo bench --bench startup`; the numbers of record are in benches/README.md.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RSH: &str = env!("CARGO_BIN_EXE_rsh");
+const ROUNDS: usize = 500;
+const WARM_UP: usize = 30;
+
+struct Case {
+    name: &'static str,
+    argv: Vec<String>,
+    times: Vec<Duration>,
+}
+
+impl Case {
+    fn new(name: &'static str, argv: &[&str]) -> Case {
+        Case {
+            name,
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            times: Vec::with_capacity(ROUNDS),
+        }
+    }
+
+    fn run_once(&self, dir: &std::path::Path) -> Duration {
+        let started = Instant::now();
+        let status = Command::new(&self.argv[0])
+            .args(&self.argv[1..])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("start the command");
+        let took = started.elapsed();
+        assert!(status.success(), "{:?}: {status}", self.argv);
+        took
+    }
+
+    fn median(&self) -> Duration {
+        let mut sorted = self.times.clone();
+        sorted.sort();
+        sorted[sorted.len() / 2]
+    }
+
+    fn mean(&self) -> Duration {
+        self.times.iter().sum::<Duration>() / self.times.len() as u32
+    }
+}
+
+fn main() {
+    // `cargo test` runs benches with --bench absent only when asked; a plain `cargo bench`
+    // passes --bench. Nothing to do under `cargo test --benches`.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let permissive = concat!(env!("CARGO_MANIFEST_DIR"), "/policy/permissive.toml");
+    let mut cases = vec![
+        Case::new("bash -c /bin/true", &["bash", "-c", "/bin/true"]),
+        Case::new(
+            "rsh -c /bin/true (default policy, confined)",
+            &[RSH, "-c", "/bin/true"],
+        ),
+        Case::new(
+            "rsh -c /bin/true (permissive policy, not confined)",
+            &[RSH, "--policy", permissive, "-c", "/bin/true"],
+        ),
+        Case::new(
+            "rsh -c true (default policy, builtin)",
+            &[RSH, "-c", "true"],
+        ),
+        Case::new("/bin/true (process start alone)", &["/bin/true"]),
+    ];
+    // A kernel that cannot confine makes rsh refuse to start: say so rather than measure it.
+    let probe = Command::new(RSH)
+        .args(["-c", "/bin/true"])
+        .current_dir(dir.path())
+        .output()
+        .expect("start rsh");
+    if !probe.status.success() {
+        eprintln!(
+            "SKIPPED: rsh cannot run on its default policy here: {}",
+            String::from_utf8_lossy(&probe.stderr)
+        );
+        return;
+    }
+    for case in &cases {
+        for _ in 0..WARM_UP {
+            case.run_once(dir.path());
+        }
+    }
+    for _ in 0..ROUNDS {
+        for case in cases.iter_mut() {
+            let took = case.run_once(dir.path());
+            case.times.push(took);
+        }
+    }
+    let bash = cases[0].median();
+    println!("{ROUNDS} alternating runs each; wall time per process, including fork and wait");
+    println!(
+        "{:<55} {:>10} {:>10} {:>9}",
+        "command", "median", "mean", "vs bash"
+    );
+    for case in &cases {
+        let median = case.median();
+        println!(
+            "{:<55} {:>8.3}ms {:>8.3}ms {:>8.2}x",
+            case.name,
+            median.as_secs_f64() * 1e3,
+            case.mean().as_secs_f64() * 1e3,
+            median.as_secs_f64() / bash.as_secs_f64()
+        );
+    }
+}
