@@ -5,6 +5,11 @@
 //! never imports a later one.
 #![deny(unsafe_code)]
 
+/// Descriptors from this number up belong to rsh itself (the programs it decided, Landlock
+/// rulesets, the terminal, saved copies of redirected descriptors). Redirections may not name
+/// them, so a command can neither swap nor borrow them.
+pub const SHELL_FDS_FROM: std::os::fd::RawFd = 100;
+
 pub mod cli;
 pub mod decide;
 pub mod expand;

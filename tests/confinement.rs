@@ -742,8 +742,8 @@ fn proc_sys_and_dev_are_never_writable() {
 /// denied entry is granted listing only, and its other entries one by one. So entries already
 /// there keep the root's access (they can be read and rewritten), but programs can create,
 /// remove or rename nothing directly in that directory (that would be granted inside the
-/// denied entry too). rsh(1) and rsh-policy(5) document this; rsh's own redirections follow
-/// the policy's paths instead and may create a file there.
+/// denied entry too), and rsh's own redirections follow the same rule. rsh-policy(5)
+/// documents this.
 #[test]
 fn beside_a_denied_path_entries_change_but_none_appear_or_go() {
     require_confinement!();
@@ -770,8 +770,8 @@ touch sub/new; echo \"below=$?\"",
     );
     run.assert_stdout_has("rewrite=0\n");
     assert_eq!(fs::read_to_string(case.file("old")).unwrap(), "older\n");
-    run.assert_stdout_has("redirect=0\n");
-    assert!(case.exists("redirected"), "{}", run.describe());
+    run.assert_stdout_has("redirect=1\n");
+    assert!(!case.exists("redirected"), "{}", run.describe());
     run.assert_stdout_has("touch=1\n");
     run.assert_stdout_has("mkdir=1\n");
     run.assert_stdout_has("rm=1\n");
@@ -1971,4 +1971,386 @@ fn variables_set_in_the_script_follow_the_same_rules() {
         fs::canonicalize(shell).unwrap(),
         fs::canonicalize(RSH).unwrap()
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// rsh's own descriptors and opens
+// ---------------------------------------------------------------------------------------------
+
+/// Descriptors from 100 up are rsh's (the Landlock rulesets among them): a redirection that
+/// names one is refused, so a command can neither swap its ruleset nor borrow one.
+#[test]
+fn rsh_descriptors_are_out_of_reach() {
+    require_confinement!();
+    let case = Case::new();
+    let secret = format!("secret-{}", unique());
+    let file = case.outside().join("secret");
+    fs::write(&file, &secret).unwrap();
+    let policy = Policy::new().paths(&format!(
+        "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [{:?}]",
+        case.outside().to_str().unwrap()
+    ));
+    // The first command builds the rulesets; later ones would apply whatever sits there.
+    let mut script = String::from("cat /dev/null\n");
+    for fd in 100..110 {
+        script.push_str(&format!("exec 3<&{fd}; cat {} 3<&{fd}\n", file.display()));
+    }
+    script.push_str(&format!(
+        "cat {} 105</dev/null; echo \"last=$?\"",
+        file.display()
+    ));
+    let run = case.run(&policy, &script);
+    run.assert_stdout_lacks(&secret);
+    run.assert_stderr_has("100: Bad file descriptor (descriptors from 100 up are rsh's own)");
+    run.assert_stderr_has("105: Bad file descriptor (descriptors from 100 up are rsh's own)");
+    run.assert_stdout_has("last=1\n");
+}
+
+/// A descriptor rsh inherited is closed: it cannot be handed to a program by `<&N` either.
+#[test]
+fn inherited_descriptors_cannot_be_redirected_to_programs() {
+    require_confinement!();
+    let case = Case::new();
+    let secret = format!("inherited-{}", unique());
+    let file = case.write("given", &secret);
+    let run = case.run_with(&Policy::new(), "cat <&7; echo \"st=$?\"", |command| {
+        let held = fs::File::open(&file).unwrap();
+        let raw = held.as_raw_fd();
+        // SAFETY: dup2 onto 7 in the child before exec; the file stays open in the test.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(raw, 7) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        std::mem::forget(held);
+    });
+    run.assert_stdout_lacks(&secret);
+    run.assert_stderr_has("7: Bad file descriptor");
+    run.assert_stdout_has("st=1\n");
+}
+
+/// `>` through a symbolic link that points at nothing would create the link's target: rsh
+/// checks where that is, and refuses before anything is created.
+#[test]
+fn redirection_through_a_dangling_link_creates_nothing_outside() {
+    require_confinement!();
+    let case = Case::new();
+    let denied = case.outside().join("denied");
+    fs::create_dir(&denied).unwrap();
+    let policy = Policy::new().paths(&format!(
+        "read = [\"/\"]\nwrite = [\".\", {:?}]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [{:?}]",
+        case.outside().to_str().unwrap(),
+        denied.to_str().unwrap()
+    ));
+    symlink(denied.join("created"), case.file("into-denied")).unwrap();
+    symlink("/etc/rsh-test-canary", case.file("into-etc")).unwrap();
+    let run = case.run(
+        &policy,
+        ": > into-denied; echo \"a=$?\"; echo x >> into-etc; echo \"b=$?\"; : <> into-etc; echo \"c=$?\"",
+    );
+    assert!(!denied.join("created").exists(), "{}", run.describe());
+    assert!(
+        !Path::new("/etc/rsh-test-canary").exists(),
+        "{}",
+        run.describe()
+    );
+    run.assert_stdout_has("a=1\n");
+    run.assert_stdout_has("b=1\n");
+    run.assert_stdout_has("c=1\n");
+    run.assert_stderr_has("rsh: denied: into-denied:");
+    run.assert_stderr_has("rsh: denied: into-etc: it is outside the write roots (paths.write)");
+}
+
+/// rsh does not read another process's /proc entries for a command (its programs could not),
+/// nor reach an open file of another process through /proc/<pid>/fd; /dev/stdin and friends
+/// are rsh's own descriptors.
+#[test]
+fn redirections_cannot_read_other_processes() {
+    require_confinement!();
+    let case = Case::new();
+    let secret = format!("TOKEN={}", unique());
+    let mut other = Command::new("sleep")
+        .arg("30")
+        .env("RSH_TEST_SECRET", &secret)
+        .spawn()
+        .unwrap();
+    let pid = other.id();
+    let script = format!(
+        "cat < /proc/{pid}/environ; echo \"environ=$?\"
+cat < /proc/{pid}/fd/0; echo \"fd=$?\"
+echo to-stderr > /dev/stderr
+cat < /dev/stdin"
+    );
+    let run = case.run_with(&Policy::new(), &script, |command| {
+        command.stdin(Stdio::piped());
+    });
+    let _ = other.kill();
+    let _ = other.wait();
+    run.assert_stdout_lacks(&secret);
+    run.assert_stdout_has("environ=1\n");
+    run.assert_stdout_has("fd=1\n");
+    run.assert_stderr_has(&format!(
+        "rsh: denied: /proc/{pid}/environ: it belongs to another process"
+    ));
+    run.assert_stderr_has("to-stderr\n");
+}
+
+/// A program in a denied directory is neither looked into (its `#!` line) nor run.
+#[test]
+fn a_program_in_a_denied_directory_is_not_read_or_run() {
+    require_confinement!();
+    let case = Case::new();
+    let token = format!("sk-live-{}", unique());
+    let program = case.outside().join("tool");
+    fs::write(&program, format!("#!{token}\n")).unwrap();
+    fs::set_permissions(&program, fs::Permissions::from_mode(0o755)).unwrap();
+    let policy = Policy::new()
+        .paths(&format!(
+            "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [{:?}]",
+            case.outside().to_str().unwrap()
+        ))
+        .commands(&format!(
+            "{:?} = {{ subprocesses = false }}",
+            program.to_str().unwrap()
+        ))
+        .allow(program.to_str().unwrap());
+    let run = case.run(&policy, &program.display().to_string());
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(!all.contains(&token), "{}", run.describe());
+    run.assert_stderr_has(&format!("rsh: denied: {}:", program.display()));
+    run.assert_status(126);
+}
+
+/// Where programs cannot create an entry (beside a denied path), neither does rsh for them.
+#[test]
+fn redirections_create_nothing_beside_a_denied_path() {
+    require_confinement!();
+    let case = Case::new();
+    case.write("secret/key", "key\n");
+    case.write("old", "old\n");
+    let policy = Policy::new().paths(
+        "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [\"./secret\"]",
+    );
+    let run = case.run(
+        &policy,
+        "echo x > new; echo \"new=$?\"; echo y >> old; echo \"old=$?\"",
+    );
+    assert!(!case.exists("new"), "{}", run.describe());
+    run.assert_stdout_has("new=1\n");
+    run.assert_stdout_has("old=0\n");
+    assert_eq!(fs::read_to_string(case.file("old")).unwrap(), "old\ny\n");
+    run.assert_stderr_has("rsh: denied: new: nothing can be created beside a denied path");
+}
+
+// ---------------------------------------------------------------------------------------------
+// What Landlock does not govern: owners, modes, limits and scheduling of others
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn owners_set_id_bits_and_extended_attributes_cannot_be_changed() {
+    require_confinement!();
+    let case = Case::new();
+    let file = case.write("f", "x\n");
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+    case.write(
+        "meta.py",
+        "import os
+def attempt(name, call):
+    try:
+        call()
+        print(name, 'ok')
+    except OSError as e:
+        print(name, 'errno', e.errno)
+attempt('chmod-suid', lambda: os.chmod('f', 0o4755))
+attempt('chmod-sgid', lambda: os.chmod('f', 0o2755))
+attempt('chmod-plain', lambda: os.chmod('f', 0o600))
+attempt('chown', lambda: os.chown('f', 65534, 65534))
+attempt('setxattr', lambda: os.setxattr('f', 'user.planted', b'x'))
+",
+    );
+    let run = case.run(&Policy::new(), "python3 meta.py");
+    let eperm = libc::EPERM;
+    run.assert_stdout_has(&format!("chmod-suid errno {eperm}\n"));
+    run.assert_stdout_has(&format!("chmod-sgid errno {eperm}\n"));
+    run.assert_stdout_has("chmod-plain ok\n");
+    run.assert_stdout_has(&format!("chown errno {eperm}\n"));
+    run.assert_stdout_has(&format!("setxattr errno {eperm}\n"));
+    let mode = fs::metadata(&file).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o600, "{}", run.describe());
+
+    if root_for_control() {
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+        let control = case.run(&Policy::new().off(), "python3 meta.py");
+        control.assert_stdout_has("chmod-suid ok\n");
+        control.assert_stdout_has("chown ok\n");
+    }
+}
+
+/// Landlock's scoping covers signals, not resource limits or priorities: seccomp lets a
+/// program change only its own.
+#[test]
+fn limits_and_priorities_of_other_processes_cannot_be_changed() {
+    require_confinement!();
+    let case = Case::new();
+    case.write(
+        "others.py",
+        "import os, resource
+def attempt(name, call):
+    try:
+        call()
+        print(name, 'ok')
+    except OSError as e:
+        print(name, 'errno', e.errno)
+rsh = os.getppid()
+attempt('prlimit-rsh', lambda: resource.prlimit(rsh, resource.RLIMIT_NOFILE, (4, 4)))
+attempt('prlimit-self', lambda: resource.prlimit(0, resource.RLIMIT_NOFILE, (64, 64)))
+attempt('nice-rsh', lambda: os.setpriority(os.PRIO_PROCESS, rsh, 19))
+attempt('nice-user', lambda: os.setpriority(os.PRIO_USER, 0, 19))
+attempt('nice-self', lambda: os.setpriority(os.PRIO_PROCESS, 0, 5))
+attempt('affinity-rsh', lambda: os.sched_setaffinity(rsh, {0}))
+",
+    );
+    let run = case.run(&Policy::new(), "python3 others.py; ls /dev/null");
+    let eperm = libc::EPERM;
+    run.assert_stdout_has(&format!("prlimit-rsh errno {eperm}\n"));
+    run.assert_stdout_has("prlimit-self ok\n");
+    run.assert_stdout_has(&format!("nice-rsh errno {eperm}\n"));
+    run.assert_stdout_has(&format!("nice-user errno {eperm}\n"));
+    run.assert_stdout_has("nice-self ok\n");
+    run.assert_stdout_has(&format!("affinity-rsh errno {eperm}\n"));
+    // rsh kept its limits: the next command still runs.
+    run.assert_stdout_has("/dev/null\n");
+}
+
+/// Capabilities the caller handed rsh (inheritable, ambient) do not reach its programs, and a
+/// root program keeps only the few it may need.
+#[test]
+fn programs_get_no_inherited_or_ambient_capabilities() {
+    require_confinement!();
+    if !root_for_control() || !Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("SKIPPED: needs root and setpriv to hand rsh capabilities");
+        return;
+    }
+    let case = Case::new();
+    let policy = Policy::new();
+    let file = case.conf.path().join("policy.toml");
+    fs::write(&file, policy.text()).unwrap();
+    let out = Command::new("/usr/bin/setpriv")
+        .args([
+            "--inh-caps",
+            "+sys_admin,+mknod",
+            "--ambient-caps",
+            "+sys_admin",
+            RSH,
+        ])
+        .arg("--policy")
+        .arg(&file)
+        .args(["-c", "cat /proc/self/status"])
+        .current_dir(case.path())
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&out.stdout);
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| u64::from_str_radix(v.trim(), 16).unwrap())
+            .unwrap_or_else(|| panic!("no {name} in {status}"))
+    };
+    assert_eq!(field("CapInh:"), 0, "{status}");
+    assert_eq!(field("CapAmb:"), 0, "{status}");
+    // DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, KILL, NET_BIND_SERVICE.
+    let kept = 1 << 1 | 1 << 2 | 1 << 3 | 1 << 5 | 1 << 10;
+    assert_eq!(field("CapBnd:") & !kept, 0, "{status}");
+    assert_eq!(field("CapEff:") & !kept, 0, "{status}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The timeout against a job that stops, and against signals to rsh
+// ---------------------------------------------------------------------------------------------
+
+/// A program that stops itself (or has its child stop it) does not stop the clock.
+#[test]
+fn a_job_that_stops_itself_still_times_out() {
+    require_confinement!();
+    let case = Case::new();
+    let (seconds, _cleanup) = {
+        let seconds = format!("{}.{}", 1000 + std::process::id() % 1000, unique());
+        let cleanup = EndProcessesWith(seconds.clone());
+        (seconds, cleanup)
+    };
+    case.write(
+        "stop.py",
+        &format!(
+            "import os, signal, subprocess, time
+subprocess.Popen(['sleep', {seconds:?}])
+os.kill(os.getpid(), signal.SIGSTOP)
+time.sleep(1000)
+"
+        ),
+    );
+    let run = case.run(&timeout_policy(), "python3 stop.py");
+    assert!(run.elapsed < Duration::from_secs(8), "{}", run.describe());
+    run.assert_stderr_has("rsh: python3: timed out after 2 s (limits.timeout); ended");
+    assert_gone(&seconds, &run);
+}
+
+/// SIGTERM to rsh while it waits: passed on, and what ignores it is killed before rsh ends.
+#[test]
+fn terminating_rsh_ends_the_whole_job() {
+    require_confinement!();
+    let case = Case::new();
+    let seconds = format!("{}.{}", 1000 + std::process::id() % 1000, unique());
+    let _cleanup = EndProcessesWith(seconds.clone());
+    case.write(
+        "stubborn.py",
+        &format!(
+            "import signal, subprocess, time
+stubborn = 'import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(float(sys.argv[1]))'
+subprocess.Popen(['python3', '-c', stubborn, {seconds:?}])
+time.sleep(100)
+"
+        ),
+    );
+    let policy = Policy::new()
+        .limits("timeout = 60")
+        .commands("python3 = { subprocesses = true }");
+    let mut running = case.spawn(&policy, "python3 stubborn.py", |_| {});
+    let started = Instant::now();
+    while processes_with_arg(&seconds).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !processes_with_arg(&seconds).is_empty(),
+        "the child never started"
+    );
+    // SAFETY: a signal to the rsh the test started.
+    unsafe { libc::kill(running.child.id() as i32, libc::SIGTERM) };
+    let run = running.finish();
+    assert_eq!(run.signal, Some(libc::SIGTERM), "{}", run.describe());
+    assert_gone(&seconds, &run);
+}
+
+/// A root (`/`) reached only because rsh was started in / does not make the system writable,
+/// whatever stands before it in the list.
+#[test]
+fn dot_that_is_slash_grants_nothing_wherever_it_is_listed() {
+    require_confinement!();
+    let case = Case::new();
+    let target = case.outside().join("written");
+    let policy = Policy::new().paths(
+        "read = [\"/\"]\nwrite = [\"/does-not-exist-rsh\", \".\"]\nexec = [\"/usr/bin\", \"/bin\"]",
+    );
+    let run = case.run_with(
+        &policy,
+        &format!("touch {}; echo \"st=$?\"", target.display()),
+        |command| {
+            command.current_dir("/");
+        },
+    );
+    assert!(!target.exists(), "{}", run.describe());
+    run.assert_stdout_has("st=1\n");
 }

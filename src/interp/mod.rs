@@ -523,13 +523,11 @@ impl Shell {
             group: group.or(self.job_group),
             terminal,
         };
-        let ended = job.wait(timeout, self.mode == Mode::Interactive);
+        // Under confinement nothing a command started outlives it (and its timeout).
+        let sweep = timeout.is_some();
+        let ended = job.wait(timeout, self.mode == Mode::Interactive, sweep);
         if let Some(tty) = job.terminal {
             job::reclaim_terminal(tty);
-        }
-        // Under confinement nothing a command started outlives it (and its timeout).
-        if timeout.is_some() && !ended.timed_out {
-            job.end_leftovers();
         }
         if ended.timed_out {
             let seconds = timeout.map(|t| t.as_secs()).unwrap_or(0);

@@ -2,12 +2,11 @@
 //!
 //! Builtins, functions and compound commands run in-process, so their redirections must be
 //! undone when they finish; external commands simply inherit the redirected descriptors.
-//! Saved originals are close-on-exec copies numbered 10 and up, so they never leak into a
-//! child.
+//! Saved originals are close-on-exec copies in rsh's own range (`SHELL_FDS_FROM` up), so they
+//! never leak into a child. Redirections may not name a descriptor in that range, as target or
+//! as source: those are rsh's (decided programs, Landlock rulesets, the terminal, saved copies).
 
-use std::fs::OpenOptions;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::expand::{self, ExpandError};
@@ -27,7 +26,7 @@ impl Saved {
         if self.entries.iter().any(|(t, _)| *t == target) {
             return Ok(());
         }
-        let copy = fd::save(target, 10).map_err(|e| {
+        let copy = fd::save(target, crate::SHELL_FDS_FROM).map_err(|e| {
             RedirectFailure::Message(format!("{target}: cannot save descriptor: {}", e.desc()))
         })?;
         self.entries.push((target, copy));
@@ -38,12 +37,22 @@ impl Saved {
     pub(crate) fn forget(self) {}
 }
 
-/// Why `read_for_command` read nothing.
+/// Why `read_for_command` read nothing (or a file rsh opens for a command did not open).
 pub(crate) enum ReadError {
     /// The file rules refuse it: the whole message.
     Denied(String),
     /// An I/O error, to be prefixed with the file name.
     Io(String),
+}
+
+impl ReadError {
+    /// The message for a file shown as `path`.
+    fn message(&self, path: &str) -> String {
+        match self {
+            ReadError::Denied(message) => message.clone(),
+            ReadError::Io(error) => format!("{path}: {error}"),
+        }
+    }
 }
 
 pub(crate) enum RedirectFailure {
@@ -100,6 +109,7 @@ impl Shell {
             _ => 1,
         };
         let target = redirect.fd.unwrap_or(default_fd);
+        reachable(target)?;
         match redirect.op {
             RedirOp::HereDoc => {
                 let body =
@@ -165,49 +175,33 @@ impl Shell {
         Ok(())
     }
 
-    /// Opens a redirection's file. rsh opens it for the command, so the command's file
-    /// rules (`[paths]`) are checked here, by rsh: on the path before a write (nothing is
-    /// created or truncated outside the write roots), and on the file actually opened (symbolic
-    /// links resolved by the kernel) before anything is read or truncated.
+    /// Opens a redirection's file.
     fn open_target(&mut self, path: &str, op: RedirOp) -> Result<OwnedFd, RedirectFailure> {
-        let mut options = OpenOptions::new();
-        options.custom_flags(libc::O_CLOEXEC).mode(0o666);
-        let mut truncate = false;
-        match op {
-            RedirOp::Read => options.read(true),
-            RedirOp::ReadWrite => options.read(true).write(true).create(true),
-            RedirOp::Append | RedirOp::AppendBoth => options.append(true).create(true),
+        use nix::fcntl::OFlag;
+        let (flags, truncate) = match op {
+            RedirOp::Read => (OFlag::O_RDONLY, false),
+            RedirOp::ReadWrite => (OFlag::O_RDWR | OFlag::O_CREAT, false),
+            RedirOp::Append | RedirOp::AppendBoth => {
+                (OFlag::O_WRONLY | OFlag::O_APPEND | OFlag::O_CREAT, false)
+            }
             RedirOp::Write | RedirOp::WriteBoth if self.options.noclobber => {
                 if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
                     return Err(RedirectFailure::Message(format!(
                         "{path}: cannot overwrite existing file"
                     )));
                 }
-                truncate = true;
-                options.write(true).create(true)
+                (OFlag::O_WRONLY | OFlag::O_CREAT, true)
             }
-            _ => {
-                truncate = true;
-                options.write(true).create(true)
-            }
+            _ => (OFlag::O_WRONLY | OFlag::O_CREAT, true),
         };
         if path.is_empty() {
             return Err(RedirectFailure::Message(
                 ": No such file or directory".to_string(),
             ));
         }
-        let write = op != RedirOp::Read;
-        if write {
-            self.check_path(path, &would_open(&self.absolute(Path::new(path))), true)?;
-        }
-        let file = options
-            .open(path)
-            .map(OwnedFd::from)
-            .map_err(|e| RedirectFailure::Message(format!("{path}: {}", io_message(&e))))?;
-        if let Some(opened) = fd::path_of(file.as_raw_fd()) {
-            self.check_path(path, &opened, write)?;
-        }
-        // Truncation waits for the checks: a refused file is left as it was.
+        let file = self
+            .open_for_command(path, flags)
+            .map_err(|e| RedirectFailure::Message(e.message(path)))?;
         let is_regular =
             nix::sys::stat::fstat(&file).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG);
         if truncate && is_regular {
@@ -221,29 +215,64 @@ impl Shell {
     /// `$(< file)`), under the same file rules as a redirection.
     pub(crate) fn read_for_command(&mut self, path: &str) -> Result<Vec<u8>, ReadError> {
         use std::io::Read;
-        let io = |e: std::io::Error| ReadError::Io(io_message(&e));
-        let mut file = std::fs::File::open(path).map_err(io)?;
-        if let Some(opened) = fd::path_of(file.as_raw_fd()) {
-            let sandbox = self.sandbox().map_err(ReadError::Denied)?;
-            sandbox
-                .permits(&opened, false)
-                .map_err(|why| ReadError::Denied(format!("denied: {path}: {why}")))?;
-        }
+        let file = self.open_for_command(path, nix::fcntl::OFlag::O_RDONLY)?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io)?;
+        std::fs::File::from(file)
+            .read_to_end(&mut bytes)
+            .map_err(|e| ReadError::Io(io_message(&e)))?;
         Ok(bytes)
     }
 
-    fn check_path(
+    /// Opens a file rsh opens on behalf of a command. Under `[paths]`, the command's file rules
+    /// hold for it, checked by rsh before the file is opened (so nothing is created, truncated
+    /// or read where the command could not): rsh works out where the path lands (symbolic
+    /// links followed, a dangling one included), checks that place, and opens exactly it with
+    /// `openat2` refusing any symbolic link on the way, so the path cannot be switched in
+    /// between. `/dev/stdin`, `/dev/stdout`, `/dev/stderr` and `/dev/fd/N` are the shell's own
+    /// descriptors, duplicated, as bash does where the system lacks them. Truncation is the
+    /// caller's, after the open. Without `[paths]`, a plain open.
+    fn open_for_command(
         &mut self,
-        shown: &str,
-        canonical: &Path,
-        write: bool,
-    ) -> Result<(), RedirectFailure> {
-        let sandbox = self.sandbox().map_err(RedirectFailure::Message)?;
+        path: &str,
+        flags: nix::fcntl::OFlag,
+    ) -> Result<OwnedFd, ReadError> {
+        use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
+        let flags = flags | OFlag::O_CLOEXEC | OFlag::O_NOCTTY;
+        let mode = nix::sys::stat::Mode::from_bits_truncate(0o666);
+        let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
+        let confined = self.sandbox().is_ok_and(|s| s.restricts_files());
+        if !confined {
+            return nix::fcntl::open(path, flags, mode).map_err(io);
+        }
+        if let Some(fd) = standard_descriptor(path) {
+            if let Some(message) = reserved(fd) {
+                return Err(ReadError::Denied(message));
+            }
+            return fd::save(fd, 0)
+                .map_err(io)?
+                .ok_or(ReadError::Io(nix::errno::Errno::EBADF.desc().to_string()));
+        }
+        let write = flags.intersects(OFlag::O_WRONLY | OFlag::O_RDWR);
+        let landing = would_open(&self.absolute(Path::new(path)));
+        let sandbox = self.sandbox().map_err(ReadError::Denied)?;
         sandbox
-            .permits(canonical, write)
-            .map_err(|why| RedirectFailure::Message(format!("denied: {shown}: {why}")))
+            .permits(&landing, write)
+            .map_err(|why| ReadError::Denied(format!("denied: {path}: {why}")))?;
+        let how = OpenHow::new()
+            .flags(flags)
+            .mode(mode)
+            .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+        match nix::fcntl::openat2(nix::fcntl::AT_FDCWD, &landing, how) {
+            Ok(file) => Ok(file),
+            Err(nix::errno::Errno::ELOOP) => Err(ReadError::Denied(format!(
+                "denied: {path}: it changed while rsh checked it"
+            ))),
+            // A kernel before 5.6 (only in degraded mode): the last component at least.
+            Err(nix::errno::Errno::ENOSYS) => {
+                nix::fcntl::open(&landing, flags | OFlag::O_NOFOLLOW, mode).map_err(io)
+            }
+            Err(errno) => Err(io(errno)),
+        }
     }
 
     /// `N>&M`, `N<&M`, `N>&M-` (move), `N>&-` (close), and `>&file` (same as `&>file`).
@@ -265,6 +294,7 @@ impl Shell {
             None => (word.as_str(), false),
         };
         if let Ok(source) = number.parse::<RawFd>() {
+            reachable(source)?;
             let usable = match redirect.op {
                 RedirOp::DupRead => fd::is_readable(source),
                 _ => fd::is_writable(source),
@@ -293,21 +323,65 @@ impl Shell {
     }
 }
 
-/// An I/O error as bash prints it ("No such file or directory", without Rust's suffix).
-/// Where opening `path` would land: the file itself when it exists (symbolic links resolved),
-/// else the resolved directory it would be created in.
+/// Refuses a descriptor number in rsh's own range.
+fn reachable(fd: RawFd) -> Result<(), RedirectFailure> {
+    reserved(fd).map_or(Ok(()), |message| Err(RedirectFailure::Message(message)))
+}
+
+/// Why a descriptor number may not be named, if it may not.
+fn reserved(fd: RawFd) -> Option<String> {
+    (!(0..crate::SHELL_FDS_FROM).contains(&fd)).then(|| {
+        format!(
+            "{fd}: Bad file descriptor (descriptors from {} up are rsh's own)",
+            crate::SHELL_FDS_FROM
+        )
+    })
+}
+
+/// Where opening `path` would land: symbolic links followed one by one (the last one too,
+/// even when it points at nothing: `>` would create its target), then the directory made
+/// canonical. The result names no symbolic link, so it can be opened with RESOLVE_NO_SYMLINKS.
 fn would_open(path: &Path) -> PathBuf {
-    if let Ok(canonical) = std::fs::canonicalize(path) {
-        return canonical;
+    let mut path = path.to_path_buf();
+    // As many links as the kernel follows before ELOOP.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let Ok(target) = std::fs::read_link(&path) else {
+                    break;
+                };
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            Ok(_) => return std::fs::canonicalize(&path).unwrap_or(path),
+            Err(_) => break,
+        }
     }
     match (path.parent(), path.file_name()) {
         (Some(dir), Some(name)) => std::fs::canonicalize(dir)
             .map(|dir| dir.join(name))
-            .unwrap_or_else(|_| path.to_path_buf()),
-        _ => path.to_path_buf(),
+            .unwrap_or(path),
+        _ => path,
     }
 }
 
+/// The descriptor `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or
+/// `/proc/self/fd/N` names.
+fn standard_descriptor(path: &str) -> Option<RawFd> {
+    match path {
+        "/dev/stdin" => Some(0),
+        "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        _ => path
+            .strip_prefix("/dev/fd/")
+            .or_else(|| path.strip_prefix("/proc/self/fd/"))
+            .and_then(|n| n.parse().ok()),
+    }
+}
+
+/// An I/O error as bash prints it ("No such file or directory", without Rust's suffix).
 pub(crate) fn io_message(err: &std::io::Error) -> String {
     match err.raw_os_error() {
         Some(code) => nix::errno::Errno::from_raw(code).desc().to_string(),

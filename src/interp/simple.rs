@@ -68,6 +68,8 @@ pub(crate) enum NotRunnable {
     BadInterpreter(String),
     /// A `#!` interpreter rsh will not run: not valid UTF-8, or not a binary itself.
     UnusableInterpreter(String),
+    /// The file rules (`[paths]`) keep the file from the program: the whole message.
+    Denied(String),
 }
 
 impl NotRunnable {
@@ -77,7 +79,8 @@ impl NotRunnable {
             NotRunnable::IsDirectory
             | NotRunnable::PermissionDenied
             | NotRunnable::BadInterpreter(_)
-            | NotRunnable::UnusableInterpreter(_) => 126,
+            | NotRunnable::UnusableInterpreter(_)
+            | NotRunnable::Denied(_) => 126,
         }
     }
 
@@ -91,6 +94,7 @@ impl NotRunnable {
                 format!("{name}: {interpreter}: bad interpreter: No such file or directory")
             }
             NotRunnable::UnusableInterpreter(why) => format!("{name}: bad interpreter: {why}"),
+            NotRunnable::Denied(message) => message.clone(),
         }
     }
 }
@@ -192,10 +196,9 @@ impl Shell {
             Ok(saved) => saved.forget(),
             Err(failure) => return self.fail_redirect(failure),
         }
-        // Under a timeout a script's `exec` runs the program as a child and ends rsh with its
-        // status: rsh stays to end it when the time is up (an alarm carried over the exec
-        // could be cancelled by the program).
-        if self.mode != super::Mode::Interactive && !self.in_job && self.job_timeout().is_some() {
+        // Under confinement `exec` runs the program as a child and ends rsh with its status:
+        // rsh stays to enforce its timeout, and a failed exec leaves rsh itself unconfined.
+        if !self.in_job && self.job_timeout().is_some() {
             let status = self.run_external(args, resolved, false);
             return Err(Flow::Exit(status));
         }
@@ -443,12 +446,14 @@ impl Shell {
         }
         if name.contains('/') {
             let path = self.absolute(Path::new(name));
-            return open_executable(&path);
+            return open_executable(&path, self.sandbox.as_ref());
         }
         for dir in self.search_dirs() {
             let candidate = dir.join(name);
-            match open_executable(&candidate) {
+            match open_executable(&candidate, self.sandbox.as_ref()) {
                 Ok(resolved) => return Ok(resolved),
+                // The first file of that name is the one that would run.
+                Err(denied @ NotRunnable::Denied(_)) => return Err(denied),
                 Err(_) => continue,
             }
         }
@@ -460,7 +465,7 @@ impl Shell {
         self.search_dirs()
             .into_iter()
             .map(|dir| dir.join(name))
-            .filter(|candidate| open_executable(candidate).is_ok())
+            .filter(|candidate| open_executable(candidate, self.sandbox.as_ref()).is_ok())
             .collect()
     }
 
@@ -610,10 +615,9 @@ impl Shell {
                 }
             };
         if last_in_process {
-            // Outside a job (`exec`), no rsh is left to enforce the timeout: an alarm, which
-            // survives exec, ends the program instead.
-            let alarm = program.confinement().timeout.filter(|_| !self.in_job);
-            let err = spawn::exec_in_place(&program, self.stack_limit, alarm);
+            // A stage of a pipeline (the rsh waiting for the pipeline enforces its timeout), or
+            // `exec` without confinement.
+            let err = spawn::exec_in_place(&program, self.stack_limit);
             return self.exec_failed(&argv[0], err);
         }
         let placement = self.placement();
@@ -786,8 +790,13 @@ fn split_assignment_word(word: &Word) -> Option<(String, Word)> {
     ))
 }
 
-/// Opens an executable file and classifies it; errors as bash reports them.
-pub(crate) fn open_executable(path: &Path) -> Result<Resolved, NotRunnable> {
+/// Opens an executable file and classifies it; errors as bash reports them. Under `[paths]`,
+/// a file the started program could not read is not looked into, nor run: running it would
+/// hand its content to the kernel (and the decided program is always executable).
+pub(crate) fn open_executable(
+    path: &Path,
+    files: Option<&crate::sandbox::Sandbox>,
+) -> Result<Resolved, NotRunnable> {
     let meta = std::fs::metadata(path).map_err(|_| NotRunnable::NoSuchFile)?;
     if meta.is_dir() {
         return Err(NotRunnable::IsDirectory);
@@ -800,11 +809,18 @@ pub(crate) fn open_executable(path: &Path) -> Result<Resolved, NotRunnable> {
     let file = spawn::open_program(path).map_err(|_| NotRunnable::NoSuchFile)?;
     // Everything below is learned from the opened file, never from the path again.
     let opened = nix::sys::stat::fstat(&file).map_err(|_| NotRunnable::NoSuchFile)?;
+    let canonical = opened_path(&file);
+    if let Some(Err(why)) = files.map(|f| f.permits(&canonical, false)) {
+        return Err(NotRunnable::Denied(format!(
+            "denied: {}: {why}",
+            path.display()
+        )));
+    }
     let head = read_head(&file, opened.st_dev, opened.st_ino);
-    let kind = classify(&head, opened.st_size as u64)?;
+    let kind = classify(&head, opened.st_size as u64, files)?;
     Ok(Resolved {
         path: path.to_path_buf(),
-        canonical: opened_path(&file),
+        canonical,
         dev: opened.st_dev,
         ino: opened.st_ino,
         kind,
@@ -840,9 +856,13 @@ fn read_head(file: &OwnedFd, dev: u64, ino: u64) -> Vec<u8> {
     head
 }
 
-fn classify(head: &[u8], size: u64) -> Result<FileKind, NotRunnable> {
+fn classify(
+    head: &[u8],
+    size: u64,
+    files: Option<&crate::sandbox::Sandbox>,
+) -> Result<FileKind, NotRunnable> {
     if let Some(line) = head.strip_prefix(b"#!") {
-        return script_kind(line);
+        return script_kind(line, files);
     }
     // Unreadable or binary content goes to the kernel; plain text is a shell script, as in
     // bash (which runs a file the kernel refuses with ENOEXEC as a script).
@@ -876,7 +896,10 @@ fn split_shebang(line: &[u8]) -> (&[u8], Option<&[u8]>) {
     }
 }
 
-fn script_kind(line: &[u8]) -> Result<FileKind, NotRunnable> {
+fn script_kind(
+    line: &[u8],
+    files: Option<&crate::sandbox::Sandbox>,
+) -> Result<FileKind, NotRunnable> {
     let (name, arg) = split_shebang(line);
     let text = |bytes: &[u8]| {
         String::from_utf8(bytes.to_vec())
@@ -887,7 +910,7 @@ fn script_kind(line: &[u8]) -> Result<FileKind, NotRunnable> {
     if let Some(options) = shell_interpreter(&name, arg.as_deref()) {
         return Ok(FileKind::ShellText { options });
     }
-    let interpreter = open_executable(Path::new(&name)).map_err(|err| match err {
+    let interpreter = open_executable(Path::new(&name), files).map_err(|err| match err {
         NotRunnable::NoSuchFile | NotRunnable::NotFound => {
             NotRunnable::BadInterpreter(name.clone())
         }

@@ -27,6 +27,14 @@ pub enum PathSpec {
 impl PathSpec {
     /// Parses a `[paths]` entry; Err(message) for a relative path.
     pub(crate) fn parse(text: &str) -> Result<PathSpec, String> {
+        // `..` would be taken literally where a component does not exist yet, so a deny
+        // entry such as /a/missing/../secret would deny nothing.
+        if Path::new(text)
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+        {
+            return Err(format!("{text:?} contains `..`: write the path it means"));
+        }
         let rest = |prefix: &str| PathBuf::from(text[prefix.len()..].trim_start_matches('/'));
         if text == "~" || text.starts_with("~/") {
             Ok(PathSpec::Home(rest("~")))

@@ -560,6 +560,11 @@ fn rejects_bad_sandbox_settings_with_their_line() {
     assert_error("[limits]\nmemory = \"lots\"\n", 2, "\"lots\" is not a size");
     assert_error("[limits]\nmemory = -1\n", 2, "a size cannot be negative");
     assert_error("[limits]\nwall = 5\n", 2, "unknown key `wall`");
+    assert_error(
+        "[paths]\ndeny = [\"/a/missing/../secret\"]\n",
+        2,
+        "paths.deny: \"/a/missing/../secret\" contains `..`",
+    );
     assert_error("[sandbox]\nnetwork = \"yes\"\n", 2, "invalid type");
     assert_error("[commands.git]\nnetwork = 1\n", 2, "invalid type");
 }

@@ -156,6 +156,11 @@ impl FsRules {
             })
         };
         if grants(&self.write, UNWRITABLE) {
+            if write && std::fs::symlink_metadata(path).is_err() && self.lists_only(path.parent()) {
+                return Err("nothing can be created beside a denied path (paths.deny): \
+                     its directory is granted listing only"
+                    .to_string());
+            }
             return Ok(());
         }
         if write {
@@ -167,6 +172,25 @@ impl FsRules {
         } else {
             Err("it is outside the read roots (paths.read)".to_string())
         }
+    }
+}
+
+impl FsRules {
+    /// Whether a directory under a write root only gets listing from the file-system layer:
+    /// it leads to a denied path (or to /dev, /proc, /sys under the root), so it was granted
+    /// around, entry by entry.
+    fn lists_only(&self, dir: Option<&Path>) -> bool {
+        let Some(dir) = dir else {
+            return false;
+        };
+        self.write
+            .iter()
+            .filter(|root| dir.starts_with(root))
+            .any(|root| {
+                hidden_under(root, UNWRITABLE, &self.deny)
+                    .iter()
+                    .any(|denied| denied.starts_with(dir) && denied != dir)
+            })
     }
 }
 
@@ -185,15 +209,16 @@ fn stamp(path: &Path) -> Option<(u64, u64, i64, i64)> {
 /// The file-system layer: a ruleset descriptor and the directories it depends on.
 #[derive(Debug)]
 pub struct FsLayer {
-    ruleset: OwnedFd,
+    ruleset: std::rc::Rc<OwnedFd>,
     watched: Vec<Watched>,
     /// How many rules it holds (for benchmarks and tests).
     pub rules: usize,
 }
 
 impl FsLayer {
-    pub fn fd(&self) -> BorrowedFd<'_> {
-        self.ruleset.as_fd()
+    /// The ruleset, shared with the confinements that apply it.
+    pub fn ruleset(&self) -> std::rc::Rc<OwnedFd> {
+        self.ruleset.clone()
     }
 
     /// False when a directory that was enumerated to grant around a denied path has changed
@@ -242,7 +267,7 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         builder.grant(Path::new(device), access & AccessFs::from_all(abi))?;
     }
     Ok(FsLayer {
-        ruleset: high_fd(builder.ruleset),
+        ruleset: std::rc::Rc::new(high_fd(builder.ruleset)?),
         watched: builder.watched,
         rules: builder.rules,
     })
@@ -469,16 +494,21 @@ fn open_path(path: &Path) -> std::io::Result<File> {
         .open(path)
 }
 
-/// Moves a descriptor rsh keeps for the whole session out of the range users redirect.
-fn high_fd(fd: OwnedFd) -> OwnedFd {
+/// Moves a descriptor rsh keeps into its own range (`SHELL_FDS_FROM` up), where no
+/// redirection can reach it: a command that could swap the ruleset descriptor for another
+/// would choose its own confinement. No descriptor free there: an error.
+pub fn high_fd(fd: OwnedFd) -> Result<OwnedFd, String> {
     // SAFETY: F_DUPFD_CLOEXEC creates a new descriptor; on success we own it.
-    let high = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 100) };
+    let high = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, crate::SHELL_FDS_FROM) };
     if high < 0 {
-        fd
-    } else {
-        // SAFETY: `high` is a fresh descriptor owned by nobody else.
-        unsafe { OwnedFd::from_raw_fd(high) }
+        return Err(format!(
+            "no descriptor free from {} up (RLIMIT_NOFILE too low?): {}",
+            crate::SHELL_FDS_FROM,
+            nix::errno::Errno::last().desc()
+        ));
     }
+    // SAFETY: `high` is a fresh descriptor owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(high) })
 }
 
 /// What the command layer grants: executing these files and directories, and the network.
@@ -529,7 +559,7 @@ pub fn command_layer(abi: i32, rules: &CommandRules) -> Result<Option<OwnedFd>, 
         }
     }
     let fd: Option<OwnedFd> = created.into();
-    Ok(fd.map(high_fd))
+    fd.map(high_fd).transpose()
 }
 
 /// The ELF interpreter (`PT_INTERP`) a program names, if it is a dynamically linked ELF file.
@@ -569,7 +599,7 @@ pub fn elf_interpreter(program: BorrowedFd) -> Option<PathBuf> {
     None
 }
 
-/// Opens a path for an execute rule.
+/// Opens a path for an execute rule, kept in rsh's own descriptor range.
 pub fn open_for_rule(path: &Path) -> Option<OwnedFd> {
-    open_path(path).ok().map(OwnedFd::from).map(high_fd)
+    high_fd(OwnedFd::from(open_path(path).ok()?)).ok()
 }

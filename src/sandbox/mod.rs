@@ -30,26 +30,17 @@ use crate::policy::{PathSpec, SandboxConfig, SandboxMode};
 use landlock::{CommandRules, FsLayer, FsRules};
 use seccomp::{EMPTY_PATH, Filter, SeccompProfile};
 
-/// Capabilities dropped from the bounding set of every program a root rsh starts: raw device
-/// and kernel memory access, modules, reboot, the clock, device nodes, tracing other processes,
-/// security modules, BPF and perf, file capabilities and the immutable flag.
-const DROPPED_CAPABILITIES: &[libc::c_int] = &[
-    16, // CAP_SYS_MODULE
-    17, // CAP_SYS_RAWIO
-    19, // CAP_SYS_PTRACE
-    20, // CAP_SYS_PACCT
-    21, // CAP_SYS_ADMIN
-    22, // CAP_SYS_BOOT
-    25, // CAP_SYS_TIME
-    27, // CAP_MKNOD
-    9,  // CAP_LINUX_IMMUTABLE
-    30, // CAP_AUDIT_CONTROL
-    31, // CAP_SETFCAP
-    32, // CAP_MAC_OVERRIDE
-    33, // CAP_MAC_ADMIN
-    34, // CAP_SYSLOG
-    38, // CAP_PERFMON
-    39, // CAP_BPF
+/// The only capabilities a program a root rsh starts keeps in its bounding set (and so, as
+/// root, in its permitted set after exec): reading and writing files whatever their modes
+/// (Landlock still decides where), acting on files it does not own, signalling (Landlock's
+/// scoping still decides whom), binding low ports. Raising resource limits, changing user,
+/// owners or scheduling, raw network access, devices, tracing, mounts and the rest are gone.
+const KEPT_CAPABILITIES: &[libc::c_int] = &[
+    1,  // CAP_DAC_OVERRIDE
+    2,  // CAP_DAC_READ_SEARCH
+    3,  // CAP_FOWNER
+    5,  // CAP_KILL
+    10, // CAP_NET_BIND_SERVICE
 ];
 
 /// How many command layers are kept (one per program and profile).
@@ -62,8 +53,8 @@ pub struct Confinement {
     pub rlimits: Vec<(libc::c_int, libc::rlimit)>,
     /// Ask the kernel to kill the program when its parent dies.
     pub die_with_parent: bool,
-    /// Drop `DROPPED_CAPABILITIES` from the bounding set (only root may).
-    pub drop_capabilities: bool,
+    /// Capabilities to drop from the bounding set (for root: all but `KEPT_CAPABILITIES`).
+    pub bounding_drops: Rc<[libc::c_int]>,
     pub no_new_privs: bool,
     /// Landlock rulesets, each applied as its own layer.
     pub rulesets: Vec<Rc<OwnedFd>>,
@@ -73,12 +64,8 @@ pub struct Confinement {
 }
 
 impl Confinement {
-    pub fn capabilities_to_drop(&self) -> &'static [libc::c_int] {
-        if self.drop_capabilities {
-            DROPPED_CAPABILITIES
-        } else {
-            &[]
-        }
+    pub fn capabilities_to_drop(&self) -> &[libc::c_int] {
+        &self.bounding_drops
     }
 }
 
@@ -92,15 +79,15 @@ pub struct Sandbox {
     /// In degraded mode, what this kernel does not enforce (empty otherwise).
     missing: Vec<String>,
     fs_rules: Option<FsRules>,
-    fs_layer: Option<Rc<OwnedFd>>,
-    fs_layer_state: Option<FsLayer>,
+    fs_layer: Option<FsLayer>,
     exec_dirs: Option<Vec<OwnedFd>>,
     exec_paths: Vec<PathBuf>,
     loaders: HashMap<(u64, u64), Option<Rc<OwnedFd>>>,
     command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Rc<OwnedFd>>>,
     filters: HashMap<SeccompProfile, Rc<Filter>>,
     rlimits: Vec<(libc::c_int, libc::rlimit)>,
-    is_root: bool,
+    /// Capabilities a started program loses from its bounding set (empty unless root).
+    bounding_drops: Rc<[libc::c_int]>,
 }
 
 /// A policy path that names nothing on this system.
@@ -122,7 +109,6 @@ impl Sandbox {
             missing: Vec::new(),
             fs_rules: None,
             fs_layer: None,
-            fs_layer_state: None,
             exec_dirs: None,
             exec_paths: Vec::new(),
             loaders: HashMap::new(),
@@ -132,7 +118,7 @@ impl Sandbox {
             filters: HashMap::new(),
             rlimits: Vec::new(),
             // SAFETY: geteuid has no preconditions.
-            is_root: unsafe { libc::geteuid() } == 0,
+            bounding_drops: bounding_drops(),
         };
         if config.mode == SandboxMode::Off {
             return Ok(sandbox);
@@ -167,35 +153,36 @@ impl Sandbox {
             sandbox.missing = missing;
         }
         if let Some(paths) = &config.paths {
-            let resolve = |specs: &[PathSpec], roots: bool| -> Vec<PathBuf> {
+            // A root must exist (it is opened for its rule); a denied path need not.
+            let roots = |specs: &[PathSpec]| -> Vec<PathBuf> {
                 specs
                     .iter()
-                    .filter_map(|spec| {
-                        let path = spec.resolve(home, workdir);
-                        if roots {
-                            std::fs::canonicalize(path).ok()
-                        } else {
-                            Some(canonical_prefix(&path))
-                        }
-                    })
+                    .filter_map(|spec| std::fs::canonicalize(spec.resolve(home, workdir)).ok())
                     .collect()
             };
-            let write = resolve(&paths.write, true)
-                .into_iter()
-                .zip(paths.write.iter())
-                // `.` or `~` that turns out to be / (a session started in /, a user whose home
-                // is /) would make the whole system writable: such an entry grants nothing.
-                .filter(|(path, spec)| {
-                    path != Path::new("/") || matches!(spec, PathSpec::Absolute(_))
+            let write = paths
+                .write
+                .iter()
+                .filter_map(|spec| {
+                    let path = std::fs::canonicalize(spec.resolve(home, workdir)).ok()?;
+                    // `.` or `~` that turns out to be / (a session started in /, a user whose
+                    // home is /) would make the whole system writable: it grants nothing.
+                    let accidental =
+                        path == Path::new("/") && !matches!(spec, PathSpec::Absolute(_));
+                    (!accidental).then_some(path)
                 })
-                .map(|(path, _)| path)
+                .collect();
+            let deny = paths
+                .deny
+                .iter()
+                .map(|spec| canonical_prefix(&spec.resolve(home, workdir)))
                 .collect();
             sandbox.fs_rules = Some(FsRules {
-                read: resolve(&paths.read, true),
+                read: roots(&paths.read),
                 write,
-                deny: resolve(&paths.deny, false),
+                deny,
             });
-            sandbox.exec_paths = resolve(&paths.exec, true);
+            sandbox.exec_paths = roots(&paths.exec);
         }
         sandbox.rlimits = rlimits(config);
         Ok(sandbox)
@@ -205,14 +192,16 @@ impl Sandbox {
     /// - not dumpable: programs it starts cannot read its memory or `/proc/<rsh>/environ`, nor
     ///   attach to it, even when they run as the same user;
     /// - no_new_privs: nothing it starts gains privileges through setuid or file capabilities;
-    /// - descriptors it inherited (beyond 0, 1, 2) are not passed on to the programs it starts.
+    /// - descriptors it inherited beyond 0, 1 and 2 are closed: neither passed on to the
+    ///   programs it starts nor reachable by a redirection (`<&5`).
     ///
     /// Err: no_new_privs could not be set (nothing may run then).
     pub fn protect_shell(&self) -> Result<(), String> {
         if self.is_off() {
             return Ok(());
         }
-        // SAFETY: prctl and close_range with integer arguments.
+        // SAFETY: prctl and close_range with integer arguments; rsh holds no descriptor of its
+        // own above 2 yet.
         unsafe {
             libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
@@ -221,14 +210,8 @@ impl Sandbox {
                     nix::errno::Errno::last().desc()
                 ));
             }
-            if libc::syscall(
-                libc::SYS_close_range,
-                3u32,
-                u32::MAX,
-                libc::CLOSE_RANGE_CLOEXEC,
-            ) != 0
-            {
-                mark_inherited_cloexec();
+            if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+                close_inherited();
             }
         }
         Ok(())
@@ -238,10 +221,24 @@ impl Sandbox {
     /// it reads as shell code): the rule its programs live under, checked by rsh itself.
     /// `path` is canonical (as the kernel would see it); Err says why not.
     pub fn permits(&self, path: &Path, write: bool) -> Result<(), String> {
-        match &self.fs_rules {
-            Some(rules) if !self.is_off() => rules.permits(path, write),
-            _ => Ok(()),
+        let Some(rules) = self.fs_rules.as_ref().filter(|_| !self.is_off()) else {
+            return Ok(());
+        };
+        // Other processes' entries in /proc: a confined program may not inspect processes
+        // outside its sandbox, and rsh does not do it for one.
+        if let Ok(rest) = path.strip_prefix("/proc") {
+            let first = rest.components().next();
+            let pid = first.and_then(|c| c.as_os_str().to_str()?.parse::<u32>().ok());
+            if pid.is_some_and(|pid| pid != std::process::id()) {
+                return Err("it belongs to another process".to_string());
+            }
         }
+        rules.permits(path, write)
+    }
+
+    /// Whether the file rules restrict anything (for rsh's own opens).
+    pub fn restricts_files(&self) -> bool {
+        self.fs_rules.is_some() && !self.is_off()
     }
 
     /// Whether any confinement applies.
@@ -314,7 +311,7 @@ impl Sandbox {
         Ok(Confinement {
             rlimits: self.rlimits.clone(),
             die_with_parent: true,
-            drop_capabilities: self.is_root,
+            bounding_drops: self.bounding_drops.clone(),
             no_new_privs: true,
             rulesets,
             filter,
@@ -330,19 +327,11 @@ impl Sandbox {
         if self.abi == 0 {
             return Ok(None);
         }
-        let current = self
-            .fs_layer_state
-            .as_ref()
-            .is_some_and(FsLayer::is_current);
+        let current = self.fs_layer.as_ref().is_some_and(FsLayer::is_current);
         if !current {
-            let layer = landlock::fs_layer(self.abi, rules)?;
-            self.fs_layer =
-                Some(Rc::new(layer.fd().try_clone_to_owned().map_err(|e| {
-                    format!("cannot keep the Landlock ruleset: {e}")
-                })?));
-            self.fs_layer_state = Some(layer);
+            self.fs_layer = Some(landlock::fs_layer(self.abi, rules)?);
         }
-        Ok(self.fs_layer.clone())
+        Ok(self.fs_layer.as_ref().map(FsLayer::ruleset))
     }
 
     fn command_layer(
@@ -408,8 +397,25 @@ impl Sandbox {
     }
 }
 
+/// For root, every capability this kernel knows but `KEPT_CAPABILITIES`; otherwise none (only
+/// a process holding CAP_SETPCAP may shrink its bounding set, and a non-root program gains
+/// nothing from it after exec anyway: no_new_privs, ambient and inheritable sets cleared).
+fn bounding_drops() -> Rc<[libc::c_int]> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Rc::from(Vec::new());
+    }
+    let last = std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+        .ok()
+        .and_then(|s| s.trim().parse::<libc::c_int>().ok())
+        .unwrap_or(63);
+    (0..=last)
+        .filter(|cap| !KEPT_CAPABILITIES.contains(cap))
+        .collect()
+}
+
 /// Fallback for kernels without close_range: every open descriptor from 3 up.
-fn mark_inherited_cloexec() {
+fn close_inherited() {
     let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
         return;
     };
@@ -419,8 +425,9 @@ fn mark_inherited_cloexec() {
         .filter(|&fd| fd > 2)
         .collect();
     for fd in fds {
-        // SAFETY: fcntl on a descriptor number has no memory effects.
-        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+        // SAFETY: closing numbers nothing in rsh owns yet (the listing's own descriptor is
+        // closed already, or fails harmlessly with EBADF).
+        unsafe { libc::close(fd) };
     }
 }
 

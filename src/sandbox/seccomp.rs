@@ -83,12 +83,21 @@ const fn arg_high(index: u32) -> u32 {
     arg_low(index) + 4
 }
 
+/// System calls newer than the libc crate's tables (x86_64 numbers, from the kernel's
+/// syscall_64.tbl).
+const SYS_SETXATTRAT: c_long = 463;
+const SYS_REMOVEXATTRAT: c_long = 466;
+const SYS_OPEN_TREE_ATTR: c_long = 467;
+const SYS_FILE_SETATTR: c_long = 469;
+
 /// Denied with EPERM under every profile: reaching into other processes, mounts and
 /// namespaces, kernel keyrings, BPF and perf, kexec and kernel modules, io_uring (whose
 /// operations seccomp never sees), userfaultfd (a tool for widening kernel races), opening
 /// files by handle (which bypasses path-based rules), machine-wide settings that matter when
-/// rsh runs as root (the clock, the host name, reboot, swap, accounting, quotas, port I/O), and
-/// leaving the command's session or process group (which would escape its timeout).
+/// rsh runs as root (the clock, the host name, reboot, swap, accounting, quotas, port I/O),
+/// leaving the command's session or process group (which would escape its timeout), and
+/// changing owners, extended attributes and inode flags: Landlock does not govern them, so a
+/// program could otherwise change them on files it may only read, or not reach at all.
 const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_ptrace,
     libc::SYS_process_vm_readv,
@@ -142,12 +151,52 @@ const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_uselib,
     libc::SYS_setsid,
     libc::SYS_setpgid,
+    libc::SYS_quotactl_fd,
+    SYS_OPEN_TREE_ATTR,
+    libc::SYS_chown,
+    libc::SYS_fchown,
+    libc::SYS_lchown,
+    libc::SYS_fchownat,
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_fsetxattr,
+    libc::SYS_removexattr,
+    libc::SYS_lremovexattr,
+    libc::SYS_fremovexattr,
+    SYS_SETXATTRAT,
+    SYS_REMOVEXATTRAT,
+    SYS_FILE_SETATTR,
+];
+
+/// chmod calls and the argument that holds the mode: setting the set-user-ID or set-group-ID
+/// bit is refused (anyone else running that file would get its owner's rights), other modes
+/// pass.
+const CHMODS: [(c_long, u32); 4] = [
+    (libc::SYS_chmod, 1),
+    (libc::SYS_fchmod, 1),
+    (libc::SYS_fchmodat, 2),
+    (libc::SYS_fchmodat2, 2),
+];
+const SET_ID_BITS: u32 = (libc::S_ISUID | libc::S_ISGID) as u32;
+
+/// Calls that act on a process named by their first argument: only the caller itself (0)
+/// may be named. Landlock's scoping does not cover resource limits and scheduling, so a
+/// program could otherwise lower rsh's limits (and have it killed) or starve other processes.
+const SELF_ONLY: [c_long; 5] = [
+    libc::SYS_prlimit64,
+    libc::SYS_sched_setaffinity,
+    libc::SYS_sched_setscheduler,
+    libc::SYS_sched_setparam,
+    libc::SYS_sched_setattr,
 ];
 
 /// personality(2) arguments that change nothing: the query, and the plain Linux persona.
 /// Anything else could switch off address-space randomisation (ADDR_NO_RANDOMIZE) or make
 /// data executable (READ_IMPLIES_EXEC) for what is executed next.
 const PERSONALITY_QUERY: u32 = 0xffff_ffff;
+
+/// `ioprio_set`'s "which" for a single process (linux/ioprio.h).
+const IOPRIO_WHO_PROCESS: u32 = 1;
 const PER_LINUX: u32 = 0;
 
 /// clone flags that create namespaces: refused under every profile (unshare is denied too).
@@ -235,14 +284,43 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
         .collect();
     // Typing into the terminal's input queue, and the virtual console's grab bag. The kernel
     // truncates the request to 32 bits, so `TIOCSTI | 1 << 32` is TIOCSTI: compare the low half.
-    let ioctl = test(
-        Some(arg_low(1)),
-        Op::Eq,
-        libc::TIOCSTI as u32,
-        deny(),
-        test(None, Op::Eq, libc::TIOCLINUX as u32, deny(), allow()),
-    );
-    rules.insert(libc::SYS_ioctl as u32, ioctl);
+    // TIOCSETD changes the terminal's line discipline.
+    let ioctl = [libc::TIOCSTI, libc::TIOCLINUX, libc::TIOCSETD]
+        .iter()
+        .rev()
+        .fold(allow(), |otherwise, &request| {
+            test(None, Op::Eq, request as u32, deny(), otherwise)
+        });
+    rules.insert(libc::SYS_ioctl as u32, with_load(arg_low(1), ioctl));
+    for (nr, mode) in CHMODS {
+        let chmod = test(
+            Some(arg_low(mode)),
+            Op::AnyBit,
+            SET_ID_BITS,
+            deny(),
+            allow(),
+        );
+        rules.insert(nr as u32, chmod);
+    }
+    // pid_t arguments are ints: the low half.
+    for nr in SELF_ONLY {
+        rules.insert(
+            nr as u32,
+            test(Some(arg_low(0)), Op::Eq, 0, allow(), deny()),
+        );
+    }
+    // setpriority(PRIO_PROCESS, 0, ...) and ioprio_set(IOPRIO_WHO_PROCESS, 0, ...): the caller.
+    let own = |which: u32| {
+        test(
+            Some(arg_low(0)),
+            Op::Eq,
+            which,
+            test(Some(arg_low(1)), Op::Eq, 0, allow(), deny()),
+            deny(),
+        )
+    };
+    rules.insert(libc::SYS_setpriority as u32, own(libc::PRIO_PROCESS as u32));
+    rules.insert(libc::SYS_ioprio_set as u32, own(IOPRIO_WHO_PROCESS));
     let personality = test(
         Some(arg_low(0)),
         Op::Eq,
@@ -696,10 +774,25 @@ mod tests {
             | libc::CLONE_NEWCGROUP) as u32;
         match nr {
             libc::SYS_ioctl
-                if low(1) == libc::TIOCSTI as u32 || low(1) == libc::TIOCLINUX as u32 =>
+                if [libc::TIOCSTI, libc::TIOCLINUX, libc::TIOCSETD]
+                    .iter()
+                    .any(|&r| low(1) == r as u32) =>
             {
                 DENY
             }
+            libc::SYS_chmod | libc::SYS_fchmod if low(1) & 0o6000 != 0 => DENY,
+            libc::SYS_fchmodat | libc::SYS_fchmodat2 if low(2) & 0o6000 != 0 => DENY,
+            libc::SYS_prlimit64
+            | libc::SYS_sched_setaffinity
+            | libc::SYS_sched_setscheduler
+            | libc::SYS_sched_setparam
+            | libc::SYS_sched_setattr
+                if low(0) != 0 =>
+            {
+                DENY
+            }
+            libc::SYS_setpriority if low(0) != 0 || low(1) != 0 => DENY,
+            libc::SYS_ioprio_set if low(0) != 1 || low(1) != 0 => DENY,
             libc::SYS_personality if low(0) != 0xffff_ffff && low(0) != 0 => DENY,
             libc::SYS_socket if !network && family != libc::AF_UNIX => DENY,
             libc::SYS_socket
@@ -756,6 +849,10 @@ mod tests {
                 [libc::AF_ALG as u64, 0],
                 [0xffff_ffff, 0x0040_0000],
                 [0x0040_0000, 0],
+                [1, 0o4755],
+                [0, 0o755],
+                [1, 0],
+                [0, libc::TIOCSETD as u64],
             ]
             .iter()
             .map(|&[a, b]| [a, b, 0, 0, 0, 0])
@@ -1068,6 +1165,25 @@ mod tests {
             ("uselib", libc::SYS_uselib, [1, 0, 0, 0, 0, 0]),
             ("setsid", libc::SYS_setsid, [0; 6]),
             ("setpgid", libc::SYS_setpgid, [0; 6]),
+            ("quotactl_fd", libc::SYS_quotactl_fd, [NONE, 0, 0, 0, 0, 0]),
+            ("open_tree_attr", SYS_OPEN_TREE_ATTR, [NONE, 0, 0, 0, 0, 0]),
+            ("chown", libc::SYS_chown, [1, 0, 0, 0, 0, 0]),
+            ("fchown", libc::SYS_fchown, [NONE, 0, 0, 0, 0, 0]),
+            ("lchown", libc::SYS_lchown, [1, 0, 0, 0, 0, 0]),
+            ("fchownat", libc::SYS_fchownat, [NONE, 1, 0, 0, 0, 0]),
+            ("setxattr", libc::SYS_setxattr, [1, 1, 0, 0, 0, 0]),
+            ("lsetxattr", libc::SYS_lsetxattr, [1, 1, 0, 0, 0, 0]),
+            ("fsetxattr", libc::SYS_fsetxattr, [NONE, 1, 0, 0, 0, 0]),
+            ("removexattr", libc::SYS_removexattr, [1, 1, 0, 0, 0, 0]),
+            ("lremovexattr", libc::SYS_lremovexattr, [1, 1, 0, 0, 0, 0]),
+            (
+                "fremovexattr",
+                libc::SYS_fremovexattr,
+                [NONE, 1, 0, 0, 0, 0],
+            ),
+            ("setxattrat", SYS_SETXATTRAT, [NONE, 1, 0, 1, 0, 0]),
+            ("removexattrat", SYS_REMOVEXATTRAT, [NONE, 1, 0, 1, 0, 0]),
+            ("file_setattr", SYS_FILE_SETATTR, [NONE, 1, 0, 0, 0, 0]),
         ]
     };
 

@@ -10,13 +10,17 @@
 //! Waiting blocks SIGCHLD and the terminating signals and takes them with `sigtimedwait`, so no
 //! signal handler runs and no wakeup is lost:
 //! - the deadline passing sends SIGTERM to the group, and SIGKILL after `GRACE`;
-//! - SIGTERM, SIGHUP or SIGQUIT sent to rsh itself is passed on to the group, and rsh then
-//!   ends by that signal as it would have without a job; SIGINT is passed on, and rsh ends by
-//!   it only if the job does (bash's rule: a program that handles Ctrl-C lets the script go
-//!   on); signals the shell ignores (an interactive shell ignores SIGINT, SIGQUIT, SIGTERM)
-//!   stay ignored;
-//! - a job stopped by Ctrl-Z: a non-interactive rsh stops too, and resumes the job when it is
-//!   resumed itself; an interactive rsh (no job control yet) lets it continue.
+//! - SIGTERM, SIGHUP or SIGQUIT sent to rsh itself is passed on to the group; rsh waits the
+//!   grace period for the job, kills what is left, and then ends by that signal as it would
+//!   have without a job; SIGINT is passed on, and rsh ends by it only if the job does (bash's
+//!   rule: a program that handles Ctrl-C lets the script go on); signals the shell ignores (an
+//!   interactive shell ignores SIGINT, SIGQUIT, SIGTERM) stay ignored;
+//! - a stopped job is stopped whole; stopped from the terminal (Ctrl-Z), a non-interactive rsh
+//!   stops too and resumes the job when it is resumed itself; otherwise (an interactive rsh,
+//!   no job control yet; a job that stopped itself) it goes on at once, under its deadline.
+//!
+//! The leader of a job's own group is reaped last, so that the group number stays the job's
+//! for as long as rsh may signal it.
 //!
 //! Under confinement, what a job leaves running in its group when its own processes have ended
 //! is ended too (`end_leftovers`): every process of a command ends with it, as it would at its
@@ -34,9 +38,6 @@ use super::Exit;
 
 /// How long a job that timed out has between SIGTERM and SIGKILL.
 pub const GRACE: Duration = Duration::from_secs(2);
-
-/// How long what a finished command left running has between SIGTERM and SIGKILL.
-const LEFTOVER_GRACE: Duration = Duration::from_millis(200);
 
 /// Signals passed on to the job while rsh waits for it.
 const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
@@ -57,15 +58,13 @@ fn terminal() -> Option<RawFd> {
         }
         // SAFETY: a fresh descriptor we own.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        // Out of the way of descriptors users redirect.
+        // In rsh's own range, out of reach of redirections; without a number free there, rsh
+        // does without the terminal rather than keep it where a command could take it.
         // SAFETY: F_DUPFD_CLOEXEC creates a new descriptor; on success we own it.
-        let high = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 100) };
-        if high < 0 {
-            Some(fd)
-        } else {
-            // SAFETY: as above.
-            Some(unsafe { OwnedFd::from_raw_fd(high) })
-        }
+        let high =
+            unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, crate::SHELL_FDS_FROM) };
+        // SAFETY: as above.
+        (high >= 0).then(|| unsafe { OwnedFd::from_raw_fd(high) })
     })
     .as_ref()
     .map(|fd| fd.as_raw_fd())
@@ -260,7 +259,15 @@ impl Job {
             .is_some_and(|pgid| pgid.as_raw() == unsafe { libc::getpgrp() })
     }
 
-    fn signal(&self, sig: libc::c_int) {
+    /// The group rsh may signal as a whole: the job's own (while its leader is unreaped, its
+    /// number cannot be reused).
+    fn own_group(&self) -> Option<Pid> {
+        self.group.filter(|_| !self.shares_our_group())
+    }
+
+    /// Signals the job: its group, or else each process not yet reaped (a reaped pid may be
+    /// someone else's by now).
+    fn signal(&self, sig: libc::c_int, exits: &[Option<Result<Exit, Errno>>]) {
         // SAFETY: kill takes integers; ESRCH (already gone) is fine.
         unsafe {
             match self.group {
@@ -268,8 +275,10 @@ impl Job {
                     libc::kill(-pgid.as_raw(), sig);
                 }
                 None => {
-                    for pid in &self.pids {
-                        libc::kill(pid.as_raw(), sig);
+                    for (pid, exit) in self.pids.iter().zip(exits) {
+                        if exit.is_none() {
+                            libc::kill(pid.as_raw(), sig);
+                        }
                     }
                 }
             }
@@ -277,13 +286,18 @@ impl Job {
     }
 
     /// Waits for every process of the job. `timeout`: the wall-clock limit, from now.
-    pub fn wait(&self, timeout: Option<Duration>, interactive: bool) -> Ended {
+    /// `sweep`: end what the job leaves running in its group once its own processes have ended
+    /// (see `end_leftovers`).
+    pub fn wait(&self, timeout: Option<Duration>, interactive: bool, sweep: bool) -> Ended {
         let blocked = Blocked::new();
         let mut exits: Vec<Option<Result<Exit, Errno>>> = vec![None; self.pids.len()];
         let mut deadline = timeout.map(|t| Instant::now() + t);
         let mut timed_out = false;
         let mut killed = false;
         let mut interrupted = false;
+        // A terminating signal rsh received: passed on, and rsh ends by it once the job is
+        // gone (SIGKILL for the job after the grace period).
+        let mut dying: Option<libc::c_int> = None;
         loop {
             self.reap(&mut exits, interactive);
             if exits.iter().all(Option::is_some) {
@@ -291,14 +305,14 @@ impl Job {
             }
             let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if remaining == Some(Duration::ZERO) {
-                if !timed_out {
+                if !timed_out && dying.is_none() {
                     timed_out = true;
-                    self.signal(libc::SIGTERM);
-                    self.signal(libc::SIGCONT);
+                    self.signal(libc::SIGTERM, &exits);
+                    self.signal(libc::SIGCONT, &exits);
                     deadline = Some(Instant::now() + GRACE);
                 } else if !killed {
                     killed = true;
-                    self.signal(libc::SIGKILL);
+                    self.signal(libc::SIGKILL, &exits);
                     deadline = None;
                 }
                 continue;
@@ -308,23 +322,38 @@ impl Job {
                 Some(libc::SIGINT) => {
                     interrupted = true;
                     if !self.shares_our_group() {
-                        self.signal(libc::SIGINT);
+                        self.signal(libc::SIGINT, &exits);
                     }
                 }
                 Some(sig) => {
                     if !self.shares_our_group() {
-                        self.signal(sig);
+                        self.signal(sig, &exits);
+                        self.signal(libc::SIGCONT, &exits);
                     }
-                    drop(blocked);
-                    die_by(sig);
+                    if dying.is_none() {
+                        dying = Some(sig);
+                        killed = false;
+                        deadline = Some(Instant::now() + GRACE);
+                    }
                 }
             }
         }
-        if timed_out {
-            // Whatever the job started and left behind in its group goes too.
-            self.signal(libc::SIGKILL);
+        // Whatever the job left behind in its group: after a timeout or a terminating signal
+        // it goes at once; after a normal end, when sweeping.
+        if timed_out || dying.is_some() {
+            if let Some(pgid) = self.own_group() {
+                // SAFETY: the leader is not reaped yet: the group number is still the job's.
+                unsafe { libc::kill(-pgid.as_raw(), libc::SIGKILL) };
+            }
+        } else if sweep {
+            self.end_leftovers();
         }
+        self.reap_leader();
         let exits: Vec<Result<Exit, Errno>> = exits.into_iter().map(Option::unwrap).collect();
+        if let Some(sig) = dying {
+            drop(blocked);
+            die_by(sig);
+        }
         // Ctrl-C on a job holding the terminal reaches only the job: a script that is not
         // interactive ends with it, as bash's does (it gets the signal together with its child).
         let ctrl_c = interrupted || self.terminal.is_some();
@@ -346,76 +375,97 @@ impl Job {
 
     /// Ends what the job's programs left running in its group after they ended themselves
     /// (a daemon, a server started in the background): no timeout would apply to it any more.
-    /// SIGTERM, and SIGKILL for what is still there a moment later.
-    pub fn end_leftovers(&self) {
-        let Some(pgid) = self.group.filter(|_| !self.shares_our_group()) else {
-            return;
-        };
-        let alive = || {
-            // SAFETY: signal 0 only checks that the group has members.
-            unsafe { libc::kill(-pgid.as_raw(), 0) == 0 }
-        };
-        if !alive() {
-            return;
-        }
-        self.signal(libc::SIGTERM);
-        self.signal(libc::SIGCONT);
-        let deadline = Instant::now() + LEFTOVER_GRACE;
-        while alive() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        if alive() {
-            self.signal(libc::SIGKILL);
+    /// Called while the leader is still unreaped, so the group number is still the job's; the
+    /// leader, a zombie, is not affected.
+    fn end_leftovers(&self) {
+        if let Some(pgid) = self.own_group() {
+            // SAFETY: a signal to the job's group.
+            unsafe { libc::kill(-pgid.as_raw(), libc::SIGKILL) };
         }
     }
 
-    /// Collects the processes that have ended; handles one that stopped.
+    /// Reaps the leader, kept unreaped (see `reap`) so that its group number stayed the job's
+    /// while the job was signalled as a whole.
+    fn reap_leader(&self) {
+        if self.own_group().is_some()
+            && let Some(&leader) = self.pids.first()
+        {
+            let _ = super::wait(leader);
+        }
+    }
+
+    /// Collects the processes that have ended; handles one that stopped. The leader of the
+    /// job's own group is only looked at (WNOWAIT): it stays a zombie until `reap_leader`.
     fn reap(&self, exits: &mut [Option<Result<Exit, Errno>>], interactive: bool) {
-        use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
-        for (i, pid) in self.pids.iter().enumerate() {
+        use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+        let keep_leader = self.own_group().is_some();
+        for i in 0..self.pids.len() {
             if exits[i].is_some() {
                 continue;
             }
-            loop {
-                match waitpid(*pid, Some(WaitPidFlag::WNOHANG | WaitPidFlag::WUNTRACED)) {
-                    Ok(WaitStatus::Exited(_, code)) => exits[i] = Some(Ok(Exit::Code(code))),
-                    Ok(WaitStatus::Signaled(_, signal, core)) => {
-                        exits[i] = Some(Ok(Exit::Signal {
-                            signal: signal as i32,
-                            core,
-                        }))
-                    }
-                    Ok(WaitStatus::Stopped(..)) => self.stopped(interactive),
-                    Ok(_) => {}
-                    Err(Errno::EINTR) => continue,
-                    Err(errno) => exits[i] = Some(Err(errno)),
+            let pid = self.pids[i];
+            let mut flags = WaitPidFlag::WEXITED | WaitPidFlag::WSTOPPED | WaitPidFlag::WNOHANG;
+            if keep_leader && i == 0 {
+                // Stops first (consumed), then the exit without reaping.
+                flags.remove(WaitPidFlag::WEXITED);
+                if let Ok(WaitStatus::Stopped(_, sig)) = retry(|| waitid(Id::Pid(pid), flags)) {
+                    self.stopped(sig as libc::c_int, interactive, exits);
                 }
-                break;
+                flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+            }
+            match retry(|| waitid(Id::Pid(pid), flags)) {
+                Ok(WaitStatus::Exited(_, code)) => exits[i] = Some(Ok(Exit::Code(code))),
+                Ok(WaitStatus::Signaled(_, signal, core)) => {
+                    exits[i] = Some(Ok(Exit::Signal {
+                        signal: signal as i32,
+                        core,
+                    }))
+                }
+                Ok(WaitStatus::Stopped(_, sig)) => {
+                    self.stopped(sig as libc::c_int, interactive, exits)
+                }
+                Ok(_) => {}
+                Err(errno) => exits[i] = Some(Err(errno)),
             }
         }
     }
 
-    /// The job was stopped (Ctrl-Z, or a signal). Without job control, rsh cannot leave it
-    /// stopped and go on.
-    fn stopped(&self, interactive: bool) {
-        if let Some(tty) = self.terminal {
-            reclaim_terminal(tty);
+    /// A process of the job stopped. The whole job is stopped with it, so that nothing of it
+    /// runs on unchecked. From the terminal (Ctrl-Z, or reading it in the background), a
+    /// script stops too, as bash does when stopped with its child, and both go on when rsh
+    /// is resumed. Otherwise (an interactive rsh has no job control yet, or the job stopped
+    /// itself) the job goes on at once, its deadline still running.
+    fn stopped(&self, sig: libc::c_int, interactive: bool, exits: &[Option<Result<Exit, Errno>>]) {
+        self.signal(libc::SIGSTOP, exits);
+        let from_terminal = matches!(sig, libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU);
+        if from_terminal {
+            if let Some(tty) = self.terminal {
+                reclaim_terminal(tty);
+            }
+            if interactive {
+                let _ = super::fd::write_all(
+                    2,
+                    b"\nrsh: stopping a command is not supported; it goes on running\n",
+                );
+            } else {
+                // SAFETY: raise takes an integer.
+                unsafe { libc::raise(libc::SIGSTOP) };
+            }
+            if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
+                give_terminal(tty, pgid.as_raw());
+            }
         }
-        if interactive {
-            let _ = super::fd::write_all(
-                2,
-                b"\nrsh: stopping a command is not supported; it goes on running\n",
-            );
-        } else {
-            // Stop with it, as bash does when it is stopped with its child; carry on together
-            // when resumed.
-            // SAFETY: raise takes an integer.
-            unsafe { libc::raise(libc::SIGSTOP) };
+        self.signal(libc::SIGCONT, exits);
+    }
+}
+
+/// Retries a wait interrupted by a signal.
+fn retry<T>(mut call: impl FnMut() -> Result<T, Errno>) -> Result<T, Errno> {
+    loop {
+        match call() {
+            Err(Errno::EINTR) => continue,
+            other => return other,
         }
-        if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
-            give_terminal(tty, pgid.as_raw());
-        }
-        self.signal(libc::SIGCONT);
     }
 }
 

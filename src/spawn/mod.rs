@@ -28,9 +28,9 @@ use nix::unistd::Pid;
 use crate::sandbox::Confinement;
 use crate::sandbox::seccomp::EMPTY_PATH;
 
-/// Program descriptors are kept at or above this number, out of the way of the descriptors
-/// users redirect (the identity check in the child catches the rest).
-const PROGRAM_FD_MIN: RawFd = 100;
+/// Program descriptors are kept in rsh's own range, out of reach of redirections (the identity
+/// check in the child catches the rest).
+const PROGRAM_FD_MIN: RawFd = crate::SHELL_FDS_FROM;
 
 /// The errno a child reports when the program descriptor no longer refers to the decided file.
 const SWAPPED: i32 = libc::ESTALE;
@@ -273,6 +273,24 @@ impl<'p> ExecArgs<'p> {
                 return Err((Stage::DieWithParent, libc::ESRCH));
             }
         }
+        if c.no_new_privs {
+            // Ambient and inheritable capabilities would survive the exec otherwise.
+            // SAFETY: prctl with integer arguments.
+            let rc = unsafe {
+                libc::prctl(
+                    libc::PR_CAP_AMBIENT,
+                    libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                    0,
+                    0,
+                    0,
+                )
+            };
+            // EINVAL: a kernel without ambient capabilities.
+            if rc < 0 && Errno::last_raw() != libc::EINVAL {
+                return Err((Stage::Capabilities, Errno::last_raw()));
+            }
+            clear_inheritable().map_err(|errno| (Stage::Capabilities, errno))?;
+        }
         for &cap in c.capabilities_to_drop() {
             // SAFETY: prctl with integer arguments.
             let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) };
@@ -296,6 +314,48 @@ impl<'p> ExecArgs<'p> {
         }
         Ok(())
     }
+}
+
+/// `struct __user_cap_header_struct` and `__user_cap_data_struct`, version 3 (two words).
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// Empties the calling thread's inheritable capability set (effective and permitted stay
+/// as they are until the exec recomputes them). Async-signal-safe.
+fn clear_inheritable() -> Result<(), i32> {
+    let mut header = CapHeader {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: the kernel writes two CapData into `data`.
+    if unsafe { libc::syscall(libc::SYS_capget, &mut header, data.as_mut_ptr()) } != 0 {
+        return Err(Errno::last_raw());
+    }
+    if data.iter().all(|d| d.inheritable == 0) {
+        return Ok(());
+    }
+    for d in &mut data {
+        d.inheritable = 0;
+    }
+    // SAFETY: the kernel reads the header and two CapData.
+    if unsafe { libc::syscall(libc::SYS_capset, &mut header, data.as_ptr()) } != 0 {
+        return Err(Errno::last_raw());
+    }
+    Ok(())
 }
 
 /// Puts back, in a child, what the shell changed for itself. Async-signal-safe.
@@ -390,23 +450,11 @@ fn read_report(fd: &OwnedFd) -> Option<Failure> {
 
 /// Replaces the current process with `program` (the last command of a subshell or pipeline
 /// stage). Only returns on failure.
-pub fn exec_in_place(
-    program: &Program,
-    stack_limit: Option<libc::rlimit>,
-    alarm: Option<std::time::Duration>,
-) -> SpawnError {
+pub fn exec_in_place(program: &Program, stack_limit: Option<libc::rlimit>) -> SpawnError {
     // SAFETY: getppid has no preconditions.
     let args = ExecArgs::new(program, unsafe { libc::getppid() });
     reset_child_state(stack_limit);
-    if let Some(after) = alarm {
-        let seconds = after.as_secs().clamp(1, u64::from(u32::MAX)) as libc::c_uint;
-        // SAFETY: alarm takes an integer.
-        unsafe { libc::alarm(seconds) };
-    }
-    let failure = args.exec();
-    // SAFETY: as above; the program did not start, so its alarm must not go off in rsh.
-    unsafe { libc::alarm(0) };
-    exec_error(failure)
+    exec_error(args.exec())
 }
 
 fn exec_error((stage, errno): Failure) -> SpawnError {
