@@ -902,42 +902,44 @@ echo x > {}",
 // Starting other programs
 // ---------------------------------------------------------------------------------------------
 
-#[test]
-fn find_exec_cannot_fork() {
-    require_confinement!();
+/// Runs `script`, which would create CANARY by starting another program: confined it must
+/// not (with `message` on stderr and `status`), unconfined it must (the line really escapes).
+fn assert_cannot_start_programs(script: &str, message: &str, status: i32) {
     let case = Case::new();
-    let script = r"find . -maxdepth 0 -exec /bin/sh -c 'touch CANARY' \;";
-
     let run = case.run(&Policy::new(), script);
     assert!(
         !case.exists("CANARY"),
-        "find ran a shell\n{}",
+        "a program was started\n{}",
         run.describe()
     );
-    run.assert_stderr_has("find: cannot fork: Operation not permitted");
-    run.assert_status(1);
+    run.assert_stderr_has(message);
+    run.assert_status(status);
 
     case.run(&Policy::new().off(), script);
-    assert!(case.exists("CANARY"), "control: find -exec did not run sh");
+    assert!(
+        case.exists("CANARY"),
+        "control: `{script}` did not create CANARY"
+    );
+}
+
+#[test]
+fn find_exec_cannot_fork() {
+    require_confinement!();
+    assert_cannot_start_programs(
+        r"find . -maxdepth 0 -exec /bin/sh -c 'touch CANARY' \;",
+        "find: cannot fork: Operation not permitted",
+        1,
+    );
 }
 
 #[test]
 fn env_cannot_exec() {
     require_confinement!();
-    let case = Case::new();
-    let script = "env /bin/sh -c 'touch CANARY'";
-
-    let run = case.run(&Policy::new(), script);
-    assert!(
-        !case.exists("CANARY"),
-        "env ran a shell\n{}",
-        run.describe()
+    assert_cannot_start_programs(
+        "env /bin/sh -c 'touch CANARY'",
+        "env: '/bin/sh': Operation not permitted",
+        126,
     );
-    run.assert_stderr_has("env: '/bin/sh': Operation not permitted");
-    run.assert_status(126);
-
-    case.run(&Policy::new().off(), script);
-    assert!(case.exists("CANARY"), "control: env did not run sh");
 }
 
 /// An allowed shell starts, but cannot start anything itself.
