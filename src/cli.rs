@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::interp::{Mode, Shell};
 use crate::parse;
-use crate::policy::{self, Policy};
+use crate::policy::{self, Unresolved};
 use crate::spawn::{self, fd};
 
 pub const USAGE: &str = "\
@@ -156,13 +156,14 @@ pub fn parse_args(argv: &[String]) -> Result<Invocation, UsageError> {
 
 /// Picks the policy: `--policy FILE`, else /etc/rsh/policy.toml if it exists, else the
 /// compiled-in default. Any failure is fatal: rsh never runs without a policy it understood.
-pub fn load_policy(explicit: Option<&Path>) -> Result<Policy, String> {
+/// Its command names are not looked up yet (see `Unresolved`).
+pub fn load_policy(explicit: Option<&Path>) -> Result<Unresolved, String> {
     let env_path = std::env::var("PATH").ok();
     let system = Path::new(policy::SYSTEM_POLICY_PATH);
     let loaded = match explicit {
-        Some(file) => Policy::load(file, env_path.as_deref()),
-        None if system.symlink_metadata().is_ok() => Policy::load(system, env_path.as_deref()),
-        None => Policy::built_in(env_path.as_deref()),
+        Some(file) => Unresolved::load(file, env_path.as_deref()),
+        None if system.symlink_metadata().is_ok() => Unresolved::load(system, env_path.as_deref()),
+        None => Unresolved::built_in(env_path.as_deref()),
     };
     loaded.map_err(|err| format!("cannot start: policy {err}"))
 }
@@ -206,7 +207,7 @@ pub fn main(argv: Vec<OsString>) -> i32 {
 /// system lacks: paths that grant or deny nothing here (status 1). Nothing runs.
 fn check_policy(inv: &Invocation) -> i32 {
     let policy = match load_policy(inv.policy.as_deref()) {
-        Ok(policy) => policy,
+        Ok(policy) => policy.resolve(),
         Err(message) => {
             eprint_line(&format!("rsh: {message}"));
             return 2;
@@ -241,12 +242,23 @@ pub fn run(inv: Invocation) -> i32 {
         return check_syntax(&inv);
     }
     let policy = match load_policy(inv.policy.as_deref()) {
-        Ok(policy) => Arc::new(policy),
+        Ok(policy) => policy,
         Err(message) => {
             eprint_line(&format!("rsh: {message}"));
             return 2;
         }
     };
+    // Before anything runs: a kernel that cannot confine as the policy requires means nothing
+    // runs at all. The confinement needs only the policy's settings, so its costly part starts
+    // on another thread while the policy's names are looked up.
+    let sandbox = match crate::interp::session_sandbox(policy.sandbox()) {
+        Ok(sandbox) => sandbox,
+        Err(message) => {
+            eprint_line(&format!("rsh: cannot start: {message}"));
+            return 126;
+        }
+    };
+    let policy = Arc::new(policy.resolve());
     let mode = if inv.command.is_some() {
         Mode::Command
     } else if inv.interactive || (inv.stdin && inv.script.is_none() && stdin_is_terminal()) {
@@ -258,12 +270,7 @@ pub fn run(inv: Invocation) -> i32 {
     shell.set_login(inv.login);
     shell.reading_stdin = inv.command.is_none() && inv.script.is_none();
     shell.set_stack_limit(spawn::raise_stack_limit());
-    // Before anything runs: a kernel that cannot confine as the policy requires means nothing
-    // runs at all.
-    if let Err(message) = shell.init_sandbox() {
-        eprint_line(&format!("rsh: cannot start: {message}"));
-        return 126;
-    }
+    shell.set_sandbox(sandbox);
     if let Err(message) = apply_startup_options(&mut shell, &inv) {
         eprint_line(&format!("rsh: {message}"));
         return 2;

@@ -531,6 +531,32 @@ fn reading_a_denied_path_is_refused() {
     });
 }
 
+/// The file-system layer is built on a second thread while rsh starts; a subshell, a pipeline
+/// stage or a substitution forked before it is ready still runs its program inside it.
+#[test]
+fn first_program_in_a_forked_shell_is_confined() {
+    require_confinement!();
+    let case = Case::new();
+    let secret = format!("secret-{}", unique());
+    let file = case.outside().join("secret");
+    fs::write(&file, &secret).unwrap();
+    let policy = Policy::new().paths(&format!(
+        "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{:?}]",
+        case.outside()
+    ));
+    let f = file.display();
+    for script in [
+        format!("(cat {f}); echo done"),
+        format!("cat {f} | cat; echo done"),
+        format!("echo \"sub:$(cat {f})\"; echo done"),
+    ] {
+        let run = case.run(&policy, &script);
+        run.assert_stdout_lacks(&secret);
+        run.assert_stdout_has("done\n");
+        run.assert_stderr_has(&format!("cat: {f}: Permission denied"));
+    }
+}
+
 #[test]
 fn writing_outside_write_roots_is_refused() {
     require_confinement!();
@@ -2315,7 +2341,7 @@ time.sleep(100)
     let policy = Policy::new()
         .limits("timeout = 60")
         .commands("python3 = { subprocesses = true }");
-    let mut running = case.spawn(&policy, "python3 stubborn.py", |_| {});
+    let running = case.spawn(&policy, "python3 stubborn.py", |_| {});
     let started = Instant::now();
     while processes_with_arg(&seconds).is_empty() && started.elapsed() < Duration::from_secs(10) {
         thread::sleep(Duration::from_millis(20));

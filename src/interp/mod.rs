@@ -233,16 +233,26 @@ impl Shell {
         &self.policy
     }
 
-    /// Resolves the policy's confinement for this session: the policy's `~` is the user's home
-    /// directory from the password database (not `$HOME`, which the caller controls) and `.`
-    /// the current directory. Err: this kernel cannot enforce what the policy requires.
+    /// Sets up the confinement of this session's programs (see `session_sandbox`).
     pub fn init_sandbox(&mut self) -> Result<(), String> {
-        let home = home_dir_of_user();
-        let workdir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let sandbox = Sandbox::new(self.policy.sandbox(), &home, &workdir)?;
-        sandbox.protect_shell()?;
-        self.sandbox = Some(sandbox);
+        self.sandbox = Some(session_sandbox(self.policy.sandbox())?);
         Ok(())
+    }
+
+    /// Uses a confinement made by `session_sandbox`.
+    pub fn set_sandbox(&mut self, sandbox: Sandbox) {
+        self.sandbox = Some(sandbox);
+    }
+
+    /// Forks the shell (a subshell, a pipeline stage, a substitution). A layer still being
+    /// built on another thread is waited for first: the child would have no such thread.
+    pub(crate) fn fork(&mut self) -> Result<spawn::Fork, nix::errno::Errno> {
+        if let Some(sandbox) = &mut self.sandbox {
+            // A failure is not lost: the layer is built again, and the error reported, when a
+            // program needs it.
+            let _ = sandbox.settle();
+        }
+        spawn::fork_shell()
     }
 
     pub(crate) fn sandbox(&mut self) -> Result<&mut Sandbox, String> {
@@ -399,7 +409,7 @@ impl Shell {
                 },
                 _ => first,
             };
-            match spawn::fork_shell() {
+            match self.fork() {
                 Ok(Fork::Child) => {
                     placement.apply_in_child();
                     self.enter_job(placement);
@@ -672,7 +682,7 @@ impl Shell {
     }
 
     fn run_subshell(&mut self, list: &List) -> Outcome {
-        match spawn::fork_shell() {
+        match self.fork() {
             Ok(Fork::Child) => {
                 let status = self.run_in_child(|shell| shell.run_list(list));
                 spawn::exit_child(status);
@@ -1072,6 +1082,19 @@ enum LoopStep {
     Stop,
 }
 
+/// The confinement of a session's programs, and the protection of rsh itself: the policy's
+/// `~` is the user's home directory from the password database (not `$HOME`, which the caller
+/// controls) and `.` the current directory. The file-system layer starts building on another
+/// thread. Err: this kernel cannot enforce what the policy requires.
+pub fn session_sandbox(config: &crate::policy::SandboxConfig) -> Result<Sandbox, String> {
+    let home = home_dir_of_user();
+    let workdir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let mut sandbox = Sandbox::new(config, &home, &workdir)?;
+    sandbox.protect_shell()?;
+    sandbox.prepare();
+    Ok(sandbox)
+}
+
 /// The home directory of the user running rsh, from the password database (`$HOME` only when
 /// the user has no entry): what the policy's `~` means.
 pub fn home_dir_of_user() -> PathBuf {
@@ -1247,7 +1270,7 @@ impl Shell {
                 return String::new();
             }
         };
-        match spawn::fork_shell() {
+        match self.fork() {
             Ok(Fork::Child) => {
                 drop(read);
                 let _ = fd::install(write, 1);

@@ -728,7 +728,7 @@ impl Shell {
                 return 2;
             }
         };
-        match spawn::fork_shell() {
+        match self.fork() {
             Ok(spawn::Fork::Child) => {
                 self.reset_for_script(argv);
                 for option in options {

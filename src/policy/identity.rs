@@ -29,6 +29,14 @@ pub(crate) struct CommandRef {
 }
 
 impl CommandRef {
+    /// A name not looked up yet (see `Unresolved::resolve`).
+    pub(crate) fn named(name: &str) -> CommandRef {
+        CommandRef {
+            name: name.to_owned(),
+            targets: Vec::new(),
+        }
+    }
+
     /// A shell builtin matches by name only.
     pub(crate) fn matches_builtin(&self, builtin: &str) -> bool {
         self.name == builtin
@@ -113,18 +121,22 @@ impl Resolver {
     /// An absolute path resolves to itself; a bare name to the file of that name in *every*
     /// directory of the search path that has one (so a deny entry cannot be dodged by calling a
     /// second copy further down the path). Only regular files (after following symlinks) count.
-    pub(crate) fn resolve(&mut self, name: &str) -> CommandRef {
-        let targets = match self.cache.get(name) {
+    pub(crate) fn targets(&mut self, name: &str) -> Vec<Target> {
+        match self.cache.get(name) {
             Some(targets) => targets.clone(),
             None => {
                 let targets = find_targets(name, &mut self.dirs);
                 self.cache.insert(name.to_owned(), targets.clone());
                 targets
             }
-        };
+        }
+    }
+
+    #[cfg(test)]
+    fn resolve(&mut self, name: &str) -> CommandRef {
         CommandRef {
             name: name.to_owned(),
-            targets,
+            targets: self.targets(name),
         }
     }
 }

@@ -157,10 +157,76 @@ pub(crate) struct Rule {
     pub rule: PatternRule,
 }
 
+/// A parsed and validated policy whose command names are not looked up yet. Looking them up
+/// is most of the cost of loading (a `stat` per name and search directory), so the shell
+/// starts work that needs only the policy's settings (its file-system confinement) before
+/// `resolve`, and the two overlap.
+#[derive(Debug)]
+pub struct Unresolved(Policy);
+
+impl Unresolved {
+    /// As [`Policy::from_toml`], without looking up the command names.
+    pub fn from_toml(
+        text: &str,
+        origin: &str,
+        env_path: Option<&str>,
+    ) -> Result<Unresolved, PolicyError> {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Loader {
+            text,
+            origin,
+            line_starts,
+        }
+        .load(env_path)
+    }
+
+    /// As [`Policy::load`], without looking up the command names.
+    pub fn load(path: &Path, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
+            origin: origin.clone(),
+            line: None,
+            column: None,
+            message: format!("cannot read policy: {e}"),
+        })?;
+        Unresolved::from_toml(&text, &origin, env_path)
+    }
+
+    /// As [`Policy::built_in`], without looking up the command names.
+    pub fn built_in(env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
+        Unresolved::from_toml(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, env_path)
+    }
+
+    /// How started programs are confined; needs no command name.
+    pub fn sandbox(&self) -> &SandboxConfig {
+        &self.0.sandbox
+    }
+
+    /// Looks up every command name the policy mentions.
+    pub fn resolve(self) -> Policy {
+        let mut policy = self.0;
+        let mut resolver = Resolver::new(&policy.resolve_dirs);
+        let commands = policy
+            .listed
+            .iter_mut()
+            .map(|l| &mut l.command)
+            .chain(policy.tables.iter_mut().map(|t| &mut t.command))
+            .chain(policy.rules.iter_mut().map(|r| &mut r.command));
+        for command in commands {
+            command.targets = resolver.targets(&command.name);
+        }
+        policy
+    }
+}
+
 /// A loaded, validated policy. Immutable; share it freely between threads.
 #[derive(Debug, Clone)]
 pub struct Policy {
     origin: String,
+    /// Where the command names are looked up: the policy's path, or the absolute entries of
+    /// the PATH it was loaded with.
+    resolve_dirs: Vec<PathBuf>,
     search_path: Option<Vec<PathBuf>>,
     unknown: Verdict,
     unknown_at: Option<Place>,
@@ -178,31 +244,17 @@ impl Policy {
         origin: &str,
         env_path: Option<&str>,
     ) -> Result<Policy, PolicyError> {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Loader {
-            text,
-            origin,
-            line_starts,
-        }
-        .load(env_path)
+        Unresolved::from_toml(text, origin, env_path).map(Unresolved::resolve)
     }
 
     /// Reads and parses the policy file at `path`; read errors also name the file.
     pub fn load(path: &Path, env_path: Option<&str>) -> Result<Policy, PolicyError> {
-        let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
-            origin: origin.clone(),
-            line: None,
-            column: None,
-            message: format!("cannot read policy: {e}"),
-        })?;
-        Policy::from_toml(&text, &origin, env_path)
+        Unresolved::load(path, env_path).map(Unresolved::resolve)
     }
 
     /// The compiled-in default policy ([`DEFAULT_POLICY`]).
     pub fn built_in(env_path: Option<&str>) -> Result<Policy, PolicyError> {
-        Policy::from_toml(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, env_path)
+        Unresolved::built_in(env_path).map(Unresolved::resolve)
     }
 
     /// Directories to search for a command name, in order: the policy's path, or None to mean "use $PATH".
@@ -318,7 +370,7 @@ impl Seen {
 }
 
 impl Loader<'_> {
-    fn load(&self, env_path: Option<&str>) -> Result<Policy, PolicyError> {
+    fn load(&self, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
         match toml::from_str::<RawPolicy>(self.text) {
             Ok(raw) => self.build(raw, env_path),
             // Parse again, without the schema, to tell a syntax error from a schema error and
@@ -409,7 +461,7 @@ impl Loader<'_> {
         self.error_at(span.map(|s| s.start), message)
     }
 
-    fn build(&self, raw: RawPolicy, env_path: Option<&str>) -> Result<Policy, PolicyError> {
+    fn build(&self, raw: RawPolicy, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
         let mut problems = Problems::default();
         let shell = raw.shell.unwrap_or_default();
         let search_path = shell.path.map(|list| self.search_path(list, &mut problems));
@@ -424,22 +476,19 @@ impl Loader<'_> {
                 .map(PathBuf::from)
                 .collect(),
         };
-        let mut resolver = Resolver::new(&resolve_dirs);
         let (unknown, unknown_at) = match shell.unknown {
             Some(v) => (*v.get_ref(), Some(self.place(v.span().start))),
             None => (Verdict::Deny, None),
         };
 
         let commands = raw.commands.unwrap_or_default();
-        let mut listed = self.listed(&commands.lists, &mut resolver, &mut problems);
+        let mut listed = self.listed(&commands.lists, &mut problems);
         let mut tables: Vec<CommandTable> = commands
             .tables
             .into_iter()
-            .filter_map(|(name, table)| {
-                self.command_table(name, table, &mut resolver, &mut problems)
-            })
+            .filter_map(|(name, table)| self.command_table(name, table, &mut problems))
             .collect();
-        let mut rules = self.rules(raw.rules.unwrap_or_default(), &mut resolver, &mut problems);
+        let mut rules = self.rules(raw.rules.unwrap_or_default(), &mut problems);
         let sandbox = self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, &mut problems);
 
         if let Some((offset, message)) = problems.first() {
@@ -449,8 +498,9 @@ impl Loader<'_> {
         listed.sort_by_key(|l| l.at.offset);
         tables.sort_by_key(|t| t.at.offset);
         rules.sort_by_key(|r| r.rule.at.offset);
-        Ok(Policy {
+        Ok(Unresolved(Policy {
             origin: self.origin.to_owned(),
+            resolve_dirs,
             search_path,
             unknown,
             unknown_at,
@@ -458,7 +508,7 @@ impl Loader<'_> {
             tables,
             rules,
             sandbox,
-        })
+        }))
     }
 
     /// `[sandbox]`, `[paths]`, `[limits]` and `[env]`.
@@ -571,12 +621,7 @@ impl Loader<'_> {
     }
 
     /// The `allow`, `ask` and `deny` lists of `[commands]`.
-    fn listed(
-        &self,
-        lists: &RawLists,
-        resolver: &mut Resolver,
-        problems: &mut Problems,
-    ) -> Vec<Listed> {
+    fn listed(&self, lists: &RawLists, problems: &mut Problems) -> Vec<Listed> {
         let mut listed = Vec::new();
         for (verdict, key, list) in [
             (Verdict::Allow, "commands.allow", &lists.allow),
@@ -594,7 +639,7 @@ impl Loader<'_> {
                     problems.add(offset, self.twice(key, text, first));
                 } else {
                     listed.push(Listed {
-                        command: resolver.resolve(text),
+                        command: CommandRef::named(text),
                         verdict,
                         key,
                         at: self.place(offset),
@@ -610,7 +655,6 @@ impl Loader<'_> {
         &self,
         name: Spanned<String>,
         table: RawCommandTable,
-        resolver: &mut Resolver,
         problems: &mut Problems,
     ) -> Option<CommandTable> {
         let key = toml_key(&["commands", name.get_ref().as_str()]);
@@ -632,7 +676,7 @@ impl Loader<'_> {
             patterns.extend(self.pattern_list(&list_key, verdict, list, problems));
         }
         Some(CommandTable {
-            command: resolver.resolve(name.get_ref()),
+            command: CommandRef::named(name.get_ref()),
             key,
             at: self.place(name.span().start),
             default,
@@ -643,12 +687,7 @@ impl Loader<'_> {
     }
 
     /// `[rules]`: a command word, then an argument pattern.
-    fn rules(
-        &self,
-        lists: RawLists,
-        resolver: &mut Resolver,
-        problems: &mut Problems,
-    ) -> Vec<Rule> {
+    fn rules(&self, lists: RawLists, problems: &mut Problems) -> Vec<Rule> {
         let mut rules = Vec::new();
         for (verdict, list_name, list) in [
             (Verdict::Allow, "allow", lists.allow),
@@ -667,7 +706,7 @@ impl Loader<'_> {
                 }
                 match parse_rule(&text) {
                     Ok((command, pattern)) => rules.push(Rule {
-                        command: resolver.resolve(&command),
+                        command: CommandRef::named(&command),
                         rule: PatternRule {
                             key: key.clone(),
                             verdict,

@@ -209,7 +209,7 @@ fn stamp(path: &Path) -> Option<(u64, u64, i64, i64)> {
 /// The file-system layer: a ruleset descriptor and the directories it depends on.
 #[derive(Debug)]
 pub struct FsLayer {
-    ruleset: std::rc::Rc<OwnedFd>,
+    ruleset: std::sync::Arc<OwnedFd>,
     watched: Vec<Watched>,
     /// How many rules it holds (for benchmarks and tests).
     pub rules: usize,
@@ -217,7 +217,7 @@ pub struct FsLayer {
 
 impl FsLayer {
     /// The ruleset, shared with the confinements that apply it.
-    pub fn ruleset(&self) -> std::rc::Rc<OwnedFd> {
+    pub fn ruleset(&self) -> std::sync::Arc<OwnedFd> {
         self.ruleset.clone()
     }
 
@@ -267,7 +267,7 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         builder.grant(Path::new(device), access & AccessFs::from_all(abi))?;
     }
     Ok(FsLayer {
-        ruleset: std::rc::Rc::new(high_fd(builder.ruleset)?),
+        ruleset: std::sync::Arc::new(high_fd(builder.ruleset)?),
         watched: builder.watched,
         rules: builder.rules,
     })

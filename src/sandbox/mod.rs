@@ -23,6 +23,7 @@ use std::num::NonZeroUsize;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::decide::CommandProfile;
@@ -57,7 +58,7 @@ pub struct Confinement {
     pub bounding_drops: Rc<[libc::c_int]>,
     pub no_new_privs: bool,
     /// Landlock rulesets, each applied as its own layer.
-    pub rulesets: Vec<Rc<OwnedFd>>,
+    pub rulesets: Vec<Arc<OwnedFd>>,
     pub filter: Option<Rc<Filter>>,
     /// Wall-clock limit; None: unlimited.
     pub timeout: Option<Duration>,
@@ -80,10 +81,12 @@ pub struct Sandbox {
     missing: Vec<String>,
     fs_rules: Option<FsRules>,
     fs_layer: Option<FsLayer>,
+    /// The file-system layer being built on another thread (see `prepare`).
+    pending: Option<std::thread::JoinHandle<Result<FsLayer, String>>>,
     exec_dirs: Option<Vec<OwnedFd>>,
     exec_paths: Vec<PathBuf>,
-    loaders: HashMap<(u64, u64), Option<Rc<OwnedFd>>>,
-    command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Rc<OwnedFd>>>,
+    loaders: HashMap<(u64, u64), Option<Arc<OwnedFd>>>,
+    command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Arc<OwnedFd>>>,
     filters: HashMap<SeccompProfile, Rc<Filter>>,
     rlimits: Vec<(libc::c_int, libc::rlimit)>,
     /// Capabilities a started program loses from its bounding set (empty unless root).
@@ -109,6 +112,7 @@ impl Sandbox {
             missing: Vec::new(),
             fs_rules: None,
             fs_layer: None,
+            pending: None,
             exec_dirs: None,
             exec_paths: Vec::new(),
             loaders: HashMap::new(),
@@ -319,8 +323,40 @@ impl Sandbox {
         })
     }
 
+    /// Starts building the file-system layer on a second thread, so that it overlaps with
+    /// what the shell does before its first program (looking up the policy's names, parsing,
+    /// deciding): as root, granting around the default policy's denied files in /etc is most
+    /// of the cost of confining. Call after `protect_shell` (which closes descriptors), and
+    /// call `settle` before forking.
+    pub fn prepare(&mut self) {
+        if self.is_off() || self.abi == 0 || self.pending.is_some() || self.fs_layer.is_some() {
+            return;
+        }
+        let Some(rules) = self.fs_rules.clone() else {
+            return;
+        };
+        let abi = self.abi;
+        let builder = std::thread::Builder::new().name("rsh-landlock".to_string());
+        // If no thread can be started, the layer is built when first needed.
+        self.pending = builder.spawn(move || landlock::fs_layer(abi, &rules)).ok();
+    }
+
+    /// Waits for the layer `prepare` started. A forked child has no such thread and must not
+    /// wait for it, so the shell calls this before every fork.
+    pub fn settle(&mut self) -> Result<(), String> {
+        let Some(pending) = self.pending.take() else {
+            return Ok(());
+        };
+        let layer = pending
+            .join()
+            .map_err(|_| "building the Landlock file-system layer failed".to_string())??;
+        self.fs_layer = Some(layer);
+        Ok(())
+    }
+
     /// The file-system layer, built again when a directory it enumerated has changed.
-    fn fs_layer(&mut self) -> Result<Option<Rc<OwnedFd>>, String> {
+    fn fs_layer(&mut self) -> Result<Option<Arc<OwnedFd>>, String> {
+        self.settle()?;
         let Some(rules) = &self.fs_rules else {
             return Ok(None);
         };
@@ -340,7 +376,7 @@ impl Sandbox {
         dev: u64,
         ino: u64,
         profile: CommandProfile,
-    ) -> Result<Option<Rc<OwnedFd>>, String> {
+    ) -> Result<Option<Arc<OwnedFd>>, String> {
         if self.abi == 0 {
             return Ok(None);
         }
@@ -370,19 +406,19 @@ impl Sandbox {
                 network: profile.network,
             },
         )?
-        .map(Rc::new);
+        .map(Arc::new);
         self.command_layers.put((dev, ino, profile), layer.clone());
         Ok(layer)
     }
 
     /// The ELF interpreter of a program, opened for a rule (cached per program).
-    fn loader(&mut self, program: BorrowedFd, dev: u64, ino: u64) -> Option<Rc<OwnedFd>> {
+    fn loader(&mut self, program: BorrowedFd, dev: u64, ino: u64) -> Option<Arc<OwnedFd>> {
         self.loaders
             .entry((dev, ino))
             .or_insert_with(|| {
                 landlock::elf_interpreter(program)
                     .and_then(|path| landlock::open_for_rule(&path))
-                    .map(Rc::new)
+                    .map(Arc::new)
             })
             .clone()
     }
