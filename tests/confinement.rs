@@ -557,6 +557,58 @@ fn first_program_in_a_forked_shell_is_confined() {
     }
 }
 
+/// While rsh starts, a second thread builds the file-system layer, holding the ruleset and the
+/// directories it grants at low descriptor numbers. A redirection that names such a number
+/// waits for it: a program is never handed the ruleset (it could add rules to it, widening
+/// every later program's confinement).
+#[test]
+fn redirections_cannot_reach_the_layer_being_built() {
+    require_confinement!();
+    let case = Case::new();
+    case.write(
+        "fds.py",
+        "import os\nfor fd in range(3, 100):\n    try:\n        print(fd, os.readlink(f'/proc/self/fd/{fd}'))\n    except OSError:\n        pass\nprint('listed')\n",
+    );
+    // Granting around a file takes a rule per entry of its directory: a directory of
+    // thousands makes the build slow enough that the script's redirections come first.
+    let big = case.outside().join("big");
+    fs::create_dir(&big).unwrap();
+    for i in 0..4000 {
+        fs::write(big.join(format!("f{i}")), "").unwrap();
+    }
+    let policy = Policy::new().paths(&format!(
+        "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [{:?}]",
+        big.join("f0")
+    ));
+    let copies: String = (3..30)
+        .map(|fd| format!("exec {}<&{fd} 2>/dev/null || true\n", fd + 40))
+        .collect();
+    for _ in 0..20 {
+        let run = case.run(&policy, &format!("{copies}python3 fds.py"));
+        run.assert_stdout_has("listed\n");
+        run.assert_stdout_lacks("landlock");
+    }
+}
+
+/// Input redirections and the files rsh reads itself open under `[paths]` as without.
+#[test]
+fn reading_redirections_work_under_paths() {
+    require_confinement!();
+    let case = Case::new();
+    case.write("in.txt", "hello\n");
+    case.write("lib.sh", "from_lib=yes\n");
+    let script = "read x < in.txt; echo \"read:$x\"; cat < in.txt; echo \"sub:$(< in.txt)\"\n\
+                  . ./lib.sh; echo \"lib:$from_lib\"; while read l; do echo \"loop:$l\"; done < in.txt";
+    let run = case.run(&Policy::new(), script);
+    run.assert_status(0);
+    assert_eq!(
+        run.stdout,
+        "read:hello\nhello\nsub:hello\nlib:yes\nloop:hello\n",
+        "{}",
+        run.describe()
+    );
+}
+
 #[test]
 fn writing_outside_write_roots_is_refused() {
     require_confinement!();
@@ -2101,9 +2153,12 @@ fn redirections_cannot_read_other_processes() {
         .spawn()
         .unwrap();
     let pid = other.id();
+    std::os::unix::fs::symlink(format!("/proc/{pid}/fd/0"), case.file("link")).unwrap();
     let script = format!(
         "cat < /proc/{pid}/environ; echo \"environ=$?\"
 cat < /proc/{pid}/fd/0; echo \"fd=$?\"
+cat < link; echo \"link=$?\"
+cat < /proc/self/../{pid}/fd/0; echo \"dotdot=$?\"
 echo to-stderr > /dev/stderr
 cat < /dev/stdin"
     );
@@ -2115,6 +2170,8 @@ cat < /dev/stdin"
     run.assert_stdout_lacks(&secret);
     run.assert_stdout_has("environ=1\n");
     run.assert_stdout_has("fd=1\n");
+    run.assert_stdout_has("link=1\n");
+    run.assert_stdout_has("dotdot=1\n");
     run.assert_stderr_has(&format!(
         "rsh: denied: /proc/{pid}/environ: it belongs to another process"
     ));

@@ -247,12 +247,20 @@ impl Shell {
     /// Forks the shell (a subshell, a pipeline stage, a substitution). A layer still being
     /// built on another thread is waited for first: the child would have no such thread.
     pub(crate) fn fork(&mut self) -> Result<spawn::Fork, nix::errno::Errno> {
+        self.settle_descriptors();
+        spawn::fork_shell()
+    }
+
+    /// Waits for the file-system layer being built on another thread before a redirection
+    /// names a descriptor by number: until it is done, that thread holds the ruleset and the
+    /// directories it grants at low numbers, which `exec 8<&6`, `6<&-` or `/dev/fd/6` could
+    /// copy, close or replace (handing a program the live ruleset, or making a rule grant the
+    /// wrong directory).
+    pub(crate) fn settle_descriptors(&mut self) {
         if let Some(sandbox) = &mut self.sandbox {
-            // A failure is not lost: the layer is built again, and the error reported, when a
-            // program needs it.
+            // As in `fork`: a failure comes back when a program needs the layer.
             let _ = sandbox.settle();
         }
-        spawn::fork_shell()
     }
 
     pub(crate) fn sandbox(&mut self) -> Result<&mut Sandbox, String> {

@@ -67,6 +67,9 @@ impl Shell {
         &mut self,
         redirects: &[Redirect],
     ) -> Result<Saved, RedirectFailure> {
+        if !redirects.is_empty() {
+            self.settle_descriptors();
+        }
         let mut saved = Saved::default();
         for redirect in redirects {
             if let Err(failure) = self.apply_one(redirect, &mut saved) {
@@ -237,8 +240,15 @@ impl Shell {
         flags: nix::fcntl::OFlag,
     ) -> Result<OwnedFd, ReadError> {
         use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
+        // Ready before anything here can name a descriptor (see `settle_descriptors`).
+        self.settle_descriptors();
         let flags = flags | OFlag::O_CLOEXEC | OFlag::O_NOCTTY;
-        let mode = nix::sys::stat::Mode::from_bits_truncate(0o666);
+        // openat2 refuses a mode without O_CREAT (EINVAL), where open ignores it.
+        let mode = if flags.contains(OFlag::O_CREAT) {
+            nix::sys::stat::Mode::from_bits_truncate(0o666)
+        } else {
+            nix::sys::stat::Mode::empty()
+        };
         let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
         let confined = self.sandbox().is_ok_and(|s| s.restricts_files());
         if !confined {
@@ -253,11 +263,13 @@ impl Shell {
                 .ok_or(ReadError::Io(nix::errno::Errno::EBADF.desc().to_string()));
         }
         let write = flags.intersects(OFlag::O_WRONLY | OFlag::O_RDWR);
-        let landing = would_open(&self.absolute(Path::new(path)));
+        let (landing, links) = would_open(&self.absolute(Path::new(path)));
         let sandbox = self.sandbox().map_err(ReadError::Denied)?;
-        sandbox
-            .permits(&landing, write)
-            .map_err(|why| ReadError::Denied(format!("denied: {path}: {why}")))?;
+        let denied = |why| ReadError::Denied(format!("denied: {path}: {why}"));
+        for link in &links {
+            sandbox.permits_link(link).map_err(denied)?;
+        }
+        sandbox.permits(&landing, write).map_err(denied)?;
         let how = OpenHow::new()
             .flags(flags)
             .mode(mode)
@@ -341,8 +353,10 @@ fn reserved(fd: RawFd) -> Option<String> {
 /// Where opening `path` would land: symbolic links followed one by one (the last one too,
 /// even when it points at nothing: `>` would create its target), then the directory made
 /// canonical. The result names no symbolic link, so it can be opened with RESOLVE_NO_SYMLINKS.
-fn would_open(path: &Path) -> PathBuf {
+/// Also returns each link followed on the way (its directory canonical).
+fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>) {
     let mut path = path.to_path_buf();
+    let mut links = Vec::new();
     // As many links as the kernel follows before ELOOP.
     for _ in 0..40 {
         match std::fs::symlink_metadata(&path) {
@@ -350,20 +364,26 @@ fn would_open(path: &Path) -> PathBuf {
                 let Ok(target) = std::fs::read_link(&path) else {
                     break;
                 };
+                links.push(canonical_parent(&path));
                 path = match path.parent() {
                     Some(dir) if target.is_relative() => dir.join(target),
                     _ => target,
                 };
             }
-            Ok(_) => return std::fs::canonicalize(&path).unwrap_or(path),
+            Ok(_) => return (std::fs::canonicalize(&path).unwrap_or(path), links),
             Err(_) => break,
         }
     }
+    (canonical_parent(&path), links)
+}
+
+/// `path` with its directory canonical and its last component as it is.
+fn canonical_parent(path: &Path) -> PathBuf {
     match (path.parent(), path.file_name()) {
         (Some(dir), Some(name)) => std::fs::canonicalize(dir)
             .map(|dir| dir.join(name))
-            .unwrap_or(path),
-        _ => path,
+            .unwrap_or_else(|_| path.to_path_buf()),
+        _ => path.to_path_buf(),
     }
 }
 

@@ -93,6 +93,19 @@ pub struct Sandbox {
     bounding_drops: Rc<[libc::c_int]>,
 }
 
+const OTHER_PROCESS: &str = "it belongs to another process";
+
+/// Other processes' entries in /proc: a confined program may not inspect processes outside
+/// its sandbox, and rsh does not do it for one.
+fn in_other_process(path: &Path) -> bool {
+    let Ok(rest) = path.strip_prefix("/proc") else {
+        return false;
+    };
+    let first = rest.components().next();
+    let pid = first.and_then(|c| c.as_os_str().to_str()?.parse::<u32>().ok());
+    pid.is_some_and(|pid| pid != std::process::id())
+}
+
 /// A policy path that names nothing on this system.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MissingPath {
@@ -228,16 +241,20 @@ impl Sandbox {
         let Some(rules) = self.fs_rules.as_ref().filter(|_| !self.is_off()) else {
             return Ok(());
         };
-        // Other processes' entries in /proc: a confined program may not inspect processes
-        // outside its sandbox, and rsh does not do it for one.
-        if let Ok(rest) = path.strip_prefix("/proc") {
-            let first = rest.components().next();
-            let pid = first.and_then(|c| c.as_os_str().to_str()?.parse::<u32>().ok());
-            if pid.is_some_and(|pid| pid != std::process::id()) {
-                return Err("it belongs to another process".to_string());
-            }
+        if in_other_process(path) {
+            return Err(OTHER_PROCESS.to_string());
         }
         rules.permits(path, write)
+    }
+
+    /// Whether a symbolic link rsh would follow on the way to a file it opens for a command
+    /// (`path`, canonical up to its last component) lies among another process's entries in
+    /// /proc: `/proc/PID/fd/0` leads to that process's files, wherever they are. Err says why.
+    pub fn permits_link(&self, path: &Path) -> Result<(), String> {
+        if self.restricts_files() && in_other_process(path) {
+            return Err(OTHER_PROCESS.to_string());
+        }
+        Ok(())
     }
 
     /// Whether the file rules restrict anything (for rsh's own opens).
@@ -327,7 +344,7 @@ impl Sandbox {
     /// what the shell does before its first program (looking up the policy's names, parsing,
     /// deciding): as root, granting around the default policy's denied files in /etc is most
     /// of the cost of confining. Call after `protect_shell` (which closes descriptors), and
-    /// call `settle` before forking.
+    /// call `settle` before forking or touching a descriptor by number.
     pub fn prepare(&mut self) {
         if self.is_off() || self.abi == 0 || self.pending.is_some() || self.fs_layer.is_some() {
             return;
@@ -342,7 +359,9 @@ impl Sandbox {
     }
 
     /// Waits for the layer `prepare` started. A forked child has no such thread and must not
-    /// wait for it, so the shell calls this before every fork.
+    /// wait for it, so the shell calls this before every fork; and before every redirection,
+    /// because the thread's descriptors are not yet out of a script's reach. Err: the layer
+    /// could not be built (it is built again, on this thread, when a program needs it).
     pub fn settle(&mut self) -> Result<(), String> {
         let Some(pending) = self.pending.take() else {
             return Ok(());
