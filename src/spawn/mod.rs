@@ -35,6 +35,20 @@ const PROGRAM_FD_MIN: RawFd = crate::SHELL_FDS_FROM;
 /// The errno a child reports when the program descriptor no longer refers to the decided file.
 const SWAPPED: i32 = libc::ESTALE;
 
+/// Stops from the terminal (Ctrl-Z, background reads and writes). A child stopped before its
+/// exec would leave rsh suspended with it (the parent of a `CLONE_VFORK` child waits for the
+/// exec), unable to take the terminal back or enforce the timeout; the child ignores them
+/// while it confines itself (which discards any pending) and restores them right before exec.
+const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGTSTP, libc::SIGTTIN, libc::SIGTTOU];
+
+/// The default disposition of the stops, last thing before the exec. Async-signal-safe.
+fn release_stops() {
+    for sig in STOP_SIGNALS {
+        // SAFETY: setting a default disposition has no memory effects.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+}
+
 /// Signals whose disposition the shell may change for itself and every child must get back.
 /// SIGWINCH and SIGCHLD are there for the line editor's handlers, which must not run in a child
 /// that still shares rsh's memory.
@@ -235,6 +249,7 @@ impl<'p> ExecArgs<'p> {
         {
             return (Stage::Exec, SWAPPED);
         }
+        release_stops();
         // SAFETY: argv and envp are valid NUL-terminated arrays of C strings that outlive the
         // call; `fd` was just checked to be the decided file.
         unsafe {
@@ -363,10 +378,16 @@ fn clear_inheritable() -> Result<(), i32> {
 }
 
 /// Puts back, in a child, what the shell changed for itself. Async-signal-safe.
+/// The job-control stops stay ignored until just before the exec (see `release_stops`).
 fn reset_child_state(stack_limit: Option<libc::rlimit>) {
     for sig in RESET_SIGNALS {
-        // SAFETY: setting a default disposition has no memory effects.
-        unsafe { libc::signal(sig, libc::SIG_DFL) };
+        let disposition = if STOP_SIGNALS.contains(&sig) {
+            libc::SIG_IGN
+        } else {
+            libc::SIG_DFL
+        };
+        // SAFETY: setting a disposition to default or ignore has no memory effects.
+        unsafe { libc::signal(sig, disposition) };
     }
     // SAFETY: an empty set built on the stack; sigprocmask only reads it.
     unsafe {
