@@ -6,6 +6,7 @@
 //! duplicates it); messages go to descriptor 2 with an `rsh: name:` prefix.
 
 mod cd;
+mod compgen;
 pub mod declare;
 pub mod echo;
 mod kind;
@@ -30,6 +31,7 @@ const BUILTINS: &[(&str, Builtin)] = &[
     ("builtin", kind::builtin),
     ("cd", cd::cd),
     ("command", kind::command),
+    ("compgen", compgen::compgen),
     ("continue", continue_),
     ("declare", declare::declare),
     ("echo", echo_),
@@ -65,7 +67,6 @@ const REFUSED: &[&str] = &[
     "bg",
     "bind",
     "caller",
-    "compgen",
     "complete",
     "compopt",
     "coproc",
