@@ -138,6 +138,12 @@ exec = ["/usr/bin", "/bin"]"#
         self
     }
 
+    /// The paths so far, with `path` denied.
+    fn deny(self, path: &Path) -> Policy {
+        let paths = format!("{}\ndeny = [{path:?}]", self.paths);
+        self.paths(&paths)
+    }
+
     fn limits(mut self, body: &str) -> Policy {
         self.limits = body.to_string();
         self
@@ -495,13 +501,19 @@ fn confined_program_still_works() {
 // Files
 // ---------------------------------------------------------------------------------------------
 
+/// A file outside the case directory holding a fresh secret: its path and the secret.
+fn secret_outside(case: &Case) -> (PathBuf, String) {
+    let secret = format!("secret-{}", unique());
+    let file = case.outside().join("secret");
+    fs::write(&file, &secret).unwrap();
+    (file, secret)
+}
+
 /// A secret file outside the case directory, and `cat` of it: confined under `paths` it
 /// must not be printed (cat: Permission denied, status 1), unconfined it must.
 fn assert_secret_unreadable(paths: impl FnOnce(&Case) -> String) {
     let case = Case::new();
-    let secret = format!("secret-{}", unique());
-    let file = case.outside().join("secret");
-    fs::write(&file, &secret).unwrap();
+    let (file, secret) = secret_outside(&case);
     let policy = Policy::new().paths(&paths(&case));
     let script = format!("cat {}", file.display());
 
@@ -537,13 +549,8 @@ fn reading_a_denied_path_is_refused() {
 fn first_program_in_a_forked_shell_is_confined() {
     require_confinement!();
     let case = Case::new();
-    let secret = format!("secret-{}", unique());
-    let file = case.outside().join("secret");
-    fs::write(&file, &secret).unwrap();
-    let policy = Policy::new().paths(&format!(
-        "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{:?}]",
-        case.outside()
-    ));
+    let (file, secret) = secret_outside(&case);
+    let policy = Policy::new().deny(case.outside());
     let f = file.display();
     for script in [
         format!("(cat {f}); echo done"),
@@ -576,10 +583,7 @@ fn redirections_cannot_reach_the_layer_being_built() {
     for i in 0..4000 {
         fs::write(big.join(format!("f{i}")), "").unwrap();
     }
-    let policy = Policy::new().paths(&format!(
-        "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [{:?}]",
-        big.join("f0")
-    ));
+    let policy = Policy::new().deny(&big.join("f0"));
     let copies: String = (3..30)
         .map(|fd| format!("exec {}<&{fd} 2>/dev/null || true\n", fd + 40))
         .collect();
@@ -926,9 +930,7 @@ fn only_harmless_devices_are_reachable() {
 fn redirections_obey_the_roots() {
     require_confinement!();
     let case = Case::new();
-    let secret = format!("secret-{}", unique());
-    let file = case.outside().join("secret");
-    fs::write(&file, &secret).unwrap();
+    let (file, secret) = secret_outside(&case);
     symlink(&file, case.file("link")).unwrap();
     let canary = case.outside().join("CANARY");
     let policy = Policy::new().paths(&format!(
@@ -2058,13 +2060,8 @@ fn variables_set_in_the_script_follow_the_same_rules() {
 fn rsh_descriptors_are_out_of_reach() {
     require_confinement!();
     let case = Case::new();
-    let secret = format!("secret-{}", unique());
-    let file = case.outside().join("secret");
-    fs::write(&file, &secret).unwrap();
-    let policy = Policy::new().paths(&format!(
-        "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [{:?}]",
-        case.outside().to_str().unwrap()
-    ));
+    let (file, secret) = secret_outside(&case);
+    let policy = Policy::new().deny(case.outside());
     // The first command builds the rulesets; later ones would apply whatever sits there.
     let mut script = String::from("cat /dev/null\n");
     for fd in 100..110 {
@@ -2188,10 +2185,7 @@ fn a_program_in_a_denied_directory_is_not_read_or_run() {
     fs::write(&program, format!("#!{token}\n")).unwrap();
     fs::set_permissions(&program, fs::Permissions::from_mode(0o755)).unwrap();
     let policy = Policy::new()
-        .paths(&format!(
-            "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [{:?}]",
-            case.outside().to_str().unwrap()
-        ))
+        .deny(case.outside())
         .commands(&format!(
             "{:?} = {{ subprocesses = false }}",
             program.to_str().unwrap()
