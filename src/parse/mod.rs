@@ -158,7 +158,17 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
             text[start + 1..end].fill(b' ');
         }
     }
-    let tree = parse_tree(as_text(&text))?;
+    let mut tree = parse_tree(as_text(&text))?;
+    for _ in 0..MAX_REDIRECT_REPAIRS {
+        let breaks = redirect_line_breaks(&tree, &text)?;
+        if breaks.is_empty() {
+            break;
+        }
+        for at in breaks {
+            text[at] = b';';
+        }
+        tree = parse_tree(as_text(&text))?;
+    }
     if !tree.root_node().has_error() {
         return Ok((tree, Vec::new()));
     }
@@ -183,6 +193,56 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
 /// The patched text: only ASCII bytes were replaced by ASCII bytes, so it is still UTF-8.
 fn as_text(bytes: &[u8]) -> &str {
     std::str::from_utf8(bytes).expect("ASCII-for-ASCII replacement keeps UTF-8")
+}
+
+/// How many rounds of [`redirect_line_breaks`] repair a parse gets before it is taken as is.
+const MAX_REDIRECT_REPAIRS: usize = 8;
+
+/// tree-sitter-bash lets a redirection take several target words (`cmd >f arg` is `cmd arg
+/// >f` to bash), and in some parse states it reads on across a line break: `a | b >>f` followed
+/// by a line `echo x` became `b echo x >>f`. Returns, for each redirection whose targets span
+/// an unescaped line break, the offset of the blank that ends its first target, where a `;`
+/// (same length, same meaning at that point) makes the line end a command again.
+fn redirect_line_breaks(tree: &tree_sitter::Tree, text: &[u8]) -> Result<Vec<usize>, ParseError> {
+    let mut found = Vec::new();
+    if !text.contains(&b'\n') {
+        return Ok(found);
+    }
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "file_redirect" {
+            let mut cursor = node.walk();
+            let targets: Vec<_> = node
+                .children_by_field_name("destination", &mut cursor)
+                .collect();
+            for pair in targets.windows(2) {
+                let gap = (pair[0].end_byte(), pair[1].start_byte());
+                if !has_line_break(&text[gap.0..gap.1]) {
+                    continue;
+                }
+                if !matches!(text[gap.0], b' ' | b'\t' | b'\n') {
+                    let (line, column) = line_column(text, gap.0);
+                    return Err(ParseError::Syntax {
+                        line,
+                        column,
+                        message: "cannot tell where this redirection ends".to_string(),
+                    });
+                }
+                found.push(gap.0);
+                break;
+            }
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    Ok(found)
+}
+
+/// A line break that ends a line: not escaped by a backslash.
+fn has_line_break(gap: &[u8]) -> bool {
+    gap.iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'\n' && (i == 0 || gap[i - 1] != b'\\'))
 }
 
 /// Offsets of `<>` operators that tree-sitter reported as an ERROR holding the `>`.

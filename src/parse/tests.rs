@@ -1985,3 +1985,19 @@ fn accepts_single_assignment_with_a_redirection() {
     assert_eq!(show(">f a=1"), "a=1 >f");
     assert_eq!(show("a=$(cmd) 2>/dev/null"), "a=$(cmd) 2>/dev/null");
 }
+
+/// tree-sitter-bash can read a redirection's targets on across a line break (`a | b >>f`
+/// followed by a line `echo x` became `b echo x >>f`); the line must end the command.
+#[test]
+fn a_line_break_ends_a_redirection() {
+    let text = "true | cut -d' ' -f3 | while read f; do :; done\n\
+                set -o | grep \"on\" | awk '{print \"set -o \" $1}' | head -n 9 >> \"$F\"\n\
+                echo \"# Aliases\" >> \"$F\"\n\
+                alias | sed 's/^alias //g' | head -n 9 >> \"$F\"\n";
+    let program = ok(text);
+    assert_eq!(program.body.len(), 4, "{}", show_program(&program));
+    let shown = show_program(&program);
+    assert!(shown.contains("head -n 9 >>\"${F}\"; echo"), "{shown}");
+    // An escaped line break still continues the command: `x` is head's argument.
+    assert_eq!(show("head >f \\\n x"), "head x >f");
+}
