@@ -67,3 +67,47 @@ fn compgen_completion_forms_are_refused() {
         );
     }
 }
+
+/// Snapshot scripts copy `shopt -p` into the snapshot, and source it into every command.
+#[test]
+fn shopt_listing_matches_bash() {
+    let script = "shopt -p; shopt -u restricted_shell compat31; echo \"status $?\"";
+    let bash = run("bash", &[], script);
+    let rsh = run(RSH, &["--policy", &permissive()], script);
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+}
+
+/// Codex's snapshot reads `compgen -e` through `done < <(…)`; scripts diff two outputs.
+#[test]
+fn process_substitution_matches_bash() {
+    let script = "cat <(echo one) <(echo two)\n\
+                  diff <(printf 'a\\nb\\n') <(printf 'a\\nc\\n'); echo \"diff $?\"\n\
+                  while read -r l; do echo \"got $l\"; done < <(printf '1\\n2\\n'); echo \"loop $?\"\n\
+                  head -n 1 <(yes); echo \"head $?\"\n\
+                  read -r x < <(while :; do echo y; done); echo \"read $x\"\n\
+                  f() { cat \"$1\"; }; f <(echo from-function)\n\
+                  x=$(cat <(cat <(echo nested))); echo \"$x\"\n\
+                  source <(echo 'echo sourced $((1 + 1))')\n\
+                  echo \"<(quoted)\" '>(too)'\n";
+    let bash = run("bash", &[], script);
+    let rsh = run(RSH, &["--policy", &permissive()], script);
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    // Numbered from 63 down as in bash (which may still hold earlier ones at this point).
+    let (out, _, _) = run(RSH, &["--policy", &permissive()], "echo <(true) >(true)");
+    assert_eq!(out, "/dev/fd/63 /dev/fd/62\n");
+}
+
+/// The list inside `<(…)` is decided command by command, like any other line.
+#[test]
+fn process_substitution_commands_are_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    let canary = dir.path().join("canary");
+    let script = format!(
+        "cat <(sh -c 'touch {0}'); : > >(sh -c 'touch {0}'); echo \"status $?\"",
+        canary.display()
+    );
+    let (out, err, status) = run(RSH, &[], &script);
+    assert!(!canary.exists(), "the substituted shell ran");
+    assert_eq!((out.as_str(), status), ("status 0\n", 0), "{err}");
+    assert_eq!(err.matches("rsh: denied: sh -c").count(), 2, "{err}");
+}

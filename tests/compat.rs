@@ -413,7 +413,6 @@ fn flag(entry: &Yaml, key: &str) -> bool {
 const BACKGROUND: &str = "background jobs (`&`)";
 const JOBS: &str = "job control (jobs wait fg bg disown, `$!`, set -m)";
 const COPROC: &str = "coproc";
-const PROCSUB: &str = "process substitution";
 const EXEC: &str = "exec with a command";
 const ARRAYS: &str = "arrays (a=(…), ${a[i]}, declare -a/-A, read -a, mapfile)";
 const NAMEREFS: &str = "namerefs (declare -n)";
@@ -535,7 +534,6 @@ const RULES: &[Rule] = &[
     // `&` alone, not `&&`, `&>`, `>&`, `<&`, `|&`, `;&`, `;;&`.
     syntax(BACKGROUND, r"(?:^|[^&<>|;])&(?:[^&>}]|$)"),
     syntax(COPROC, r"\bcoproc\b"),
-    syntax(PROCSUB, r"[<>]\("),
     syntax(JOBS, r"<cmd>(?:jobs|wait|fg|bg|disown|suspend)<end>"),
     code(JOBS, r"\$!"),
     syntax(JOBS, r"<set>[mb]"),

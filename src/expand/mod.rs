@@ -38,6 +38,12 @@ pub trait ExpandEnv {
     fn special(&self, which: Special) -> String;
     /// Runs a command substitution and returns its standard output.
     fn command_output(&mut self, program: &Program) -> Result<String, ExpandError>;
+    /// Starts a process substitution and returns the path that names its pipe.
+    fn process_substitution(
+        &mut self,
+        program: &Program,
+        output: bool,
+    ) -> Result<String, ExpandError>;
     fn options(&self) -> ExpandOptions;
     /// The home directory of the current user (None) or of a named user.
     fn home_dir(&self, user: Option<&str>) -> Option<String>;
@@ -292,6 +298,10 @@ fn expand_parts(
                 let trimmed = text.trim_end_matches('\n').len();
                 text.truncate(trimmed);
                 out.push(Piece::expansion(text, ctx.quoted()));
+            }
+            WordPart::ProcessSub { program, output } => {
+                let path = env.process_substitution(program, *output)?;
+                out.push(Piece::expansion(path, true));
             }
             WordPart::Arith(word) => {
                 let value = arith(env, word)?;

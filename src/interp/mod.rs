@@ -8,6 +8,7 @@
 
 pub mod builtins;
 mod cond;
+mod procsub;
 mod redirect;
 mod simple;
 pub mod vars;
@@ -122,6 +123,8 @@ pub struct Shell {
     /// job's process group, which is `job_group` when rsh made one.
     in_job: bool,
     job_group: Option<nix::unistd::Pid>,
+    /// Process substitutions of the pipelines running now, ended when their pipeline ends.
+    process_subs: Vec<procsub::ProcessSub>,
 }
 
 impl Shell {
@@ -163,6 +166,7 @@ impl Shell {
             sandbox: None,
             in_job: false,
             job_group: None,
+            process_subs: Vec::new(),
         };
         shell.init_variables();
         shell
@@ -376,10 +380,13 @@ impl Shell {
     }
 
     fn run_pipeline(&mut self, pipeline: &Pipeline) -> Outcome {
-        let status = match pipeline.commands.as_slice() {
-            [single] => self.run_command(single, false)?,
-            commands => self.run_stages(commands)?,
+        let mark = self.process_subs.len();
+        let result = match pipeline.commands.as_slice() {
+            [single] => self.run_command(single, false),
+            commands => self.run_stages(commands),
         };
+        self.finish_process_subs(mark);
+        let status = result?;
         let status = if pipeline.negated {
             i32::from(status == 0)
         } else {
@@ -1177,6 +1184,14 @@ impl ExpandEnv for Shell {
 
     fn command_output(&mut self, program: &Program) -> Result<String, ExpandError> {
         Ok(self.capture(program))
+    }
+
+    fn process_substitution(
+        &mut self,
+        program: &Program,
+        output: bool,
+    ) -> Result<String, ExpandError> {
+        self.start_process_sub(program, output)
     }
 
     fn options(&self) -> ExpandOptions {

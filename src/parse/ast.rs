@@ -225,6 +225,12 @@ pub enum WordPart {
     Param(Box<ParamExp>),
     /// `$(…)` or `` `…` ``.
     CommandSub(Rc<Program>),
+    /// `<(…)` (`output` false: the command reads what the program writes) or `>(…)` (`output`
+    /// true: the command writes to the program), both named as `/dev/fd/N`.
+    ProcessSub {
+        program: Rc<Program>,
+        output: bool,
+    },
     /// `$((…))`: the text is expanded, then evaluated.
     Arith(Word),
 }

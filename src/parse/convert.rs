@@ -151,11 +151,6 @@ impl<'a> Converter<'a> {
         let mut stack = vec![root];
         while let Some(node) = stack.pop() {
             let construct = match node.kind() {
-                "process_substitution" => Some(if self.text(node).starts_with('<') {
-                    "process substitution <(...)"
-                } else {
-                    "process substitution >(...)"
-                }),
                 "array" => Some("array assignment (...)"),
                 "subscript" => Some("array subscript [...]"),
                 "&" if node

@@ -1,5 +1,5 @@
 //! Lexing a word's source text into `WordPart`s: quotes, escapes, `$'…'`, `$var`, `${…}`,
-//! `$(…)`, `$((…))` and backticks.
+//! `$(…)`, `$((…))`, `<(…)`, `>(…)` and backticks.
 //!
 //! tree-sitter decides where words begin and end and where `$(…)` / `$((…))` end (their nodes are
 //! looked up by offset); everything inside a word is lexed here, one set of rules for every
@@ -168,6 +168,10 @@ impl<'a> Converter<'a> {
                 '"' if mode == Mode::Unquoted => {
                     flush(&mut text, &mut parts, mode);
                     parts.push(WordPart::DoubleQuoted(self.double_quoted(pos, end)?));
+                }
+                '<' | '>' if mode == Mode::Unquoted && self.src[*pos + 1..].starts_with('(') => {
+                    flush(&mut text, &mut parts, mode);
+                    parts.push(self.process_substitution(pos, end)?);
                 }
                 '"' if mode == Mode::Double => break,
                 '"' if mode == Mode::Arith => *pos += 1,
@@ -422,6 +426,26 @@ impl<'a> Converter<'a> {
             }
             node = node.parent()?;
         }
+    }
+
+    /// `<(…)` and `>(…)`: tree-sitter found where they end.
+    fn process_substitution(
+        &mut self,
+        pos: &mut usize,
+        end: usize,
+    ) -> Result<WordPart, ParseError> {
+        let at = *pos;
+        let node = self
+            .node_starting_at(at, &["process_substitution"])
+            .ok_or_else(|| self.syntax("cannot find the end of this process substitution", at))?;
+        if node.end_byte() > end {
+            return Err(self.syntax("substitution runs past the end of its word", at));
+        }
+        *pos = node.end_byte();
+        Ok(WordPart::ProcessSub {
+            program: Rc::new(self.command_substitution(node)?),
+            output: self.src.as_bytes()[at] == b'>',
+        })
     }
 
     /// The statements of a `$(…)` node; `$(<file)` arrives as a bare redirection.

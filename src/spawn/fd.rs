@@ -105,6 +105,20 @@ pub fn save(fd: RawFd, min: RawFd) -> Result<Option<OwnedFd>, Errno> {
     }
 }
 
+/// Moves `file` to the highest free number from `highest` down to 10, not close-on-exec
+/// (a process substitution's end, which the command inherits by number).
+pub fn move_below(file: OwnedFd, highest: RawFd) -> Result<OwnedFd, Errno> {
+    for number in (10..=highest).rev() {
+        if is_open(number) {
+            continue;
+        }
+        dup_to(file.as_raw_fd(), number)?;
+        // SAFETY: the number was free and dup2 just made it a copy that only we hold.
+        return Ok(unsafe { OwnedFd::from_raw_fd(number) });
+    }
+    Err(Errno::EMFILE)
+}
+
 /// Closes a descriptor number the shell does not own through an `OwnedFd` (redirection
 /// targets such as `3>&-`).
 pub fn close(fd: RawFd) {

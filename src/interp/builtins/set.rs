@@ -86,6 +86,13 @@ const SHOPT_REMEMBERED: &[(&str, bool)] = &[
 /// their current value, but not changed.
 const SHOPT_FIXED: &[(&str, bool)] = &[
     ("assoc_expand_once", false),
+    ("compat31", false),
+    ("compat32", false),
+    ("compat40", false),
+    ("compat41", false),
+    ("compat42", false),
+    ("compat43", false),
+    ("compat44", false),
     ("extdebug", false),
     ("lastpipe", false),
     ("noexpand_translation", false),
@@ -287,6 +294,10 @@ fn shopt_value(shell: &Shell, name: &str) -> Option<bool> {
     if name == "login_shell" {
         return Some(shell.login);
     }
+    if name == "restricted_shell" {
+        // bash's rbash mode, which rsh does not imitate: its policy is the restriction.
+        return Some(false);
+    }
     if let Some(value) = shell.remembered_options.get(name) {
         return Some(*value);
     }
@@ -314,6 +325,10 @@ fn set_shopt(shell: &mut Shell, name: &str, on: bool) -> Result<(), String> {
     if name == "login_shell" {
         return Err("login_shell: read-only option".to_string());
     }
+    if name == "restricted_shell" {
+        // Read-only in bash too, where setting it is silently ignored (snapshots do).
+        return Ok(());
+    }
     if SHOPT_REMEMBERED.iter().any(|(n, _)| *n == name) {
         shell.remembered_options.insert(name.to_string(), on);
         return Ok(());
@@ -327,8 +342,10 @@ fn all_shopt_names() -> Vec<&'static str> {
         .map(|(n, _)| *n)
         .chain(SHOPT_REMEMBERED.iter().map(|(n, _)| *n))
         .chain(SHOPT_FIXED.iter().map(|(n, _)| *n))
+        .chain(["restricted_shell"])
         .collect();
-    names.sort_unstable();
+    // bash lists them alphabetically, except that autocd comes first.
+    names.sort_unstable_by_key(|n| (*n != "autocd", *n));
     names.dedup();
     names
 }
