@@ -88,7 +88,8 @@ fn process_substitution_matches_bash() {
                   f() { cat \"$1\"; }; f <(echo from-function)\n\
                   x=$(cat <(cat <(echo nested))); echo \"$x\"\n\
                   source <(echo 'echo sourced $((1 + 1))')\n\
-                  echo \"<(quoted)\" '>(too)'\n";
+                  echo \"<(quoted)\" '>(too)'\n\
+                  exec 3< <(seq 1 100000); read -r a <&3; read -r b <&3; echo \"$a $b\"; exec 3<&-\n";
     let bash = run("bash", &[], script);
     let rsh = run(RSH, &["--policy", &permissive()], script);
     assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");

@@ -343,23 +343,13 @@ fn unsupported(
 
 #[test]
 fn unsupported_construct_on_a_later_line() {
-    unsupported(
-        "touch CANARY\necho ok; coproc cat\n",
-        "coproc",
-        2,
-        10..=19,
-    );
+    unsupported("touch CANARY\necho ok; coproc cat\n", "coproc", 2, 10..=19);
 }
 
 #[test]
 fn unsupported_inside_a_function_never_called() {
     // Refused when the text is read, not when the function would run.
-    unsupported(
-        "touch CANARY; f() { coproc cat; }",
-        "coproc",
-        1,
-        21..=30,
-    );
+    unsupported("touch CANARY; f() { coproc cat; }", "coproc", 1, 21..=30);
 }
 
 #[test]

@@ -125,6 +125,8 @@ pub struct Shell {
     job_group: Option<nix::unistd::Pid>,
     /// Process substitutions of the pipelines running now, ended when their pipeline ends.
     process_subs: Vec<procsub::ProcessSub>,
+    /// Lists of process substitutions still feeding the shell itself (`exec < <(list)`).
+    lingering_subs: Vec<nix::unistd::Pid>,
 }
 
 impl Shell {
@@ -167,6 +169,7 @@ impl Shell {
             in_job: false,
             job_group: None,
             process_subs: Vec::new(),
+            lingering_subs: Vec::new(),
         };
         shell.init_variables();
         shell

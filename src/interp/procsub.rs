@@ -68,22 +68,31 @@ impl Shell {
         }
     }
 
-    /// Ends the substitutions started since `mark`: closes the shell's ends, then waits.
+    /// Ends the substitutions started since `mark`: closes the shell's ends, then waits for
+    /// each list, unless the shell still holds its pipe on another descriptor (`exec <
+    /// <(list)`): that list goes on feeding later commands and is collected once it ends.
     pub(crate) fn finish_process_subs(&mut self, mark: usize) {
+        self.lingering_subs
+            .retain(|&pid| !matches!(spawn::try_wait(pid), Ok(Some(_)) | Err(_)));
         if self.process_subs.len() <= mark {
             return;
         }
         // All ends closed before the first wait: one list may be waiting on another's.
-        let pids: Vec<Pid> = self
+        let ended: Vec<(Pid, bool)> = self
             .process_subs
             .drain(mark..)
             .map(|ProcessSub { end, pid }| {
+                let pipe = fd::identity(end.as_raw_fd());
                 drop(end);
-                pid
+                (pid, pipe.is_some_and(still_open))
             })
             .collect();
-        for pid in pids {
-            let _ = spawn::wait(pid);
+        for (pid, kept) in ended {
+            if kept {
+                self.lingering_subs.push(pid);
+            } else {
+                let _ = spawn::wait(pid);
+            }
         }
     }
 
@@ -93,4 +102,9 @@ impl Shell {
             1,
         )
     }
+}
+
+/// Whether one of the shell's descriptors below its own range is the file `identity`.
+fn still_open(identity: (u64, u64)) -> bool {
+    (0..crate::SHELL_FDS_FROM).any(|n| fd::identity(n) == Some(identity))
 }

@@ -610,6 +610,19 @@ impl Exit {
 }
 
 /// Waits for one child, retrying on EINTR.
+/// Collects `pid` if it has ended; Ok(None) while it runs.
+pub fn try_wait(pid: Pid) -> Result<Option<Exit>, Errno> {
+    match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
+        Ok(WaitStatus::Exited(_, code)) => Ok(Some(Exit::Code(code))),
+        Ok(WaitStatus::Signaled(_, signal, core)) => Ok(Some(Exit::Signal {
+            signal: signal as i32,
+            core,
+        })),
+        Ok(_) | Err(Errno::EINTR) => Ok(None),
+        Err(errno) => Err(errno),
+    }
+}
+
 pub fn wait(pid: Pid) -> Result<Exit, Errno> {
     loop {
         match waitpid(pid, Some(WaitPidFlag::empty())) {
