@@ -817,11 +817,7 @@ impl<'a> Converter<'a> {
                 span: Self::span(node),
             },
             Some(body) => {
-                // tree-sitter sometimes starts the body after its first line's indentation.
-                let mut start = body.start_byte();
-                while start > 0 && matches!(self.src.as_bytes()[start - 1], b' ' | b'\t') {
-                    start -= 1;
-                }
+                let start = self.heredoc_body_start(body.start_byte());
                 self.heredoc_body(start, body.end_byte(), quoted, strip_tabs)?
             }
         };
@@ -835,6 +831,32 @@ impl<'a> Converter<'a> {
         let mut redirects = vec![redirect];
         redirects.extend(extra_redirects);
         Ok((redirects, words, continuation))
+    }
+
+    /// Where a here-document body really starts: tree-sitter starts it after its first
+    /// line's indentation, and after any blank lines before its first word.
+    fn heredoc_body_start(&self, found: usize) -> usize {
+        let bytes = self.src.as_bytes();
+        let mut start = found;
+        while start > 0 && matches!(bytes[start - 1], b' ' | b'\t') {
+            start -= 1;
+        }
+        // A blank line before it is the body's, unless it is the line the `<<` is on (which
+        // holds the operator, so it is never blank).
+        while start > 0 && bytes[start - 1] == b'\n' {
+            let line_start = bytes[..start - 1]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            if !bytes[line_start..start - 1]
+                .iter()
+                .all(|&b| matches!(b, b' ' | b'\t'))
+            {
+                break;
+            }
+            start = line_start;
+        }
+        start
     }
 
     /// `| rest` inside a here-document node: the statements after the `|`.

@@ -2014,3 +2014,13 @@ fn a_line_break_ends_a_redirection() {
     // An escaped line break still continues the command: `x` is head's argument.
     assert_eq!(show("head >f \\\n x"), "head x >f");
 }
+
+/// Blank lines at the start of a here-document are part of it.
+#[test]
+fn heredoc_keeps_leading_blank_lines() {
+    let program = ok("cat <<E\n\n  \nx\nE\n");
+    let Command::Simple(simple) = &program.body[0].first.commands[0] else {
+        panic!("a simple command");
+    };
+    assert_eq!(show_word(&simple.redirects[0].target), "'\n  \nx\n'");
+}
