@@ -87,6 +87,38 @@ pub fn is_name(s: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// A prompt string (`PS1`, `PS2`, `PS0`) as a word to expand, as bash expands it: like a
+/// double-quoted string whose own quotes are ordinary text (`$…`, `` `…` `` and `\\` are
+/// special, and `\"` is a quote). Read as the body of an unquoted here-document, which
+/// differs only in keeping `\"` as it is.
+pub fn prompt_word(text: &str) -> Result<Word, ParseError> {
+    const END: &str = "__RSH_PROMPT_END__";
+    let mut body = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            body.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('"') => body.push('"'),
+            next => {
+                body.push('\\');
+                body.extend(next);
+            }
+        }
+    }
+    let program = parse(&format!(":<<{END}\n{body}\n{END}\n"))?;
+    let word = program
+        .body
+        .first()
+        .and_then(|and_or| match and_or.first.commands.first() {
+            Some(Command::Simple(simple)) => simple.redirects.first().map(|r| r.target.clone()),
+            _ => None,
+        });
+    word.ok_or_else(|| ParseError::Input("the prompt is not a here-document body".to_string()))
+}
+
 /// Checks syntax only, for `rsh -n`.
 pub fn check(source: &str) -> Result<(), ParseError> {
     parse(source).map(|_| ())
