@@ -384,3 +384,342 @@ fn prompts_match_bash() {
     assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
     assert!(seen[1].contains("|6|\\|A|x|\"q\" 1]"), "{}", seen[1]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Non-interactive harnesses: snapshot files and wrapped `-c` commands
+// ---------------------------------------------------------------------------------------------
+
+/// What a user's ~/.bashrc brings into a snapshot: an alias, functions, an export.
+const BASHRC: &str = "alias ll='ls -d'\n\
+                      greet() { echo \"hello $1\"; }\n\
+                      _completion_helper() { :; }\n\
+                      export FOO='bar baz'\n";
+
+/// Runs `shim/bash` with ARGS in the workspace, stdin empty, a clean environment:
+/// (stdout, stderr, status).
+fn run_shim(workspace: &Workspace, shim: &Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(shim.join("bash"))
+        .args(args)
+        .current_dir(workspace.path())
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", shim.display()))
+        .env("HOME", workspace.home.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let root = workspace.path().display().to_string();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).replace(&root, "<ws>");
+    (
+        text(&out.stdout),
+        text(&out.stderr),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+impl Workspace {
+    fn with_bashrc() -> Workspace {
+        let workspace = Workspace::new();
+        std::fs::write(workspace.home.path().join(".bashrc"), BASHRC).unwrap();
+        workspace
+    }
+
+    fn read(&self, name: &str) -> String {
+        let root = self.path().display().to_string();
+        std::fs::read_to_string(self.path().join(name))
+            .unwrap_or_else(|_| "<missing>".to_string())
+            .replace(&root, "<ws>")
+    }
+}
+
+/// Claude Code's snapshot script: the commands it runs with `<shell> -c -l`, writing the
+/// file that every later command sources.
+const CLAUDE_SNAPSHOT: &str = r##"SNAPSHOT_FILE=snapshot.sh
+source ~/.bashrc < /dev/null
+echo "# Snapshot file" >| "$SNAPSHOT_FILE"
+echo "# Unset all aliases to avoid conflicts with functions" >> "$SNAPSHOT_FILE"
+echo "unalias -a 2>/dev/null || true" >> "$SNAPSHOT_FILE"
+echo "# Functions" >> "$SNAPSHOT_FILE"
+declare -f > /dev/null 2>&1
+declare -F | cut -d' ' -f3 | grep -vE '^_[^_]' | while read func; do
+  encoded_func=$(declare -f "$func" | base64 )
+  echo "eval \"\$(echo '$encoded_func' | base64 -d)\" > /dev/null 2>&1" >> "$SNAPSHOT_FILE"
+done
+echo "# Shell Options" >> "$SNAPSHOT_FILE"
+shopt -p | head -n 1000 >> "$SNAPSHOT_FILE"
+set -o | grep "on" | awk '{print "set -o " $1}' | head -n 1000 >> "$SNAPSHOT_FILE"
+echo "shopt -s expand_aliases" >> "$SNAPSHOT_FILE"
+echo "# Aliases" >> "$SNAPSHOT_FILE"
+alias | sed 's/^alias //g' | sed 's/^/alias -- /' | head -n 1000 >> "$SNAPSHOT_FILE"
+echo "# Check for rg availability" >> "$SNAPSHOT_FILE"
+echo "if ! command -v rg >/dev/null 2>&1; then" >> "$SNAPSHOT_FILE"
+echo "  alias rg='/opt/claude/vendor/rg'" >> "$SNAPSHOT_FILE"
+echo "fi" >> "$SNAPSHOT_FILE"
+echo "export PATH=$(printf %q "$PATH")" >> "$SNAPSHOT_FILE"
+"##;
+
+/// Claude Code's wrapper around each command (its quotes escaped as `'\''`), with the
+/// snapshot and the file that receives the final directory named absolutely.
+fn claude_wrapper(workspace: &Workspace, command: &str) -> String {
+    let root = workspace.path();
+    format!(
+        "source {} 2>/dev/null || true && {{ shopt -u extglob 2>/dev/null || \
+         setopt NO_EXTENDED_GLOB 2>/dev/null || true; }} && eval '{}' < /dev/null && \
+         pwd -P >| {}",
+        root.join("snapshot.sh").display(),
+        command.replace('\'', "'\\''"),
+        root.join("cwd-file").display(),
+    )
+}
+
+/// The snapshot without what legitimately differs: function bodies (bash prints its own
+/// layout, rsh the source as written) and PATH (a login bash takes /etc/profile's).
+fn comparable_snapshot(snapshot: &str) -> Vec<String> {
+    snapshot
+        .lines()
+        .filter(|line| !line.starts_with("export PATH="))
+        .map(|line| {
+            if line.starts_with("eval \"$(echo '") {
+                "eval <function>".to_string()
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn claude_code_snapshot_and_commands_match_bash() {
+    let commands = [
+        "greet world",
+        "ll sub",
+        "echo \"$FOO\"",
+        "cd sub && pwd",
+        "x=$(printf '%s' \"it's\"); echo \"$x\" | tr a-z A-Z",
+        "false",
+        "ls no-such-file; echo \"status $?\"",
+        "grep -c . /etc/hostname > count.txt && cat count.txt",
+    ];
+    let mut seen = Vec::new();
+    for shim in [shim(&real_bash()), shim(RSH)] {
+        let workspace = Workspace::with_bashrc();
+        let built = run_shim(&workspace, shim.path(), &["-c", "-l", CLAUDE_SNAPSHOT]);
+        assert_eq!(
+            (built.1.as_str(), built.2),
+            ("", 0),
+            "building the snapshot"
+        );
+        let snapshot = workspace.read("snapshot.sh");
+        let mut results = Vec::new();
+        for command in commands {
+            let _ = std::fs::remove_file(workspace.path().join("cwd-file"));
+            let (out, err, status) = run_shim(
+                &workspace,
+                shim.path(),
+                &["-c", &claude_wrapper(&workspace, command)],
+            );
+            // Error messages name the shell; a command's own messages must match.
+            let err = if err.starts_with("bash:") || err.starts_with("rsh:") {
+                "<shell message>".to_string()
+            } else {
+                err
+            };
+            results.push((out, err, status, workspace.read("cwd-file")));
+        }
+        seen.push((comparable_snapshot(&snapshot), results));
+    }
+    assert_eq!(
+        seen[1].0, seen[0].0,
+        "snapshots: rsh (left) and bash (right) differ"
+    );
+    assert_eq!(
+        seen[1].1, seen[0].1,
+        "commands: rsh (left) and bash (right) differ"
+    );
+    assert!(seen[1].0.contains(&"alias -- ll='ls -d'".to_string()));
+    assert_eq!(seen[1].1[3].3, "<ws>/sub\n");
+}
+
+#[test]
+fn claude_code_wrapper_refuses_a_denied_command() {
+    let workspace = Workspace::with_bashrc();
+    let shim = shim(RSH);
+    run_shim(&workspace, shim.path(), &["-c", "-l", CLAUDE_SNAPSHOT]);
+    let canary = workspace.path().join("canary");
+    let command = format!("sh -c 'touch {}'; cd sub", canary.display());
+    let wrapper = claude_wrapper(&workspace, &command);
+    let (out, err, status) = run_shim(&workspace, shim.path(), &["-c", &wrapper]);
+    assert!(!canary.exists(), "the denied shell ran");
+    assert!(err.contains("rsh: denied: sh -c"), "{err}");
+    // The wrapper's own plumbing completes: the cwd file is written as bash would.
+    assert_eq!((out.as_str(), status), ("", 0));
+    assert_eq!(workspace.read("cwd-file"), "<ws>/sub\n");
+}
+
+/// Codex's bash snapshot script (`codex-rs/core/src/shell_snapshot.rs`), run with `-lc`;
+/// the snapshot is its standard output.
+const CODEX_SNAPSHOT: &str = r##"if [ -z "$BASH_ENV" ] && [ -r "$HOME/.bashrc" ]; then
+  . "$HOME/.bashrc"
+fi
+echo '# Snapshot file'
+echo '# Unset all aliases to avoid conflicts with functions'
+unalias -a 2>/dev/null || true
+echo '# Functions'
+declare -f
+echo ''
+bash_opts=$(set -o | awk '$2=="on"{print $1}')
+bash_opt_count=$(printf '%s\n' "$bash_opts" | sed '/^$/d' | wc -l | tr -d ' ')
+echo "# setopts $bash_opt_count"
+if [ -n "$bash_opts" ]; then
+  printf 'set -o %s\n' $bash_opts
+fi
+echo ''
+alias_count=$(alias -p | wc -l | tr -d ' ')
+echo "# aliases $alias_count"
+alias -p
+echo ''
+export_lines=$(
+  while IFS= read -r name; do
+    if [[ "$name" =~ ^(PWD|OLDPWD)$ ]]; then
+      continue
+    fi
+    if [[ ! "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+      continue
+    fi
+    declare -xp "$name" 2>/dev/null || true
+  done < <(compgen -e)
+)
+export_count=$(printf '%s\n' "$export_lines" | sed '/^$/d' | wc -l | tr -d ' ')
+echo "# exports $export_count"
+if [ -n "$export_lines" ]; then
+  printf '%s\n' "$export_lines"
+fi
+"##;
+
+/// The snapshot's sections that must be the same (functions are laid out differently, and
+/// a login bash exports what /etc/profile sets).
+fn codex_sections(snapshot: &str) -> (Vec<String>, bool) {
+    let options_and_aliases = snapshot
+        .lines()
+        .skip_while(|line| !line.starts_with("# setopts"))
+        .take_while(|line| !line.starts_with("# exports"))
+        .map(str::to_string)
+        .collect();
+    (
+        options_and_aliases,
+        snapshot.contains("declare -x FOO=\"bar baz\"\n"),
+    )
+}
+
+#[test]
+fn codex_snapshot_and_commands_match_bash() {
+    let mut seen = Vec::new();
+    for shim in [shim(&real_bash()), shim(RSH)] {
+        let workspace = Workspace::with_bashrc();
+        let (snapshot, err, status) = run_shim(&workspace, shim.path(), &["-lc", CODEX_SNAPSHOT]);
+        assert_eq!((err.as_str(), status), ("", 0), "building the snapshot");
+        assert!(snapshot.starts_with("# Snapshot file\n"), "{snapshot}");
+        std::fs::write(workspace.path().join("snap.sh"), &snapshot).unwrap();
+        // Codex validates the snapshot before using it.
+        let validated = run_shim(&workspace, shim.path(), &["-c", "set -e; . \"snap.sh\""]);
+        let wrapped = |argv: &[&str]| {
+            let mut args = vec!["-c", ". \"$1\" && shift && exec \"$@\"", "codex", "snap.sh"];
+            args.extend(argv);
+            let (out, _, status) = run_shim(&workspace, shim.path(), &args);
+            (out, status)
+        };
+        let results = (
+            validated.2,
+            run_shim(
+                &workspace,
+                shim.path(),
+                &["-lc", "echo hi && ls -d sub; (exit 4)"],
+            ),
+            wrapped(&["ls", "-d", "sub"]),
+            wrapped(&["printf", "%s|", "a b", "c"]),
+            wrapped(&["no-such-program"]),
+        );
+        seen.push((codex_sections(&snapshot), results));
+    }
+    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
+    assert!(seen[1].0.1, "the export of FOO is in the snapshot");
+    // The script runs `unalias -a` before listing the aliases, in bash too.
+    assert!(
+        seen[1].0.0.contains(&"# aliases 0".to_string()),
+        "{:?}",
+        seen[1].0
+    );
+}
+
+#[test]
+fn codex_wrapped_argv_is_decided() {
+    let workspace = Workspace::with_bashrc();
+    let shim = shim(RSH);
+    let (snapshot, _, _) = run_shim(&workspace, shim.path(), &["-lc", CODEX_SNAPSHOT]);
+    std::fs::write(workspace.path().join("snap.sh"), snapshot).unwrap();
+    let canary = workspace.path().join("canary");
+    let touch = format!("touch {}", canary.display());
+    let (_, err, status) = run_shim(
+        &workspace,
+        shim.path(),
+        &[
+            "-c",
+            ". \"$1\" && shift && exec \"$@\"",
+            "codex",
+            "snap.sh",
+            "sh",
+            "-c",
+            &touch,
+        ],
+    );
+    assert_eq!(status, 126, "{err}");
+    assert!(err.contains("rsh: denied: sh -c"), "{err}");
+    assert!(!canary.exists(), "the denied shell ran");
+}
+
+/// Aider runs `[$SHELL, "-c", command]`: output, error output and status as bash's.
+#[test]
+fn aider_commands_match_bash() {
+    let script = "echo out; echo err >&2; ls -d sub; cat missing 2>&1; exit 3";
+    let mut seen = Vec::new();
+    for shim in [shim(&real_bash()), shim(RSH)] {
+        let workspace = Workspace::new();
+        seen.push(run_shim(&workspace, shim.path(), &["-c", script]));
+    }
+    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
+}
+
+/// gemini-cli's wrapper: the command in a group, then `pgrep -g 0` into a file, then the
+/// command's status.
+fn gemini_wrapper(command: &str, pgrep_file: &Path) -> String {
+    format!(
+        "{{ {command}; }}; __code=$?; pgrep -g 0 >{} 2>&1; exit $__code;",
+        pgrep_file.display()
+    )
+}
+
+#[test]
+fn gemini_cli_commands_match_bash() {
+    let mut seen = Vec::new();
+    for shim in [shim(&real_bash()), shim(RSH)] {
+        let workspace = Workspace::new();
+        let pgrep_file = workspace.path().join("shell_pgrep_0.tmp");
+        let mut results = Vec::new();
+        for command in ["echo hi && ls -d sub", "cd sub; pwd; false", "(exit 7)"] {
+            let (out, err, status) = run_shim(
+                &workspace,
+                shim.path(),
+                &["-c", &gemini_wrapper(command, &pgrep_file)],
+            );
+            // The process ids differ; what matters is that the file is only numbers.
+            let pgrep = std::fs::read_to_string(&pgrep_file).expect("the pgrep file");
+            assert!(
+                pgrep.lines().all(|l| l.trim().parse::<u32>().is_ok()),
+                "{pgrep:?}"
+            );
+            results.push((out, err, status));
+        }
+        seen.push(results);
+    }
+    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
+    assert_eq!(seen[1][2].2, 7);
+}
