@@ -275,13 +275,15 @@ pub fn run(inv: Invocation) -> i32 {
         eprint_line(&format!("rsh: {message}"));
         return 2;
     }
-    if let Some(command) = &inv.command {
-        return run_source(&mut shell, command);
-    }
-    if let Some(script) = &inv.script {
-        return run_file(&mut shell, script);
-    }
-    crate::repl::run_stdin(&mut shell, mode == Mode::Interactive)
+    let status = if let Some(command) = &inv.command {
+        run_source(&mut shell, command)
+    } else if let Some(script) = &inv.script {
+        run_file(&mut shell, script)
+    } else {
+        crate::repl::run_stdin(&mut shell, mode == Mode::Interactive)
+    };
+    shell.end_process_subs();
+    status
 }
 
 fn apply_startup_options(shell: &mut Shell, inv: &Invocation) -> Result<(), String> {

@@ -103,8 +103,11 @@ fn process_substitution_matches_bash() {
 fn process_substitution_commands_are_decided() {
     let dir = tempfile::tempdir().unwrap();
     let canary = dir.path().join("canary");
+    // rsh does not wait for a `>(…)` list, as bash does not: this one leaves a mark when it
+    // is done, and the script waits for the mark.
     let script = format!(
-        "cat <(sh -c 'touch {0}'); : > >(sh -c 'touch {0}'); echo \"status $?\"",
+        "cat <(sh -c 'touch {0}'); : > >(sh -c 'touch {0}'; : > done); echo \"status $?\"\n\
+         until [ -e done ]; do sleep 0.05; done",
         canary.display()
     );
     let (out, err, status) = run(RSH, &[], &script);
@@ -722,4 +725,34 @@ fn gemini_cli_commands_match_bash() {
     }
     assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
     assert_eq!(seen[1][2].2, 7);
+}
+
+/// The ids of processes whose command line contains `needle`.
+fn processes_with(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            cmdline
+                .contains(needle)
+                .then(|| entry.file_name().to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+/// As bash, rsh does not wait for a list its command did not read to the end; unlike bash, it
+/// ends such a list when it exits, so nothing of it outlives the shell.
+#[test]
+fn process_substitution_lists_do_not_outlive_the_shell() {
+    let marker = format!("rsh-procsub-{}", std::process::id());
+    let script = format!(
+        ": <(while :; do :; done); echo <(exec sleep 30 {marker}) >/dev/null; \
+         exec 3< <(exec sleep 31 {marker}); echo after"
+    );
+    let (out, err, status) = run(RSH, &["--policy", &permissive()], &script);
+    assert_eq!((out.as_str(), status), ("after\n", 0), "{err}");
+    let left = processes_with(&marker);
+    assert!(left.is_empty(), "still running after rsh exited: {left:?}");
 }

@@ -125,8 +125,9 @@ pub struct Shell {
     job_group: Option<nix::unistd::Pid>,
     /// Process substitutions of the pipelines running now, ended when their pipeline ends.
     process_subs: Vec<procsub::ProcessSub>,
-    /// Lists of process substitutions still feeding the shell itself (`exec < <(list)`).
-    lingering_subs: Vec<nix::unistd::Pid>,
+    /// Lists of process substitutions still running after their pipeline ended, with the
+    /// time their timeout ends them.
+    lingering_subs: Vec<(nix::unistd::Pid, Option<Instant>)>,
 }
 
 impl Shell {
@@ -496,13 +497,15 @@ impl Shell {
         // A subshell is not inside the parent's loops: `break` there only complains.
         self.loop_depth = 0;
         // A subshell's `exit`, `return` or errexit ends only the subshell.
-        match body(self) {
+        let status = match body(self) {
             Ok(status)
             | Err(Flow::Exit(status))
             | Err(Flow::Return(status))
             | Err(Flow::Abort(status)) => status,
             Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.last_status,
-        }
+        };
+        self.end_process_subs();
+        status
     }
 
     /// Where a new job goes: a process group of its own, holding the terminal if rsh holds it;

@@ -1,13 +1,17 @@
 //! Process substitution: `<(list)` and `>(list)`.
 //!
-//! The list runs in a forked shell (every command in it decided like any other), connected
-//! by a pipe to a descriptor of this shell that the command receives by name, `/dev/fd/N`,
-//! numbered from 63 down as in bash. The descriptor is not close-on-exec, so a program
-//! started for the command inherits it. When the pipeline that used it has finished, the
-//! shell closes its end (a writer still running gets SIGPIPE, a reader end of file) and
-//! waits for the forked shell, so nothing of it outlives the command.
+//! The list runs in a forked shell (every command in it decided like any other), in a
+//! process group of its own, connected by a pipe to a descriptor of this shell that the
+//! command receives by name, `/dev/fd/N`, numbered from 63 down as in bash. The descriptor is
+//! not close-on-exec, so a program started for the command inherits it. When the pipeline
+//! that used it has finished, the shell closes its end (a writer still running gets SIGPIPE,
+//! a reader end of file) and, as bash, does not wait for the list. A list still running
+//! then is collected when it ends; it is ended (its whole group) once it has run longer than
+//! the policy's timeout, checked whenever a pipeline ends, and when the shell exits, so
+//! nothing of it outlives the shell or its time limit.
 
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::Instant;
 
 use nix::unistd::Pid;
 
@@ -20,6 +24,8 @@ use crate::spawn::{self, Fork, fd};
 pub(crate) struct ProcessSub {
     end: OwnedFd,
     pid: Pid,
+    /// When the policy's timeout ends it.
+    deadline: Option<Instant>,
 }
 
 /// The highest descriptor number a substitution gets; bash's choice, which scripts print.
@@ -44,55 +50,64 @@ impl Shell {
                 // Earlier substitutions' ends are the command's, not this list's: holding
                 // them would keep their pipes from ending.
                 self.process_subs.clear();
+                self.lingering_subs.clear();
                 let _ = fd::install(theirs, their_fd);
-                self.enter_job(job::Placement::KEEP);
+                let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
+                self.enter_job(job::Placement {
+                    group: job::Group::New,
+                    terminal: None,
+                });
                 let status = self.run_in_child(|shell| shell.run_program(program));
                 spawn::exit_child(status);
             }
             Ok(Fork::Parent(pid)) => {
                 drop(theirs);
+                // Also here, so that the group exists before anything signals it.
+                let _ = nix::unistd::setpgid(pid, pid);
                 let placed = fd::move_below(ours, FIRST_NUMBER);
                 let end = match placed {
                     Ok(end) => end,
                     Err(errno) => {
-                        // Its pipe is gone: the list ends by itself.
-                        let _ = spawn::wait(pid);
+                        end_group(pid);
                         return Err(self.procsub_error("find a descriptor for it", errno));
                     }
                 };
                 let path = format!("/dev/fd/{}", end.as_raw_fd());
-                self.process_subs.push(ProcessSub { end, pid });
+                let deadline = self.job_timeout().map(|t| Instant::now() + t);
+                self.process_subs.push(ProcessSub { end, pid, deadline });
                 Ok(path)
             }
             Err(errno) => Err(self.procsub_error("fork", errno)),
         }
     }
 
-    /// Ends the substitutions started since `mark`: closes the shell's ends, then waits for
-    /// each list, unless the shell still holds its pipe on another descriptor (`exec <
-    /// <(list)`): that list goes on feeding later commands and is collected once it ends.
+    /// Ends the substitutions started since `mark`: closes the shell's ends; lists that
+    /// are still running are collected later (see the module comment).
     pub(crate) fn finish_process_subs(&mut self, mark: usize) {
-        self.lingering_subs
-            .retain(|&pid| !matches!(spawn::try_wait(pid), Ok(Some(_)) | Err(_)));
+        let now = Instant::now();
+        self.lingering_subs.retain(|&(pid, deadline)| {
+            if deadline.is_some_and(|d| d <= now) {
+                end_group(pid);
+                return false;
+            }
+            matches!(spawn::try_wait(pid), Ok(None))
+        });
         if self.process_subs.len() <= mark {
             return;
         }
-        // All ends closed before the first wait: one list may be waiting on another's.
-        let ended: Vec<(Pid, bool)> = self
-            .process_subs
-            .drain(mark..)
-            .map(|ProcessSub { end, pid }| {
-                let pipe = fd::identity(end.as_raw_fd());
-                drop(end);
-                (pid, pipe.is_some_and(still_open))
-            })
-            .collect();
-        for (pid, kept) in ended {
-            if kept {
-                self.lingering_subs.push(pid);
-            } else {
-                let _ = spawn::wait(pid);
+        for ProcessSub { end, pid, deadline } in self.process_subs.drain(mark..) {
+            drop(end);
+            if matches!(spawn::try_wait(pid), Ok(None)) {
+                self.lingering_subs.push((pid, deadline));
             }
+        }
+    }
+
+    /// When the shell (or a subshell) is done: ends every list still running.
+    pub(crate) fn end_process_subs(&mut self) {
+        self.process_subs.clear();
+        for (pid, _) in self.lingering_subs.drain(..) {
+            end_group(pid);
         }
     }
 
@@ -104,7 +119,8 @@ impl Shell {
     }
 }
 
-/// Whether one of the shell's descriptors below its own range is the file `identity`.
-fn still_open(identity: (u64, u64)) -> bool {
-    (0..crate::SHELL_FDS_FROM).any(|n| fd::identity(n) == Some(identity))
+/// Ends a list's whole process group and collects the forked shell that led it.
+fn end_group(pid: Pid) {
+    let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
+    let _ = spawn::wait(pid);
 }

@@ -841,17 +841,19 @@ impl<'a> Converter<'a> {
         while start > 0 && matches!(bytes[start - 1], b' ' | b'\t') {
             start -= 1;
         }
-        // A blank line before it is the body's, unless it is the line the `<<` is on (which
-        // holds the operator, so it is never blank).
+        // A blank line before it is the body's (the line the `<<` is on holds the operator,
+        // so it is never blank).
         while start > 0 && bytes[start - 1] == b'\n' {
             let line_start = bytes[..start - 1]
                 .iter()
                 .rposition(|&b| b == b'\n')
                 .map_or(0, |i| i + 1);
-            if !bytes[line_start..start - 1]
+            let blank = bytes[line_start..start - 1]
                 .iter()
-                .all(|&b| matches!(b, b' ' | b'\t'))
-            {
+                .all(|&b| matches!(b, b' ' | b'\t'));
+            // After a line ending in `\`, a blank line continues the command, not the body.
+            let continued = line_start >= 2 && bytes[line_start - 2] == b'\\';
+            if !blank || continued {
                 break;
             }
             start = line_start;

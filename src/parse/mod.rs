@@ -102,6 +102,8 @@ pub fn prompt_word(text: &str) -> Result<Word, ParseError> {
         }
         match chars.next() {
             Some('"') => body.push('"'),
+            // A last backslash is text, not a line continuation of the wrapper.
+            None => body.push_str("\\\\"),
             next => {
                 body.push('\\');
                 body.extend(next);

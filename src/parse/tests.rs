@@ -2024,3 +2024,28 @@ fn heredoc_keeps_leading_blank_lines() {
     };
     assert_eq!(show_word(&simple.redirects[0].target), "'\n  \nx\n'");
 }
+
+/// After a line ending in `\`, a blank line continues the command, not the here-document.
+#[test]
+fn heredoc_body_starts_after_a_continued_line() {
+    let program = ok("cat <<E \\\n   \nbody\nE\n");
+    let Command::Simple(simple) = &program.body[0].first.commands[0] else {
+        panic!("a simple command");
+    };
+    assert_eq!(show_word(&simple.redirects[0].target), "'body\n'");
+}
+
+/// `<(` inside a parameter operand in double quotes is text, as in bash.
+#[test]
+fn process_substitution_syntax_in_operands_is_text() {
+    assert!(parse("echo \"${v:->(none)}\" \"${v:-<(x)}\"").is_ok());
+}
+
+/// A prompt's last backslash is text; `\"` is a quote.
+#[test]
+fn prompt_words_keep_a_last_backslash() {
+    let word = super::prompt_word("C:\\").unwrap();
+    assert_eq!(show_word(&word), "'C:\\\n'");
+    let word = super::prompt_word("a\\\"b\"").unwrap();
+    assert_eq!(show_word(&word), "'a\"b\"\n'");
+}

@@ -169,7 +169,14 @@ impl<'a> Converter<'a> {
                     flush(&mut text, &mut parts, mode);
                     parts.push(WordPart::DoubleQuoted(self.double_quoted(pos, end)?));
                 }
-                '<' | '>' if mode == Mode::Unquoted && self.src[*pos + 1..].starts_with('(') => {
+                '<' | '>'
+                    if mode == Mode::Unquoted
+                        && !in_double
+                        && self.src[*pos + 1..].starts_with('(')
+                        && self
+                            .node_starting_at(*pos, &["process_substitution"])
+                            .is_some() =>
+                {
                     flush(&mut text, &mut parts, mode);
                     parts.push(self.process_substitution(pos, end)?);
                 }

@@ -119,18 +119,6 @@ pub fn move_below(file: OwnedFd, highest: RawFd) -> Result<OwnedFd, Errno> {
     Err(Errno::EMFILE)
 }
 
-/// The device and inode of the file open on `fd`; None when it is not open.
-pub fn identity(fd: RawFd) -> Option<(u64, u64)> {
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: fstat writes a whole stat into the buffer when it succeeds.
-    if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
-        return None;
-    }
-    // SAFETY: initialized by the successful fstat above.
-    let st = unsafe { st.assume_init() };
-    Some((st.st_dev, st.st_ino))
-}
-
 /// Closes a descriptor number the shell does not own through an `OwnedFd` (redirection
 /// targets such as `3>&-`).
 pub fn close(fd: RawFd) {
