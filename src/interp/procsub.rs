@@ -44,6 +44,11 @@ impl Shell {
         } else {
             (read, write, 1)
         };
+        // A group of its own, never the terminal's: the command in front holds that.
+        let placement = job::Placement {
+            group: job::Group::New,
+            terminal: None,
+        };
         match self.fork() {
             Ok(Fork::Child) => {
                 drop(ours);
@@ -52,18 +57,14 @@ impl Shell {
                 self.process_subs.clear();
                 self.lingering_subs.clear();
                 let _ = fd::install(theirs, their_fd);
-                let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
-                self.enter_job(job::Placement {
-                    group: job::Group::New,
-                    terminal: None,
-                });
+                placement.apply_in_child();
+                self.enter_job(placement);
                 let status = self.run_in_child(|shell| shell.run_program(program));
                 spawn::exit_child(status);
             }
             Ok(Fork::Parent(pid)) => {
                 drop(theirs);
-                // Also here, so that the group exists before anything signals it.
-                let _ = nix::unistd::setpgid(pid, pid);
+                placement.apply_in_parent(pid);
                 let placed = fd::move_below(ours, FIRST_NUMBER);
                 let end = match placed {
                     Ok(end) => end,
@@ -84,6 +85,9 @@ impl Shell {
     /// Ends the substitutions started since `mark`: closes the shell's ends; lists that
     /// are still running are collected later (see the module comment).
     pub(crate) fn finish_process_subs(&mut self, mark: usize) {
+        if self.lingering_subs.is_empty() && self.process_subs.len() <= mark {
+            return;
+        }
         let now = Instant::now();
         self.lingering_subs.retain(|&(pid, deadline)| {
             if deadline.is_some_and(|d| d <= now) {

@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 pub use ast::*;
+pub(crate) use word::octal_escape;
 
 /// Inputs larger than this are refused rather than parsed (a script, not a data file).
 pub const MAX_SOURCE_BYTES: usize = 16 * 1024 * 1024;

@@ -2019,20 +2019,20 @@ fn a_line_break_ends_a_redirection() {
 #[test]
 fn heredoc_keeps_leading_blank_lines() {
     let program = ok("cat <<E\n\n  \nx\nE\n");
-    let Command::Simple(simple) = &program.body[0].first.commands[0] else {
-        panic!("a simple command");
-    };
-    assert_eq!(show_word(&simple.redirects[0].target), "'\n  \nx\n'");
+    assert_eq!(
+        show_word(&first_simple(&program).redirects[0].target),
+        "'\n  \nx\n'"
+    );
 }
 
 /// After a line ending in `\`, a blank line continues the command, not the here-document.
 #[test]
 fn heredoc_body_starts_after_a_continued_line() {
     let program = ok("cat <<E \\\n   \nbody\nE\n");
-    let Command::Simple(simple) = &program.body[0].first.commands[0] else {
-        panic!("a simple command");
-    };
-    assert_eq!(show_word(&simple.redirects[0].target), "'body\n'");
+    assert_eq!(
+        show_word(&first_simple(&program).redirects[0].target),
+        "'body\n'"
+    );
 }
 
 /// `<(` inside a parameter operand in double quotes is text, as in bash.

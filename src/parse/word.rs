@@ -172,13 +172,19 @@ impl<'a> Converter<'a> {
                 '<' | '>'
                     if mode == Mode::Unquoted
                         && !in_double
-                        && self.src[*pos + 1..].starts_with('(')
-                        && self
-                            .node_starting_at(*pos, &["process_substitution"])
-                            .is_some() =>
+                        && self.src[*pos + 1..].starts_with('(') =>
                 {
-                    flush(&mut text, &mut parts, mode);
-                    parts.push(self.process_substitution(pos, end)?);
+                    match self.process_substitution(pos, end)? {
+                        Some(part) => {
+                            flush(&mut text, &mut parts, mode);
+                            parts.push(part);
+                        }
+                        // In `${s%<(x)}` it is part of a pattern.
+                        None => {
+                            text.push(c);
+                            *pos += 1;
+                        }
+                    }
                 }
                 '"' if mode == Mode::Double => break,
                 '"' if mode == Mode::Arith => *pos += 1,
@@ -435,24 +441,25 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// `<(…)` and `>(…)`: tree-sitter found where they end.
+    /// `<(…)` and `>(…)`: tree-sitter found where they end. None where it found none (the
+    /// text is then not a process substitution).
     fn process_substitution(
         &mut self,
         pos: &mut usize,
         end: usize,
-    ) -> Result<WordPart, ParseError> {
+    ) -> Result<Option<WordPart>, ParseError> {
         let at = *pos;
-        let node = self
-            .node_starting_at(at, &["process_substitution"])
-            .ok_or_else(|| self.syntax("cannot find the end of this process substitution", at))?;
+        let Some(node) = self.node_starting_at(at, &["process_substitution"]) else {
+            return Ok(None);
+        };
         if node.end_byte() > end {
             return Err(self.syntax("substitution runs past the end of its word", at));
         }
         *pos = node.end_byte();
-        Ok(WordPart::ProcessSub {
+        Ok(Some(WordPart::ProcessSub {
             program: Rc::new(self.command_substitution(node)?),
             output: self.src.as_bytes()[at] == b'>',
-        })
+        }))
     }
 
     /// The statements of a `$(…)` node; `$(<file)` arrives as a bare redirection.
@@ -806,16 +813,7 @@ pub(crate) fn decode_ansi_c(body: &str) -> String {
             'v' => out.push('\x0b'),
             '\\' | '\'' | '"' | '?' => out.push(e),
             '0'..='7' => {
-                let mut value = e.to_digit(8).expect("octal digit");
-                for _ in 0..2 {
-                    match chars.peek().and_then(|c| c.to_digit(8)) {
-                        Some(d) => {
-                            value = value * 8 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
+                let (value, _) = octal_escape(e, &mut chars);
                 push_byte_value(&mut out, value & 0xff);
             }
             'x' => match take_hex(&mut chars, 2) {
@@ -843,6 +841,27 @@ pub(crate) fn decode_ansi_c(body: &str) -> String {
         }
     }
     out
+}
+
+/// The value of a `\N`, `\NN` or `\NNN` escape whose first digit is `first` (`$'…'` and
+/// prompts), taking up to two more digits from `chars`; also how many digits it had.
+pub(crate) fn octal_escape(
+    first: char,
+    chars: &mut std::iter::Peekable<std::str::Chars>,
+) -> (u32, usize) {
+    let mut value = first.to_digit(8).expect("an octal digit");
+    let mut digits = 1;
+    while digits < 3 {
+        match chars.peek().and_then(|c| c.to_digit(8)) {
+            Some(d) => {
+                value = value * 8 + d;
+                digits += 1;
+                chars.next();
+            }
+            None => break,
+        }
+    }
+    (value, digits)
 }
 
 /// A `\NNN` or `\xHH` byte: ASCII as itself, above that as the Latin-1 character (rsh strings

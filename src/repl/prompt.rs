@@ -114,16 +114,7 @@ fn decode(shell: &Shell, raw: &str, protect: bool, number: usize) -> String {
             // Readline's markers around invisible text: nothing to mark without readline.
             '[' | ']' => String::new(),
             '0'..='7' => {
-                let mut value = code.to_digit(8).unwrap_or(0);
-                for _ in 0..2 {
-                    match chars.peek().and_then(|c| c.to_digit(8)) {
-                        Some(digit) => {
-                            value = value * 8 + digit;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
+                let (value, _) = parse::octal_escape(code, &mut chars);
                 char::from_u32(value & 0xff)
                     .map(String::from)
                     .unwrap_or_default()

@@ -609,34 +609,39 @@ impl Exit {
     }
 }
 
-/// Waits for one child, retrying on EINTR.
 /// Collects `pid` if it has ended; Ok(None) while it runs.
 pub fn try_wait(pid: Pid) -> Result<Option<Exit>, Errno> {
     match waitpid(pid, Some(WaitPidFlag::WNOHANG)) {
-        Ok(WaitStatus::Exited(_, code)) => Ok(Some(Exit::Code(code))),
-        Ok(WaitStatus::Signaled(_, signal, core)) => Ok(Some(Exit::Signal {
-            signal: signal as i32,
-            core,
-        })),
-        Ok(_) | Err(Errno::EINTR) => Ok(None),
+        Ok(status) => Ok(ended(status)),
+        Err(Errno::EINTR) => Ok(None),
         Err(errno) => Err(errno),
     }
 }
 
+/// Waits for one child, retrying on EINTR.
 pub fn wait(pid: Pid) -> Result<Exit, Errno> {
     loop {
         match waitpid(pid, Some(WaitPidFlag::empty())) {
-            Ok(WaitStatus::Exited(_, code)) => return Ok(Exit::Code(code)),
-            Ok(WaitStatus::Signaled(_, signal, core)) => {
-                return Ok(Exit::Signal {
-                    signal: signal as i32,
-                    core,
-                });
+            Ok(status) => {
+                if let Some(exit) = ended(status) {
+                    return Ok(exit);
+                }
             }
-            Ok(_) => continue,
             Err(Errno::EINTR) => continue,
             Err(errno) => return Err(errno),
         }
+    }
+}
+
+/// How a child ended, if the status says it did.
+fn ended(status: WaitStatus) -> Option<Exit> {
+    match status {
+        WaitStatus::Exited(_, code) => Some(Exit::Code(code)),
+        WaitStatus::Signaled(_, signal, core) => Some(Exit::Signal {
+            signal: signal as i32,
+            core,
+        }),
+        _ => None,
     }
 }
 
