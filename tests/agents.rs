@@ -372,7 +372,8 @@ fn prompts_match_bash() {
         pty.drain(Duration::from_millis(300));
         pty.send_line(
             "cd sub; n=5; PS0='<ps0>'; PS2='<ps2>'; \
-             PS1='[\\u \\W \\w|\\$|$((n+1))|\\\\|\\101|\\[x\\]|\"q\" $?]'; echo START",
+             PS1='[\\u \\W \\w|\\$|$((n+1))|\\\\|\\101|\\1|\\01|\\000|\\7a|\\[x\\]|\"q\" $?]'; \
+             echo START",
         );
         pty.expect("START", Duration::from_secs(10));
         pty.send_line("false");
@@ -385,7 +386,7 @@ fn prompts_match_bash() {
         seen.push(screen.replace(&root, "<ws>"));
     }
     assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
-    assert!(seen[1].contains("|6|\\|A|x|\"q\" 1]"), "{}", seen[1]);
+    assert!(seen[1].contains("|6|\\|A|\\1|\\01||\\7a|x|\"q\" 1]"), "{}", seen[1]);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -114,8 +114,15 @@ fn decode(shell: &Shell, raw: &str, protect: bool, number: usize) -> String {
             // Readline's markers around invisible text: nothing to mark without readline.
             '[' | ']' => String::new(),
             '0'..='7' => {
-                let (value, _) = parse::octal_escape(code, &mut chars);
+                let (value, digits) = parse::octal_escape(code, &mut chars);
+                if digits < 3 {
+                    // bash takes only three digits as a character code; fewer stay as text.
+                    out.push_str(&format!("\\{value:0digits$o}"));
+                    continue;
+                }
+                // A NUL would end bash's C string: it shows nothing.
                 char::from_u32(value & 0xff)
+                    .filter(|&c| c != '\0')
                     .map(String::from)
                     .unwrap_or_default()
             }
