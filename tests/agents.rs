@@ -133,6 +133,14 @@ fn shim(target: &str) -> tempfile::TempDir {
     dir
 }
 
+/// Runs `session` with the real bash in front (through a shim directory), then with rsh;
+/// returns what each gave, bash's first.
+fn bash_and_rsh<T>(mut session: impl FnMut(&Path) -> T) -> (T, T) {
+    let bash = shim(&real_bash());
+    let rsh = shim(RSH);
+    (session(bash.path()), session(rsh.path()))
+}
+
 /// The real bash, by absolute path (the shim directory comes first in PATH).
 fn real_bash() -> String {
     for candidate in ["/usr/bin/bash", "/bin/bash"] {
@@ -245,12 +253,9 @@ const SWE_COMMANDS: &[&str] = &[
 
 #[test]
 fn swe_agent_session_matches_bash() {
-    let bash_shim = shim(&real_bash());
-    let rsh_shim = shim(RSH);
-    let mut seen = Vec::new();
-    for shim in [&bash_shim, &rsh_shim] {
+    let (bash, rsh) = bash_and_rsh(|shim| {
         let workspace = Workspace::new();
-        let mut session = SweSession::start(&workspace, shim.path());
+        let mut session = SweSession::start(&workspace, shim);
         let mut results: Vec<(String, i32)> = SWE_COMMANDS
             .iter()
             .map(|command| session.run(command))
@@ -267,15 +272,15 @@ fn swe_agent_session_matches_bash() {
         }
         assert_eq!(session.pty.exit(), Some(0));
         let syntax = [
-            swe_syntax_check(&workspace, shim.path(), "echo ok"),
-            swe_syntax_check(&workspace, shim.path(), "if true; then"),
+            swe_syntax_check(&workspace, shim, "echo ok"),
+            swe_syntax_check(&workspace, shim, "if true; then"),
         ];
-        seen.push((results, syntax));
-    }
-    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
-    assert_eq!(seen[1].0[2], ("<ws>/sub\n".to_string(), 0));
-    assert_eq!(seen[1].1[0], 0);
-    assert_ne!(seen[1].1[1], 0);
+        (results, syntax)
+    });
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert_eq!(rsh.0[2], ("<ws>/sub\n".to_string(), 0));
+    assert_eq!(rsh.1[0], 0);
+    assert_ne!(rsh.1[1], 0);
 }
 
 #[test]
@@ -319,13 +324,10 @@ fn prompt_blocks(screen: &str) -> Vec<String> {
 
 #[test]
 fn openhands_session_matches_bash() {
-    let bash_shim = shim(&real_bash());
-    let rsh_shim = shim(RSH);
-    let mut seen = Vec::new();
-    for shim in [&bash_shim, &rsh_shim] {
+    let (bash, rsh) = bash_and_rsh(|shim| {
         let workspace = Workspace::new();
         // tmux's pane: a terminal that echoes.
-        let mut pty = Pty::spawn(workspace.shell_command(shim.path(), &[]), true);
+        let mut pty = Pty::spawn(workspace.shell_command(shim, &[]), true);
         pty.drain(Duration::from_millis(300));
         pty.send_line(&openhands_prompt_command());
         let mut screen = String::new();
@@ -344,31 +346,28 @@ fn openhands_session_matches_bash() {
             .map(|block| block.replace(&root, "<ws>"))
             .collect();
         assert!(screen.contains("hi\r\n"), "{screen:?}");
-        seen.push(blocks);
-    }
-    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
+        blocks
+    });
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
     let codes: Vec<bool> = ["\"0\"", "\"0\"", "\"1\"", "\"3\""]
         .iter()
-        .zip(&seen[1])
+        .zip(&rsh)
         .map(|(code, block)| block.contains(&format!("\"exit_code\": {code}")))
         .collect();
-    assert_eq!(codes, [true; 4], "{:#?}", seen[1]);
+    assert_eq!(codes, [true; 4], "{:#?}", rsh);
     assert!(
-        seen[1][1].contains("\"working_dir\": \"<ws>/sub\""),
+        rsh[1].contains("\"working_dir\": \"<ws>/sub\""),
         "{}",
-        seen[1][1]
+        rsh[1]
     );
 }
 
 /// Prompt escapes, expansions in prompts, PS0 and PS2 where bash shows them.
 #[test]
 fn prompts_match_bash() {
-    let bash_shim = shim(&real_bash());
-    let rsh_shim = shim(RSH);
-    let mut seen = Vec::new();
-    for shim in [&bash_shim, &rsh_shim] {
+    let (bash, rsh) = bash_and_rsh(|shim| {
         let workspace = Workspace::new();
-        let mut pty = Pty::spawn(workspace.shell_command(shim.path(), &[]), false);
+        let mut pty = Pty::spawn(workspace.shell_command(shim, &[]), false);
         pty.drain(Duration::from_millis(300));
         pty.send_line(
             "cd sub; n=5; PS0='<ps0>'; PS2='<ps2>'; \
@@ -383,10 +382,10 @@ fn prompts_match_bash() {
         let screen = pty.expect("END\r\n", Duration::from_secs(10));
         assert_eq!(pty.exit(), Some(0));
         let root = workspace.path().display().to_string();
-        seen.push(screen.replace(&root, "<ws>"));
-    }
-    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
-    assert!(seen[1].contains("|6|\\|A|\\1|\\01||\\7a|x|\"q\" 1]"), "{}", seen[1]);
+        screen.replace(&root, "<ws>")
+    });
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert!(rsh.contains("|6|\\|A|\\1|\\01||\\7a|x|\"q\" 1]"), "{}", rsh);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,10 +502,9 @@ fn claude_code_snapshot_and_commands_match_bash() {
         "ls no-such-file; echo \"status $?\"",
         "grep -c . /etc/hostname > count.txt && cat count.txt",
     ];
-    let mut seen = Vec::new();
-    for shim in [shim(&real_bash()), shim(RSH)] {
+    let (bash, rsh) = bash_and_rsh(|shim| {
         let workspace = Workspace::with_bashrc();
-        let built = run_shim(&workspace, shim.path(), &["-c", "-l", CLAUDE_SNAPSHOT]);
+        let built = run_shim(&workspace, shim, &["-c", "-l", CLAUDE_SNAPSHOT]);
         assert_eq!(
             (built.1.as_str(), built.2),
             ("", 0),
@@ -518,7 +516,7 @@ fn claude_code_snapshot_and_commands_match_bash() {
             let _ = std::fs::remove_file(workspace.path().join("cwd-file"));
             let (out, err, status) = run_shim(
                 &workspace,
-                shim.path(),
+                shim,
                 &["-c", &claude_wrapper(&workspace, command)],
             );
             // Error messages name the shell; a command's own messages must match.
@@ -529,18 +527,18 @@ fn claude_code_snapshot_and_commands_match_bash() {
             };
             results.push((out, err, status, workspace.read("cwd-file")));
         }
-        seen.push((comparable_snapshot(&snapshot), results));
-    }
+        (comparable_snapshot(&snapshot), results)
+    });
     assert_eq!(
-        seen[1].0, seen[0].0,
+        rsh.0, bash.0,
         "snapshots: rsh (left) and bash (right) differ"
     );
     assert_eq!(
-        seen[1].1, seen[0].1,
+        rsh.1, bash.1,
         "commands: rsh (left) and bash (right) differ"
     );
-    assert!(seen[1].0.contains(&"alias -- ll='ls -d'".to_string()));
-    assert_eq!(seen[1].1[3].3, "<ws>/sub\n");
+    assert!(rsh.0.contains(&"alias -- ll='ls -d'".to_string()));
+    assert_eq!(rsh.1[3].3, "<ws>/sub\n");
 }
 
 #[test]
@@ -616,42 +614,33 @@ fn codex_sections(snapshot: &str) -> (Vec<String>, bool) {
 
 #[test]
 fn codex_snapshot_and_commands_match_bash() {
-    let mut seen = Vec::new();
-    for shim in [shim(&real_bash()), shim(RSH)] {
+    let (bash, rsh) = bash_and_rsh(|shim| {
         let workspace = Workspace::with_bashrc();
-        let (snapshot, err, status) = run_shim(&workspace, shim.path(), &["-lc", CODEX_SNAPSHOT]);
+        let (snapshot, err, status) = run_shim(&workspace, shim, &["-lc", CODEX_SNAPSHOT]);
         assert_eq!((err.as_str(), status), ("", 0), "building the snapshot");
         assert!(snapshot.starts_with("# Snapshot file\n"), "{snapshot}");
         std::fs::write(workspace.path().join("snap.sh"), &snapshot).unwrap();
         // Codex validates the snapshot before using it.
-        let validated = run_shim(&workspace, shim.path(), &["-c", "set -e; . \"snap.sh\""]);
+        let validated = run_shim(&workspace, shim, &["-c", "set -e; . \"snap.sh\""]);
         let wrapped = |argv: &[&str]| {
             let mut args = vec!["-c", ". \"$1\" && shift && exec \"$@\"", "codex", "snap.sh"];
             args.extend(argv);
-            let (out, _, status) = run_shim(&workspace, shim.path(), &args);
+            let (out, _, status) = run_shim(&workspace, shim, &args);
             (out, status)
         };
         let results = (
             validated.2,
-            run_shim(
-                &workspace,
-                shim.path(),
-                &["-lc", "echo hi && ls -d sub; (exit 4)"],
-            ),
+            run_shim(&workspace, shim, &["-lc", "echo hi && ls -d sub; (exit 4)"]),
             wrapped(&["ls", "-d", "sub"]),
             wrapped(&["printf", "%s|", "a b", "c"]),
             wrapped(&["no-such-program"]),
         );
-        seen.push((codex_sections(&snapshot), results));
-    }
-    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
-    assert!(seen[1].0.1, "the export of FOO is in the snapshot");
+        (codex_sections(&snapshot), results)
+    });
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert!(rsh.0.1, "the export of FOO is in the snapshot");
     // The script runs `unalias -a` before listing the aliases, in bash too.
-    assert!(
-        seen[1].0.0.contains(&"# aliases 0".to_string()),
-        "{:?}",
-        seen[1].0
-    );
+    assert!(rsh.0.0.contains(&"# aliases 0".to_string()), "{:?}", rsh.0);
 }
 
 #[test]
@@ -684,12 +673,11 @@ fn codex_wrapped_argv_is_decided() {
 #[test]
 fn aider_commands_match_bash() {
     let script = "echo out; echo err >&2; ls -d sub; cat missing 2>&1; exit 3";
-    let mut seen = Vec::new();
-    for shim in [shim(&real_bash()), shim(RSH)] {
+    let (bash, rsh) = bash_and_rsh(|shim| {
         let workspace = Workspace::new();
-        seen.push(run_shim(&workspace, shim.path(), &["-c", script]));
-    }
-    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
+        run_shim(&workspace, shim, &["-c", script])
+    });
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
 }
 
 /// gemini-cli's wrapper: the command in a group, then `pgrep -g 0` into a file, then the
@@ -703,15 +691,14 @@ fn gemini_wrapper(command: &str, pgrep_file: &Path) -> String {
 
 #[test]
 fn gemini_cli_commands_match_bash() {
-    let mut seen = Vec::new();
-    for shim in [shim(&real_bash()), shim(RSH)] {
+    let (bash, rsh) = bash_and_rsh(|shim| {
         let workspace = Workspace::new();
         let pgrep_file = workspace.path().join("shell_pgrep_0.tmp");
         let mut results = Vec::new();
         for command in ["echo hi && ls -d sub", "cd sub; pwd; false", "(exit 7)"] {
             let (out, err, status) = run_shim(
                 &workspace,
-                shim.path(),
+                shim,
                 &["-c", &gemini_wrapper(command, &pgrep_file)],
             );
             // The process ids differ; what matters is that the file is only numbers.
@@ -722,10 +709,10 @@ fn gemini_cli_commands_match_bash() {
             );
             results.push((out, err, status));
         }
-        seen.push(results);
-    }
-    assert_eq!(seen[1], seen[0], "rsh (left) and bash (right) differ");
-    assert_eq!(seen[1][2].2, 7);
+        results
+    });
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert_eq!(rsh[2].2, 7);
 }
 
 /// The ids of processes whose command line contains `needle`.
