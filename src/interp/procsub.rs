@@ -7,7 +7,8 @@
 //! that used it has finished, the shell closes its end (a writer still running gets SIGPIPE,
 //! a reader end of file) and, as bash, does not wait for the list. A list still running
 //! then is collected when it ends; it is ended (its whole group) once it has run longer than
-//! the policy's timeout, checked whenever a pipeline ends, and when the shell exits, so
+//! the policy's timeout, checked whenever a pipeline ends, and when the shell exits it gets
+//! a short grace to finish (a `>(…)` list writing out what it read) before it is ended, so
 //! nothing of it outlives the shell or its time limit.
 
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -107,11 +108,29 @@ impl Shell {
         }
     }
 
-    /// When the shell (or a subshell) is done: ends every list still running.
+    /// When the shell (or a subshell) is done: gives each list still running `job::GRACE`
+    /// (or what is left of its timeout) to end by itself, as a `>(…)` list does once it has
+    /// read what it was sent, then ends its group.
     pub(crate) fn end_process_subs(&mut self) {
-        self.process_subs.clear();
-        for (pid, _) in self.lingering_subs.drain(..) {
-            end_group(pid);
+        for ProcessSub { end, pid, deadline } in self.process_subs.drain(..) {
+            drop(end);
+            self.lingering_subs.push((pid, deadline));
+        }
+        let grace = Instant::now() + job::GRACE;
+        for (pid, deadline) in self.lingering_subs.drain(..) {
+            let until = deadline.map_or(grace, |d| d.min(grace));
+            loop {
+                match spawn::try_wait(pid) {
+                    Ok(None) if Instant::now() < until => {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    Ok(None) => {
+                        end_group(pid);
+                        break;
+                    }
+                    Ok(Some(_)) | Err(_) => break,
+                }
+            }
         }
     }
 
