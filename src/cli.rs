@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::interp::{Mode, Shell};
 use crate::parse;
-use crate::policy::{self, Unresolved};
+use crate::policy::{self, Owners, Unresolved};
 use crate::spawn::{self, fd};
 
 pub const USAGE: &str = "\
@@ -157,12 +157,21 @@ pub fn parse_args(argv: &[String]) -> Result<Invocation, UsageError> {
 /// Picks the policy: `--policy FILE`, else /etc/rsh/policy.toml if it exists, else the
 /// compiled-in default. Any failure is fatal: rsh never runs without a policy it understood.
 /// Its command names are not looked up yet (see `Unresolved`).
+///
+/// A policy file must be owned by root or the user running rsh, and writable by nobody else.
+/// While a system policy exists, a user's `--policy` must be root's: otherwise anyone could
+/// write themselves a looser policy than the administrator's.
 pub fn load_policy(explicit: Option<&Path>) -> Result<Unresolved, String> {
     let env_path = std::env::var("PATH").ok();
     let system = Path::new(policy::SYSTEM_POLICY_PATH);
+    let system_exists = system.symlink_metadata().is_ok();
+    let uid = nix::unistd::getuid().as_raw();
     let loaded = match explicit {
-        Some(file) => Unresolved::load(file, env_path.as_deref()),
-        None if system.symlink_metadata().is_ok() => Unresolved::load(system, env_path.as_deref()),
+        Some(file) if system_exists => {
+            Unresolved::load(file, env_path.as_deref(), Owners::RootOnly)
+        }
+        Some(file) => Unresolved::load(file, env_path.as_deref(), Owners::RootOr(uid)),
+        None if system_exists => Unresolved::load(system, env_path.as_deref(), Owners::RootOr(0)),
         None => Unresolved::built_in(env_path.as_deref()),
     };
     loaded.map_err(|err| format!("cannot start: policy {err}"))

@@ -141,8 +141,18 @@ impl Sandbox {
 /// Runs rsh and returns its status, stdout and stderr. Fails the test when rsh is killed by a
 /// signal (a crash: stack overflow, abort, ...) or runs longer than `TIMEOUT`.
 fn rsh(cwd: &Path, args: &[&OsStr]) -> Run {
+    rsh_as(None, cwd, args)
+}
+
+/// As `rsh`, as the user with id UID when given.
+fn rsh_as(uid: Option<u32>, cwd: &Path, args: &[&OsStr]) -> Run {
     let started = Instant::now();
-    let mut child = Command::new(RSH)
+    let mut command = Command::new(RSH);
+    if let Some(uid) = uid {
+        std::os::unix::process::CommandExt::uid(&mut command, uid);
+        std::os::unix::process::CommandExt::gid(&mut command, uid);
+    }
+    let mut child = command
         .args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
@@ -890,6 +900,143 @@ fn usage_unknown_short_option_before_command() {
 #[test]
 fn usage_policy_without_file() {
     usage_error(&["--policy"], "--policy");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A policy others could change
+// ---------------------------------------------------------------------------------------------
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// `rsh --policy FILE -c 'touch CANARY'` must refuse to start, naming FILE_OR_DIR and why.
+fn untrusted_policy(sb: &Sandbox, file: &Path, uid: Option<u32>, mentions: &[&str]) {
+    let run = rsh_as(
+        uid,
+        sb.path(),
+        &[
+            "--policy".as_ref(),
+            file.as_os_str(),
+            "-c".as_ref(),
+            "touch CANARY".as_ref(),
+        ],
+    );
+    let prefix = format!(
+        "rsh: cannot start: policy {}: refused: the ",
+        file.display()
+    );
+    sb.refused("touch CANARY", &run, &prefix);
+    for mention in mentions {
+        assert!(
+            run.stderr.contains(mention),
+            "{mention:?}\n{}",
+            run.describe()
+        );
+    }
+}
+
+#[test]
+fn a_policy_anyone_can_write_is_refused() {
+    let sb = Sandbox::new();
+    chmod(&sb.policy(), 0o666);
+    untrusted_policy(
+        &sb,
+        &sb.policy(),
+        None,
+        &[
+            "is writable by its group and by everyone (mode 0666)",
+            "chmod go-w",
+        ],
+    );
+    chmod(&sb.policy(), 0o664);
+    untrusted_policy(
+        &sb,
+        &sb.policy(),
+        None,
+        &["writable by its group (mode 0664)"],
+    );
+}
+
+#[test]
+fn a_policy_in_a_directory_others_can_write_is_refused() {
+    let sb = Sandbox::new();
+    let open = sb.path().join("open");
+    fs::create_dir(&open).unwrap();
+    let file = open.join("policy.toml");
+    fs::copy(sb.policy(), &file).unwrap();
+    chmod(&open, 0o770);
+    untrusted_policy(
+        &sb,
+        &file,
+        None,
+        &[&format!(
+            "the directory {} is writable by its group",
+            open.display()
+        )],
+    );
+    // A link from a trusted place does not help: the file is judged where it really is.
+    let link = sb.path().join("link.toml");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    untrusted_policy(&sb, &link, None, &[&open.display().to_string()]);
+}
+
+/// A user may run rsh on a policy of their own, or root's, but not on another user's.
+#[test]
+fn a_policy_must_be_owned_by_root_or_the_user_running_rsh() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: running rsh as another user needs root");
+        return;
+    }
+    const USER: u32 = 47_101;
+    const OTHER: u32 = 47_102;
+    let sb = Sandbox::new();
+    chmod(sb.path(), 0o755);
+    std::os::unix::fs::chown(sb.path(), Some(USER), Some(USER)).unwrap();
+    let run_as_user = |file: &Path| {
+        rsh_as(
+            Some(USER),
+            sb.path(),
+            &[
+                "--policy".as_ref(),
+                file.as_os_str(),
+                "-c".as_ref(),
+                "touch CANARY".as_ref(),
+            ],
+        )
+    };
+
+    // Root's policy: trusted.
+    let run = run_as_user(&sb.policy());
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert!(sb.path().join("CANARY").exists(), "{}", run.describe());
+    fs::remove_file(sb.path().join("CANARY")).unwrap();
+
+    // The user's own: trusted (no system policy exists on a test machine).
+    let own = sb.write("own.toml", POLICY);
+    std::os::unix::fs::chown(&own, Some(USER), Some(USER)).unwrap();
+    if Path::new("/etc/rsh/policy.toml").exists() {
+        eprintln!("SKIPPED (own policy): /etc/rsh/policy.toml exists on this machine");
+    } else {
+        let run = run_as_user(&own);
+        assert_eq!(run.status, 0, "{}", run.describe());
+        assert!(sb.path().join("CANARY").exists(), "{}", run.describe());
+        fs::remove_file(sb.path().join("CANARY")).unwrap();
+    }
+
+    // Another user's: refused, even readable.
+    let theirs = sb.write("theirs.toml", POLICY);
+    std::os::unix::fs::chown(&theirs, Some(OTHER), Some(OTHER)).unwrap();
+    untrusted_policy(
+        &sb,
+        &theirs,
+        Some(USER),
+        &[&format!(
+            "is owned by uid {OTHER}, not by root or uid {USER} (the user running rsh)"
+        )],
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ mod identity;
 pub mod pattern;
 pub mod sandbox;
 mod schema;
+mod trust;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -25,6 +26,7 @@ use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
 pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
 use schema::{RawCommandTable, RawLists, RawPolicy, SpannedList};
+pub use trust::Owners;
 
 /// The compiled-in default policy, used when no system policy exists.
 pub const DEFAULT_POLICY: &str = include_str!("../../policy/default.toml");
@@ -181,14 +183,19 @@ impl Unresolved {
         .load(env_path)
     }
 
-    /// As [`Policy::load`], without looking up the command names.
-    pub fn load(path: &Path, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
+    /// As [`Policy::load`], without looking up the command names, and with the owners the
+    /// file may have (see [`Owners`]).
+    pub fn load(
+        path: &Path,
+        env_path: Option<&str>,
+        owners: Owners,
+    ) -> Result<Unresolved, PolicyError> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
+        let (text, _) = trust::read_trusted(path, owners).map_err(|message| PolicyError {
             origin: origin.clone(),
             line: None,
             column: None,
-            message: format!("cannot read policy: {e}"),
+            message,
         })?;
         Unresolved::from_toml(&text, &origin, env_path)
     }
@@ -247,9 +254,12 @@ impl Policy {
         Unresolved::from_toml(text, origin, env_path).map(Unresolved::resolve)
     }
 
-    /// Reads and parses the policy file at `path`; read errors also name the file.
+    /// Reads and parses the policy file at `path`; read errors also name the file. The file,
+    /// and every directory above it, must be owned by root or the user running rsh and
+    /// writable by nobody else.
     pub fn load(path: &Path, env_path: Option<&str>) -> Result<Policy, PolicyError> {
-        Unresolved::load(path, env_path).map(Unresolved::resolve)
+        let owners = Owners::RootOr(trust::real_uid());
+        Unresolved::load(path, env_path, owners).map(Unresolved::resolve)
     }
 
     /// The compiled-in default policy ([`DEFAULT_POLICY`]).
