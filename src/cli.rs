@@ -19,6 +19,7 @@ usage: rsh [--policy FILE] [-lis] [-euxC] [-o option] [-O shopt] -c COMMAND [NAM
        rsh [--policy FILE] [options] [FILE [ARG...]]
        rsh [--policy FILE] [options] -s [ARG...]
        rsh [--policy FILE] --check-policy
+       rsh [--policy FILE] --explain LINE [--json]
        rsh --version | --help
 
 Runs shell commands like bash, checking every command against a policy before it runs.
@@ -32,6 +33,8 @@ Runs shell commands like bash, checking every command against a policy before it
   -o OPTION      set -o OPTION;  -O SHOPT: shopt -s SHOPT
   --policy FILE  use FILE instead of /etc/rsh/policy.toml or the built-in default
   --check-policy load the policy, report problems, run nothing
+  --explain LINE say what each command of LINE would meet (argv, program, decision and
+                 rule, confinement, files), run nothing; --json for programs
   --norc, --noprofile   accepted for bash compatibility (rsh reads no startup files)
   --version, --help
 
@@ -55,6 +58,8 @@ pub struct Invocation {
     pub version: bool,
     pub help: bool,
     pub check_policy: bool,
+    pub explain: Option<String>,
+    pub json: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -80,6 +85,14 @@ pub fn parse_args(argv: &[String]) -> Result<Invocation, UsageError> {
             "--norc" | "--noprofile" | "--noediting" => {}
             "--version" => inv.version = true,
             "--check-policy" => inv.check_policy = true,
+            "--json" => inv.json = true,
+            "--explain" => {
+                i += 1;
+                let line = argv.get(i).ok_or_else(|| {
+                    UsageError("--explain: option requires a command line".into())
+                })?;
+                inv.explain = Some(line.clone());
+            }
             "--help" => inv.help = true,
             "--policy" => {
                 i += 1;
@@ -209,6 +222,13 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     if inv.check_policy {
         return check_policy(&inv);
     }
+    if let Some(line) = &inv.explain {
+        return explain(&inv, line);
+    }
+    if inv.json {
+        eprint_line("rsh: --json: only with --explain");
+        return 2;
+    }
     run(inv)
 }
 
@@ -235,6 +255,53 @@ fn check_policy(inv: &Invocation) -> i32 {
     }
     if missing.is_empty() {
         let _ = fd::write_all(1, format!("policy {}: ok\n", policy.origin()).as_bytes());
+        0
+    } else {
+        1
+    }
+}
+
+/// `--explain LINE`: every command of LINE expanded, resolved and decided as if it ran, by the
+/// same code, and nothing run. Status 0 when every command would run without being asked, 1
+/// when one would be refused, need confirmation or can only be decided as it runs, 2 for a
+/// line or policy rsh would not start on (126 for a kernel that cannot confine).
+fn explain(inv: &Invocation, line: &str) -> i32 {
+    let policy = match load_policy(inv.policy.as_deref()) {
+        Ok(policy) => policy,
+        Err(message) => {
+            eprint_line(&format!("rsh: {message}"));
+            return 2;
+        }
+    };
+    let sandbox = match crate::interp::session_sandbox(policy.sandbox()) {
+        Ok(sandbox) => sandbox,
+        Err(message) => {
+            eprint_line(&format!("rsh: cannot start: {message}"));
+            return 126;
+        }
+    };
+    let program = match parse::parse(line) {
+        Ok(program) => program,
+        Err(err) => {
+            eprint_line(&format!("rsh: {err}"));
+            return 2;
+        }
+    };
+    let mut shell = Shell::new(
+        Arc::new(policy.resolve()),
+        Mode::Command,
+        inv.arg0.clone(),
+        Vec::new(),
+    );
+    shell.set_sandbox(sandbox);
+    let segments = shell.explain(&program);
+    let text = if inv.json {
+        crate::interp::explain::render_json(&segments)
+    } else {
+        crate::interp::explain::render_text(&segments)
+    };
+    let _ = fd::write_all(1, text.as_bytes());
+    if segments.iter().all(|s| s.allowed()) {
         0
     } else {
         1

@@ -8,6 +8,7 @@
 
 pub mod builtins;
 mod cond;
+pub mod explain;
 mod procsub;
 mod redirect;
 mod simple;
@@ -110,6 +111,8 @@ pub struct Shell {
     /// The status of the last command substitution in the current command, for a command
     /// that ends up with no words (`$(exit 3)` has status 3).
     substitution_status: Option<i32>,
+    /// `--explain`: nothing may run, not even a command substitution.
+    explaining: bool,
     /// Aliases being expanded right now: an alias is not expanded inside itself.
     active_aliases: Vec<String>,
     /// The working directory as the user reached it (through symlinks), kept by the shell
@@ -163,6 +166,7 @@ impl Shell {
             login: false,
             last_arg: String::new(),
             substitution_status: None,
+            explaining: false,
             active_aliases: Vec::new(),
             logical_cwd: String::new(),
             reading_stdin: false,
@@ -1150,6 +1154,10 @@ fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {
     }
 }
 
+/// What a command substitution gives while explaining (it is never reached: words that
+/// contain one are not expanded).
+const NOTHING_RUNS: &str = "rsh --explain runs nothing, not even $(…)";
+
 impl ExpandEnv for Shell {
     fn var(&self, name: &str) -> Option<String> {
         match name {
@@ -1189,6 +1197,9 @@ impl ExpandEnv for Shell {
     }
 
     fn command_output(&mut self, program: &Program) -> Result<String, ExpandError> {
+        if self.explaining {
+            return Err(ExpandError::new(NOTHING_RUNS, 1));
+        }
         Ok(self.capture(program))
     }
 
@@ -1197,6 +1208,9 @@ impl ExpandEnv for Shell {
         program: &Program,
         output: bool,
     ) -> Result<String, ExpandError> {
+        if self.explaining {
+            return Err(ExpandError::new(NOTHING_RUNS, 1));
+        }
         self.start_process_sub(program, output)
     }
 

@@ -263,13 +263,7 @@ impl Shell {
                 .ok_or(ReadError::Io(nix::errno::Errno::EBADF.desc().to_string()));
         }
         let write = flags.intersects(OFlag::O_WRONLY | OFlag::O_RDWR);
-        let (landing, links) = would_open(&self.absolute(Path::new(path)));
-        let sandbox = self.sandbox().map_err(ReadError::Denied)?;
-        let denied = |why| ReadError::Denied(format!("denied: {path}: {why}"));
-        for link in &links {
-            sandbox.permits_link(link).map_err(denied)?;
-        }
-        sandbox.permits(&landing, write).map_err(denied)?;
+        let landing = self.checked_landing(path, write)?;
         let how = OpenHow::new()
             .flags(flags)
             .mode(mode)
@@ -285,6 +279,23 @@ impl Shell {
             }
             Err(errno) => Err(io(errno)),
         }
+    }
+
+    /// Where opening `path` for a command would land (canonical, no symbolic link left), if
+    /// the file rules let the command have it there; Err(Denied) says which rule does not.
+    pub(crate) fn checked_landing(
+        &mut self,
+        path: &str,
+        write: bool,
+    ) -> Result<PathBuf, ReadError> {
+        let (landing, links) = would_open(&self.absolute(Path::new(path)));
+        let sandbox = self.sandbox().map_err(ReadError::Denied)?;
+        let denied = |why| ReadError::Denied(format!("denied: {path}: {why}"));
+        for link in &links {
+            sandbox.permits_link(link).map_err(denied)?;
+        }
+        sandbox.permits(&landing, write).map_err(denied)?;
+        Ok(landing)
     }
 
     /// `N>&M`, `N<&M`, `N>&M-` (move), `N>&-` (close), and `>&file` (same as `&>file`).

@@ -84,7 +84,7 @@ impl NotRunnable {
         }
     }
 
-    fn message(&self, name: &str) -> String {
+    pub(crate) fn message(&self, name: &str) -> String {
         match self {
             NotRunnable::NotFound => format!("{name}: command not found"),
             NotRunnable::NoSuchFile => format!("{name}: No such file or directory"),
@@ -316,7 +316,7 @@ impl Shell {
         Some(result)
     }
 
-    fn expand_argv(&mut self, words: &[Word]) -> Result<Vec<String>, ExpandError> {
+    pub(crate) fn expand_argv(&mut self, words: &[Word]) -> Result<Vec<String>, ExpandError> {
         let declaration = words
             .first()
             .and_then(Word::as_plain_literal)
@@ -505,20 +505,26 @@ impl Shell {
     /// The decision that stops this command, or None when it may run. Both a script and the
     /// interpreter its `#!` line names must be allowed.
     fn refusal(&self, argv: &[String], target: &Target) -> Option<Refusal> {
-        let mut refusals: Vec<Refusal> = match target {
-            Target::Function(_) => return None,
-            Target::Builtin(_) => vec![Refusal {
-                decision: self.decide_builtin(argv),
-                interpreter: None,
-            }],
-            Target::External(resolved) => self.decide_external(argv, resolved),
-        };
+        let mut refusals = self.decisions(argv, target);
         refusals.retain(|r| r.decision.verdict != Verdict::Allow);
         // The strictest verdict; on a tie, the program's own decision (it comes first).
         refusals
             .into_iter()
             .rev()
             .max_by_key(|r| r.decision.verdict)
+    }
+
+    /// Every decision that must allow the command: the program's, and for a script its `#!`
+    /// interpreter's. None for a function (its commands are decided as they run).
+    pub(crate) fn decisions(&self, argv: &[String], target: &Target) -> Vec<Refusal> {
+        match target {
+            Target::Function(_) => Vec::new(),
+            Target::Builtin(_) => vec![Refusal {
+                decision: self.decide_builtin(argv),
+                interpreter: None,
+            }],
+            Target::External(resolved) => self.decide_external(argv, resolved),
+        }
     }
 
     pub(crate) fn decide_builtin(&self, argv: &[String]) -> Decision {
@@ -632,7 +638,7 @@ impl Shell {
 
     /// What the command tables of a program (and of its `#!` interpreter) let it do once
     /// started: both must grant a permission.
-    fn profile(&self, resolved: &Resolved) -> decide::CommandProfile {
+    pub(crate) fn profile(&self, resolved: &Resolved) -> decide::CommandProfile {
         let of = |file: &Resolved| {
             decide::profile(
                 self.policy(),
@@ -748,9 +754,9 @@ impl Shell {
 }
 
 /// A decision that stops a command, and whether it was about a script's interpreter.
-struct Refusal {
-    decision: Decision,
-    interpreter: Option<String>,
+pub(crate) struct Refusal {
+    pub decision: Decision,
+    pub interpreter: Option<String>,
 }
 
 /// How far `resolve_target` looks.

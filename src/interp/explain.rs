@@ -1,0 +1,983 @@
+//! `rsh --explain LINE`: what every command of a line would meet, without running anything.
+//!
+//! Each simple command is expanded, resolved and decided by the very functions that run it
+//! (`expand_argv`, `resolve_target`, `decisions`, `profile`, `checked_landing`); only the last
+//! step, starting it, is left out. What cannot be known before the line runs — a word that
+//! uses the output of `$(…)`, a variable the line itself sets, `$1`, a pattern matched after
+//! `cd` — is said to be decided when it runs, with the reason, rather than guessed.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::decide::Decision;
+use crate::parse::{
+    self, AndOr, Command, Compound, CondExpr, FunctionDef, Param, ParamOp, Program, RedirOp,
+    Redirect, SimpleCommand, Word, WordPart,
+};
+use crate::policy::Verdict;
+
+use super::Shell;
+use super::builtins;
+use super::redirect::ReadError;
+use super::simple::{FileKind, Lookup, Refusal, Target};
+
+/// Variables whose value changes by itself: never known in advance.
+const VOLATILE: &[&str] = &[
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "BASHPID",
+];
+
+/// Builtins whose non-option arguments name variables they set.
+const SETTERS: &[&str] = &[
+    "read",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "unset",
+    "getopts",
+    "mapfile",
+    "readarray",
+    "printf",
+    "let",
+];
+
+/// What `--explain` says about one command.
+#[derive(Debug, Serialize)]
+pub struct Segment {
+    /// The command as written (its first line).
+    pub text: String,
+    /// 1-based line in the input.
+    pub line: usize,
+    /// Where the command sits when not at the top of the line: `function f`, `$(…)`, `eval`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within: Option<String>,
+    /// The expanded words, when they can be known before the line runs.
+    pub argv: Option<Vec<String>>,
+    /// What would run: a file's canonical path, `builtin`, `function NAME`.
+    pub program: Option<String>,
+    /// `allow`, `ask` or `deny`; `unknown` when decided only as the line runs; `fails` when
+    /// the command would fail before any decision (not found, an expansion error).
+    pub verdict: &'static str,
+    pub reason: String,
+    /// The rules that decided (the program's, and a script's `#!` interpreter's).
+    pub decisions: Vec<DecisionOut>,
+    /// How the kernel would confine the program.
+    pub confinement: Option<Confinement>,
+    /// Files the shell would open for it (redirections), and whether the policy lets it.
+    pub paths: Vec<PathCheck>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DecisionOut {
+    /// `program`, or `#! interpreter NAME`.
+    pub about: String,
+    pub verdict: &'static str,
+    pub reason: String,
+    pub rule: String,
+    pub pattern: Option<String>,
+    pub origin: String,
+    pub rule_line: Option<usize>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Confinement {
+    pub network: bool,
+    pub subprocesses: bool,
+    /// Seconds of wall-clock time; None when nothing is confined.
+    pub timeout: Option<u64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PathCheck {
+    /// The target as written, or as expanded.
+    pub path: String,
+    /// Where it lands (canonical), when known.
+    pub resolved: Option<String>,
+    pub access: &'static str,
+    pub verdict: &'static str,
+    pub reason: String,
+}
+
+impl Segment {
+    /// Whether this command would run without anyone being asked.
+    pub fn allowed(&self) -> bool {
+        self.verdict == "allow"
+    }
+}
+
+/// Names the line itself assigns, and the functions it defines: their values and bodies are
+/// only known as it runs.
+#[derive(Default)]
+struct Known {
+    assigned: HashSet<String>,
+    functions: HashSet<String>,
+}
+
+struct Explainer<'s> {
+    shell: &'s mut Shell,
+    known: Known,
+    /// Set once a `cd` (or pushd, popd) has been seen: later relative paths and patterns
+    /// depend on where it leads.
+    moved: bool,
+    within: Vec<String>,
+    out: Vec<Segment>,
+}
+
+impl Shell {
+    /// Explains every command of `program` (see the module documentation).
+    pub fn explain(&mut self, program: &Program) -> Vec<Segment> {
+        let mut known = Known::default();
+        collect_list(&program.body, &mut known);
+        self.explaining = true;
+        let mut explainer = Explainer {
+            shell: self,
+            known,
+            moved: false,
+            within: Vec::new(),
+            out: Vec::new(),
+        };
+        explainer.list(&program.body);
+        let out = std::mem::take(&mut explainer.out);
+        self.explaining = false;
+        out
+    }
+}
+
+// ----- what the line assigns ---------------------------------------------------------------
+
+fn collect_list(list: &[AndOr], known: &mut Known) {
+    for and_or in list {
+        let pipelines = std::iter::once(&and_or.first).chain(and_or.rest.iter().map(|(_, p)| p));
+        for pipeline in pipelines {
+            for command in &pipeline.commands {
+                collect_command(command, known);
+            }
+        }
+    }
+}
+
+fn collect_command(command: &Command, known: &mut Known) {
+    match command {
+        Command::Simple(cmd) => {
+            for a in &cmd.assignments {
+                known.assigned.insert(a.name.clone());
+                collect_word(&a.value, known);
+            }
+            let words: Vec<Option<String>> = cmd.words.iter().map(Word::static_text).collect();
+            if let Some(Some(name)) = words.first()
+                && SETTERS.contains(&name.as_str())
+            {
+                for word in words.iter().skip(1).flatten() {
+                    let name = word.split(['=', '+', '[']).next().unwrap_or_default();
+                    if parse::is_name(name) {
+                        known.assigned.insert(name.to_owned());
+                    }
+                }
+            }
+            for word in &cmd.words {
+                collect_word(word, known);
+            }
+            for r in &cmd.redirects {
+                collect_word(&r.target, known);
+            }
+        }
+        Command::Compound(compound) => collect_compound(&compound.kind, known),
+        Command::FunctionDef(def) => {
+            known.functions.insert(def.name.clone());
+            collect_compound(&def.body.kind, known);
+        }
+    }
+}
+
+fn collect_compound(kind: &Compound, known: &mut Known) {
+    match kind {
+        Compound::Group(list) | Compound::Subshell(list) => collect_list(list, known),
+        Compound::If {
+            branches,
+            otherwise,
+        } => {
+            for (cond, body) in branches {
+                collect_list(cond, known);
+                collect_list(body, known);
+            }
+            if let Some(list) = otherwise {
+                collect_list(list, known);
+            }
+        }
+        Compound::For { var, words, body } => {
+            known.assigned.insert(var.clone());
+            for word in words.iter().flatten() {
+                collect_word(word, known);
+            }
+            collect_list(body, known);
+        }
+        Compound::ArithFor {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            for word in [init, cond, step].into_iter().flatten() {
+                collect_word(word, known);
+            }
+            collect_list(body, known);
+        }
+        Compound::While { cond, body, .. } => {
+            collect_list(cond, known);
+            collect_list(body, known);
+        }
+        Compound::Case { subject, items } => {
+            collect_word(subject, known);
+            for item in items {
+                collect_list(&item.body, known);
+            }
+        }
+        Compound::Cond(_) => {}
+        Compound::Arith(word) => collect_arith(word, known),
+    }
+}
+
+/// Assignments hidden in words: `${x:=v}`, `$((i++))`, and the commands in `$(…)`.
+fn collect_word(word: &Word, known: &mut Known) {
+    collect_parts(&word.parts, known);
+}
+
+fn collect_parts(parts: &[WordPart], known: &mut Known) {
+    for part in parts {
+        match part {
+            WordPart::DoubleQuoted(inner) => collect_parts(inner, known),
+            WordPart::Param(p) => {
+                if let (Param::Var(name), ParamOp::Test { .. }) = (&p.param, &p.op) {
+                    known.assigned.insert(name.clone());
+                }
+            }
+            WordPart::CommandSub(program) | WordPart::ProcessSub { program, .. } => {
+                collect_list(&program.body, known)
+            }
+            WordPart::Arith(word) => collect_arith(word, known),
+            WordPart::Literal(_) | WordPart::Quoted(_) => {}
+        }
+    }
+}
+
+/// Arithmetic that assigns (`=`, `+=`, `++`, `--`): every name in it may change.
+fn collect_arith(word: &Word, known: &mut Known) {
+    let text = word.static_text().unwrap_or_default();
+    let stripped = text
+        .replace("==", "")
+        .replace("!=", "")
+        .replace("<=", "")
+        .replace(">=", "");
+    if stripped.contains('=') || text.contains("++") || text.contains("--") {
+        for name in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if parse::is_name(name) {
+                known.assigned.insert(name.to_owned());
+            }
+        }
+    }
+    collect_word_programs(word, known);
+}
+
+fn collect_word_programs(word: &Word, known: &mut Known) {
+    for part in &word.parts {
+        if let WordPart::CommandSub(program) = part {
+            collect_list(&program.body, known);
+        }
+    }
+}
+
+// ----- walking the line ------------------------------------------------------------------
+
+impl Explainer<'_> {
+    fn list(&mut self, list: &[AndOr]) {
+        for and_or in list {
+            let pipelines =
+                std::iter::once(&and_or.first).chain(and_or.rest.iter().map(|(_, p)| p));
+            for pipeline in pipelines {
+                for command in &pipeline.commands {
+                    self.command(command);
+                }
+            }
+        }
+    }
+
+    fn command(&mut self, command: &Command) {
+        match command {
+            Command::Simple(cmd) => self.simple(cmd),
+            Command::Compound(compound) => {
+                self.compound(&compound.kind);
+                if !compound.redirects.is_empty() {
+                    self.redirections_only(
+                        &compound_text(compound),
+                        compound.line,
+                        &compound.redirects,
+                        None,
+                    );
+                }
+            }
+            Command::FunctionDef(def) => self.function(def),
+        }
+    }
+
+    fn function(&mut self, def: &FunctionDef) {
+        self.within.push(format!("function {}", def.name));
+        self.compound(&def.body.kind);
+        self.within.pop();
+    }
+
+    fn compound(&mut self, kind: &Compound) {
+        match kind {
+            Compound::Group(list) | Compound::Subshell(list) => self.list(list),
+            Compound::If {
+                branches,
+                otherwise,
+            } => {
+                for (cond, body) in branches {
+                    self.list(cond);
+                    self.list(body);
+                }
+                if let Some(list) = otherwise {
+                    self.list(list);
+                }
+            }
+            Compound::For { words, body, .. } => {
+                for word in words.iter().flatten() {
+                    self.nested(word);
+                }
+                self.list(body);
+            }
+            Compound::ArithFor {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                for word in [init, cond, step].into_iter().flatten() {
+                    self.nested(word);
+                }
+                self.list(body);
+            }
+            Compound::While { cond, body, .. } => {
+                self.list(cond);
+                self.list(body);
+            }
+            Compound::Case { subject, items } => {
+                self.nested(subject);
+                for item in items {
+                    for pattern in &item.patterns {
+                        self.nested(pattern);
+                    }
+                    self.list(&item.body);
+                }
+            }
+            Compound::Cond(expr) => self.cond(expr),
+            Compound::Arith(word) => self.nested(word),
+        }
+    }
+
+    fn cond(&mut self, expr: &CondExpr) {
+        match expr {
+            CondExpr::Word(w) | CondExpr::Unary(_, w) => self.nested(w),
+            CondExpr::Binary(a, _, b) => {
+                self.nested(a);
+                self.nested(b);
+            }
+            CondExpr::Not(e) => self.cond(e),
+            CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+                self.cond(a);
+                self.cond(b);
+            }
+        }
+    }
+
+    /// The commands inside a word's `$(…)` and `<(…)`, which run before the word is used.
+    fn nested(&mut self, word: &Word) {
+        self.nested_parts(&word.parts);
+    }
+
+    fn nested_parts(&mut self, parts: &[WordPart]) {
+        for part in parts {
+            match part {
+                WordPart::DoubleQuoted(inner) => self.nested_parts(inner),
+                WordPart::CommandSub(program) => self.inside("$(…)", &program.body),
+                WordPart::ProcessSub { program, output } => {
+                    self.inside(if *output { ">(…)" } else { "<(…)" }, &program.body)
+                }
+                WordPart::Arith(word) => self.nested(word),
+                WordPart::Param(p) => {
+                    for word in op_words(&p.op) {
+                        self.nested(word);
+                    }
+                }
+                WordPart::Literal(_) | WordPart::Quoted(_) => {}
+            }
+        }
+    }
+
+    fn inside(&mut self, what: &str, list: &[AndOr]) {
+        self.within.push(what.to_owned());
+        self.list(list);
+        self.within.pop();
+    }
+
+    // ----- one simple command --------------------------------------------------------------
+
+    fn simple(&mut self, cmd: &SimpleCommand) {
+        for a in &cmd.assignments {
+            self.nested(&a.value);
+        }
+        for word in &cmd.words {
+            self.nested(word);
+        }
+        for r in &cmd.redirects {
+            self.nested(&r.target);
+        }
+        // A trailing redirection may sit outside the command's own span (see parse).
+        let end = cmd
+            .redirects
+            .iter()
+            .map(|r| r.span.end)
+            .filter(|&end| end > cmd.span.start)
+            .fold(cmd.span.end, usize::max);
+        let text = first_line(cmd.source.get(cmd.span.start..end).unwrap_or(""));
+        if cmd.words.is_empty() {
+            if !cmd.redirects.is_empty() {
+                self.redirections_only(&text, cmd.line, &cmd.redirects, Some(&cmd.source));
+            }
+            return;
+        }
+        let mut segment = self.segment(&text, cmd.line);
+        segment.paths = self.paths(&cmd.redirects, Some(&cmd.source));
+        if let Some(why) = cmd.words.iter().find_map(|w| self.dynamic(w)) {
+            segment.verdict = "unknown";
+            segment.reason = format!("decided when it runs: {why}");
+            self.push(segment);
+            return;
+        }
+        self.shell.substitution_status = None;
+        let argv = match self.shell.expand_argv(&cmd.words) {
+            Ok(argv) => argv,
+            Err(err) => {
+                segment.verdict = "fails";
+                segment.reason = format!("expansion fails: {}", err.message);
+                self.push(segment);
+                return;
+            }
+        };
+        if argv.is_empty() {
+            segment.argv = Some(argv);
+            segment.verdict = "allow";
+            segment.reason = "the words expand to nothing: no command runs".to_owned();
+            self.push(segment);
+            return;
+        }
+        self.argv(segment, argv, Lookup::All);
+    }
+
+    /// Decides an expanded command; `segment` has its text, place and paths.
+    fn argv(&mut self, mut segment: Segment, argv: Vec<String>, lookup: Lookup) {
+        let name = argv[0].clone();
+        if matches!(name.as_str(), "cd" | "pushd" | "popd") {
+            self.moved = true;
+        }
+        if lookup == Lookup::All && self.known.functions.contains(&name) {
+            segment.program = Some(format!("function {name}"));
+            segment.verdict = "allow";
+            segment.reason = "a function this line defines: its commands are listed where it \
+                              is defined, and decided as they run"
+                .to_owned();
+            segment.argv = Some(argv);
+            self.push(segment);
+            return;
+        }
+        if self.moved && name.contains('/') && !name.starts_with('/') {
+            segment.verdict = "unknown";
+            segment.reason =
+                format!("decided when it runs: {name} is found from the directory `cd` leads to");
+            segment.argv = Some(argv);
+            self.push(segment);
+            return;
+        }
+        let target = match self.shell.resolve_target(&name, lookup) {
+            Ok(target) => target,
+            Err(reason) => {
+                segment.verdict = match reason {
+                    super::simple::NotRunnable::Denied(_) => "deny",
+                    _ => "fails",
+                };
+                segment.reason = reason.message(&name);
+                segment.argv = Some(argv);
+                self.push(segment);
+                return;
+            }
+        };
+        segment.program = Some(self.describe(&target));
+        let decisions = self.shell.decisions(&argv, &target);
+        self.decided(&mut segment, &decisions);
+        if let Target::External(resolved) = &target
+            && !matches!(resolved.kind, FileKind::ShellText { .. })
+        {
+            let profile = self.shell.profile(resolved);
+            let timeout = self
+                .shell
+                .sandbox()
+                .ok()
+                .and_then(|s| s.timeout())
+                .map(|t| t.as_secs());
+            segment.confinement = Some(Confinement {
+                network: profile.network,
+                subprocesses: profile.subprocesses,
+                timeout,
+            });
+        }
+        segment.argv = Some(argv.clone());
+        let runs_inner = matches!(target, Target::Builtin(_)) && segment.verdict == "allow";
+        let text = segment.text.clone();
+        let line = segment.line;
+        self.push(segment);
+        if runs_inner {
+            self.inner(&text, line, &argv);
+        }
+    }
+
+    /// Builtins that run another command or line: `exec`, `command`, `builtin`, `eval`.
+    fn inner(&mut self, text: &str, line: usize, argv: &[String]) {
+        let rest = |skip: &[&str]| -> Vec<String> {
+            let mut args = &argv[1..];
+            while let Some(first) = args.first() {
+                if first == "--" {
+                    args = &args[1..];
+                    break;
+                }
+                if !skip.contains(&first.as_str()) {
+                    break;
+                }
+                args = &args[1..];
+            }
+            args.to_vec()
+        };
+        let (what, inner, lookup) = match argv[0].as_str() {
+            "exec" => ("exec", rest(&[]), Lookup::ExternalOnly),
+            "builtin" => ("builtin", rest(&[]), Lookup::SkipFunctions),
+            "command" if !argv[1..].iter().any(|a| a == "-v" || a == "-V") => {
+                ("command", rest(&["-p"]), Lookup::SkipFunctions)
+            }
+            "eval" => {
+                let joined = argv[1..].join(" ");
+                match parse::parse(&joined) {
+                    Ok(program) => {
+                        let mut known = Known::default();
+                        collect_list(&program.body, &mut known);
+                        self.known.assigned.extend(known.assigned);
+                        self.known.functions.extend(known.functions);
+                        self.inside("eval", &program.body);
+                    }
+                    Err(err) => {
+                        let mut segment = self.segment(text, line);
+                        segment.within = Some(self.within_with("eval"));
+                        segment.verdict = "fails";
+                        segment.reason = format!("eval: {err}");
+                        self.push(segment);
+                    }
+                }
+                return;
+            }
+            _ => return,
+        };
+        if inner.is_empty() {
+            return;
+        }
+        let mut segment = self.segment(text, line);
+        segment.within = Some(self.within_with(what));
+        if what == "builtin" && crate::interp::builtins::lookup(&inner[0]).is_none() {
+            segment.verdict = "fails";
+            segment.reason = format!("builtin: {}: not a shell builtin", inner[0]);
+            segment.argv = Some(inner);
+            self.push(segment);
+            return;
+        }
+        self.argv(segment, inner, lookup);
+    }
+
+    fn decided(&self, segment: &mut Segment, decisions: &[Refusal]) {
+        segment.decisions = decisions.iter().map(decision_out).collect();
+        let strongest = decisions
+            .iter()
+            .rev()
+            .max_by_key(|r| r.decision.verdict)
+            .map(|r| &r.decision);
+        match strongest {
+            Some(decision) => {
+                segment.verdict = decision.verdict.as_str();
+                segment.reason = decision.reason.clone();
+            }
+            None => {
+                segment.verdict = "allow";
+                segment.reason = "a function: its commands are decided as they run".to_owned();
+            }
+        }
+        // A file the command may not have stops it like a denial of the command.
+        if segment.verdict != "deny"
+            && let Some(denied) = segment.paths.iter().find(|p| p.verdict != "allow")
+        {
+            segment.verdict = denied.verdict;
+            segment.reason = denied.reason.clone();
+        }
+    }
+
+    fn describe(&self, target: &Target) -> String {
+        match target {
+            Target::Function(_) => "function".to_owned(),
+            Target::Builtin(_) => "builtin".to_owned(),
+            Target::External(resolved) => {
+                let path = if resolved.canonical.as_os_str().is_empty() {
+                    &resolved.path
+                } else {
+                    &resolved.canonical
+                };
+                match &resolved.kind {
+                    FileKind::Binary => path.display().to_string(),
+                    FileKind::Script {
+                        name, interpreter, ..
+                    } => format!(
+                        "{} (a script: runs as its #! interpreter {name}, {})",
+                        path.display(),
+                        interpreter.canonical.display()
+                    ),
+                    FileKind::ShellText { .. } => format!(
+                        "{} (a shell script: rsh runs it, deciding each of its commands)",
+                        path.display()
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Redirections of a command that has no words, or of a compound command.
+    fn redirections_only(
+        &mut self,
+        text: &str,
+        line: usize,
+        redirects: &[Redirect],
+        source: Option<&str>,
+    ) {
+        let mut segment = self.segment(text, line);
+        segment.paths = self.paths(redirects, source);
+        match segment.paths.iter().find(|p| p.verdict != "allow") {
+            Some(p) => {
+                segment.verdict = p.verdict;
+                segment.reason = p.reason.clone();
+            }
+            None => {
+                segment.verdict = "allow";
+                segment.reason = "redirections only".to_owned();
+            }
+        }
+        self.push(segment);
+    }
+
+    /// `source` is the text the redirections were parsed from, to show a target as written.
+    fn paths(&mut self, redirects: &[Redirect], source: Option<&str>) -> Vec<PathCheck> {
+        redirects
+            .iter()
+            .filter_map(|r| self.path(r, source))
+            .collect()
+    }
+
+    /// The file a redirection opens, checked as the shell checks it before opening.
+    fn path(&mut self, redirect: &Redirect, source: Option<&str>) -> Option<PathCheck> {
+        let write = match redirect.op {
+            RedirOp::Read => false,
+            RedirOp::Write
+            | RedirOp::Append
+            | RedirOp::Clobber
+            | RedirOp::ReadWrite
+            | RedirOp::WriteBoth
+            | RedirOp::AppendBoth => true,
+            RedirOp::DupWrite => {
+                let text = redirect.target.static_text()?;
+                if text == "-" || text.trim_end_matches('-').parse::<i32>().is_ok() {
+                    return None;
+                }
+                true
+            }
+            RedirOp::DupRead | RedirOp::HereDoc | RedirOp::HereString => return None,
+        };
+        let access = if write { "write" } else { "read" };
+        let span = redirect.target.span;
+        let written = redirect.target.static_text().unwrap_or_else(|| {
+            source
+                .and_then(|text| text.get(span.start..span.end))
+                .unwrap_or("(an expansion)")
+                .to_owned()
+        });
+        let unknown = |reason: String| PathCheck {
+            path: written.clone(),
+            resolved: None,
+            access,
+            verdict: "unknown",
+            reason,
+        };
+        if let Some(why) = self.dynamic(&redirect.target) {
+            return Some(unknown(format!("decided when it runs: {why}")));
+        }
+        let path = match crate::expand::redirect_target(self.shell, &redirect.target) {
+            Ok(path) => path,
+            Err(err) => return Some(unknown(format!("expansion fails: {}", err.message))),
+        };
+        if self.moved && !path.starts_with('/') {
+            return Some(unknown(format!(
+                "decided when it runs: {path} is found from the directory `cd` leads to"
+            )));
+        }
+        Some(match self.shell.checked_landing(&path, write) {
+            Ok(landing) => PathCheck {
+                path,
+                resolved: Some(landing.display().to_string()),
+                access,
+                verdict: "allow",
+                reason: "the file rules ([paths]) let commands have it".to_owned(),
+            },
+            Err(ReadError::Denied(message)) | Err(ReadError::Io(message)) => PathCheck {
+                path,
+                resolved: None,
+                access,
+                verdict: "deny",
+                reason: message
+                    .strip_prefix("denied: ")
+                    .unwrap_or(&message)
+                    .to_owned(),
+            },
+        })
+    }
+
+    /// Why a word's value cannot be known before the line runs; None when it can.
+    fn dynamic(&self, word: &Word) -> Option<String> {
+        self.dynamic_parts(&word.parts, false)
+    }
+
+    fn dynamic_parts(&self, parts: &[WordPart], quoted: bool) -> Option<String> {
+        parts.iter().find_map(|part| match part {
+            WordPart::Literal(text) => (self.moved && !quoted && has_pattern(text))
+                .then(|| format!("the pattern {text:?} is matched in the directory `cd` leads to")),
+            WordPart::Quoted(_) => None,
+            WordPart::DoubleQuoted(inner) => self.dynamic_parts(inner, true),
+            WordPart::CommandSub(_) => Some("it uses the output of $(…)".to_owned()),
+            WordPart::ProcessSub { .. } => {
+                Some("it names a pipe made when it runs (<(…) or >(…))".to_owned())
+            }
+            WordPart::Arith(word) => {
+                let text = word.static_text().unwrap_or_default();
+                let uses_assigned = text
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .find(|name| self.known.assigned.contains(*name));
+                match uses_assigned {
+                    Some(name) => Some(format!("it uses ${name}, which the line sets")),
+                    None => self.dynamic(word),
+                }
+            }
+            WordPart::Param(p) => {
+                if p.indirect {
+                    return Some("it uses an indirect expansion ${!…}".to_owned());
+                }
+                if let Some(why) = op_words(&p.op).into_iter().find_map(|w| self.dynamic(w)) {
+                    return Some(why);
+                }
+                match &p.param {
+                    Param::Positional(n) => Some(format!("it uses ${n}, set when it runs")),
+                    Param::Special(_) => {
+                        Some("it uses a special parameter ($?, $@, $$, …)".to_owned())
+                    }
+                    Param::Var(name) if VOLATILE.contains(&name.as_str()) => {
+                        Some(format!("${name} changes as the line runs"))
+                    }
+                    Param::Var(name)
+                        if self.known.assigned.contains(name)
+                            || (self.moved && matches!(name.as_str(), "PWD" | "OLDPWD")) =>
+                    {
+                        Some(format!("it uses ${name}, which the line sets"))
+                    }
+                    Param::Var(_) => None,
+                }
+            }
+        })
+    }
+
+    fn segment(&self, text: &str, line: usize) -> Segment {
+        Segment {
+            text: text.to_owned(),
+            line,
+            within: (!self.within.is_empty()).then(|| self.within.join(", ")),
+            argv: None,
+            program: None,
+            verdict: "unknown",
+            reason: String::new(),
+            decisions: Vec::new(),
+            confinement: None,
+            paths: Vec::new(),
+        }
+    }
+
+    fn within_with(&self, what: &str) -> String {
+        let mut all = self.within.clone();
+        all.push(what.to_owned());
+        all.join(", ")
+    }
+
+    fn push(&mut self, segment: Segment) {
+        self.out.push(segment);
+    }
+}
+
+fn decision_out(refusal: &Refusal) -> DecisionOut {
+    let Decision {
+        verdict,
+        rule,
+        reason,
+    } = &refusal.decision;
+    DecisionOut {
+        about: match &refusal.interpreter {
+            Some(name) => format!("#! interpreter {name}"),
+            None => "program".to_owned(),
+        },
+        verdict: verdict_str(*verdict),
+        reason: reason.clone(),
+        rule: rule.key.clone(),
+        pattern: rule.pattern.clone(),
+        origin: rule.origin.clone(),
+        rule_line: rule.line,
+    }
+}
+
+fn verdict_str(verdict: Verdict) -> &'static str {
+    verdict.as_str()
+}
+
+/// The words inside a parameter expansion's operator (`${x:-WORD}`, `${x/PAT/REP}`, …).
+fn op_words(op: &ParamOp) -> Vec<&Word> {
+    match op {
+        ParamOp::Plain | ParamOp::Length => Vec::new(),
+        ParamOp::Test { word, .. } => vec![word],
+        ParamOp::Strip { pattern, .. } | ParamOp::Case { pattern, .. } => vec![pattern],
+        ParamOp::Replace {
+            pattern,
+            replacement,
+            ..
+        } => vec![pattern, replacement],
+        ParamOp::Slice { offset, length } => std::iter::once(offset).chain(length).collect(),
+    }
+}
+
+/// Unquoted pattern characters: the word is matched against file names.
+fn has_pattern(text: &str) -> bool {
+    text.contains(['*', '?', '['])
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").trim_end().to_owned()
+}
+
+fn compound_text(compound: &parse::CompoundCommand) -> String {
+    match &compound.kind {
+        Compound::Group(_) => "{ … }".to_owned(),
+        Compound::Subshell(_) => "( … )".to_owned(),
+        Compound::If { .. } => "if …; fi".to_owned(),
+        Compound::For { var, .. } => format!("for {var} in …; done"),
+        Compound::ArithFor { .. } => "for ((…)); done".to_owned(),
+        Compound::While { until: false, .. } => "while …; done".to_owned(),
+        Compound::While { until: true, .. } => "until …; done".to_owned(),
+        Compound::Case { .. } => "case … esac".to_owned(),
+        Compound::Cond(_) => "[[ … ]]".to_owned(),
+        Compound::Arith(_) => "(( … ))".to_owned(),
+    }
+}
+
+// ----- output ------------------------------------------------------------------------------
+
+/// The explanation for people: one block per command.
+pub fn render_text(segments: &[Segment]) -> String {
+    let mut out = String::new();
+    for s in segments {
+        out.push_str(&s.text);
+        if let Some(within) = &s.within {
+            out.push_str(&format!("    [{within}]"));
+        }
+        out.push('\n');
+        if let Some(argv) = &s.argv
+            && builtins::display_command(argv) != s.text
+        {
+            out.push_str(&format!(
+                "  argv:      {}\n",
+                builtins::display_command(argv)
+            ));
+        }
+        if let Some(program) = &s.program {
+            out.push_str(&format!("  program:   {program}\n"));
+        }
+        out.push_str(&format!("  decision:  {}: {}\n", s.verdict, s.reason));
+        for d in s.decisions.iter().filter(|d| d.about != "program") {
+            out.push_str(&format!("  {}:  {}: {}\n", d.about, d.verdict, d.reason));
+        }
+        if let Some(c) = &s.confinement {
+            out.push_str(&format!("  confined:  {}\n", describe_confinement(c)));
+        }
+        for p in &s.paths {
+            let place = match &p.resolved {
+                Some(resolved) if *resolved != p.path => format!("{} ({resolved})", p.path),
+                _ => p.path.clone(),
+            };
+            out.push_str(&format!(
+                "  {}:{}{place}: {}: {}\n",
+                p.access,
+                if p.access == "read" {
+                    "      "
+                } else {
+                    "     "
+                },
+                p.verdict,
+                p.reason
+            ));
+        }
+    }
+    out
+}
+
+fn describe_confinement(c: &Confinement) -> String {
+    let mut parts = vec!["files per [paths]".to_owned()];
+    parts.push(if c.network { "network" } else { "no network" }.to_owned());
+    parts.push(
+        if c.subprocesses {
+            "may start programs"
+        } else {
+            "starts no programs"
+        }
+        .to_owned(),
+    );
+    match c.timeout {
+        Some(seconds) => parts.push(format!("ended after {seconds} s")),
+        None => return "nothing (sandbox mode \"off\")".to_owned(),
+    }
+    parts.join(", ")
+}
+
+/// The explanation for programs: `{"segments": [...]}`, one JSON object on one line.
+pub fn render_json(segments: &[Segment]) -> String {
+    #[derive(Serialize)]
+    struct Out<'a> {
+        allowed: bool,
+        segments: &'a [Segment],
+    }
+    let out = Out {
+        allowed: segments.iter().all(Segment::allowed),
+        segments,
+    };
+    serde_json::to_string(&out).unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string()))
+        + "\n"
+}
