@@ -266,19 +266,9 @@ fn check_policy(inv: &Invocation) -> i32 {
 /// when one would be refused, need confirmation or can only be decided as it runs, 2 for a
 /// line or policy rsh would not start on (126 for a kernel that cannot confine).
 fn explain(inv: &Invocation, line: &str) -> i32 {
-    let policy = match load_policy(inv.policy.as_deref()) {
-        Ok(policy) => policy,
-        Err(message) => {
-            eprint_line(&format!("rsh: {message}"));
-            return 2;
-        }
-    };
-    let sandbox = match crate::interp::session_sandbox(policy.sandbox()) {
-        Ok(sandbox) => sandbox,
-        Err(message) => {
-            eprint_line(&format!("rsh: cannot start: {message}"));
-            return 126;
-        }
+    let (policy, sandbox) = match start(inv) {
+        Ok(started) => started,
+        Err(status) => return status,
     };
     let program = match parse::parse(line) {
         Ok(program) => program,
@@ -308,6 +298,22 @@ fn explain(inv: &Invocation, line: &str) -> i32 {
     }
 }
 
+/// The policy and the confinement of this session, or the status to end with (the message
+/// is printed). Before anything runs: a kernel that cannot confine as the policy requires
+/// means nothing runs at all. The confinement needs only the policy's settings, so its costly
+/// part starts on another thread while the caller looks up the policy's names.
+fn start(inv: &Invocation) -> Result<(Unresolved, crate::sandbox::Sandbox), i32> {
+    let policy = load_policy(inv.policy.as_deref()).map_err(|message| {
+        eprint_line(&format!("rsh: {message}"));
+        2
+    })?;
+    let sandbox = crate::interp::session_sandbox(policy.sandbox()).map_err(|message| {
+        eprint_line(&format!("rsh: cannot start: {message}"));
+        126
+    })?;
+    Ok((policy, sandbox))
+}
+
 fn eprint_line(text: &str) {
     let _ = fd::write_all(2, format!("{text}\n").as_bytes());
 }
@@ -317,22 +323,9 @@ pub fn run(inv: Invocation) -> i32 {
     if inv.check_only {
         return check_syntax(&inv);
     }
-    let policy = match load_policy(inv.policy.as_deref()) {
-        Ok(policy) => policy,
-        Err(message) => {
-            eprint_line(&format!("rsh: {message}"));
-            return 2;
-        }
-    };
-    // Before anything runs: a kernel that cannot confine as the policy requires means nothing
-    // runs at all. The confinement needs only the policy's settings, so its costly part starts
-    // on another thread while the policy's names are looked up.
-    let sandbox = match crate::interp::session_sandbox(policy.sandbox()) {
-        Ok(sandbox) => sandbox,
-        Err(message) => {
-            eprint_line(&format!("rsh: cannot start: {message}"));
-            return 126;
-        }
+    let (policy, sandbox) = match start(&inv) {
+        Ok(started) => started,
+        Err(status) => return status,
     };
     let policy = Arc::new(policy.resolve());
     let mode = if inv.command.is_some() {

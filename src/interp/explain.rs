@@ -198,49 +198,67 @@ fn collect_command(command: &Command, known: &mut Known) {
 
 fn collect_compound(kind: &Compound, known: &mut Known) {
     match kind {
-        Compound::Group(list) | Compound::Subshell(list) => collect_list(list, known),
+        Compound::For { var, .. } => {
+            known.assigned.insert(var.clone());
+        }
+        Compound::Arith(word) => collect_arith(word, known),
+        _ => {}
+    }
+    for child in children(kind) {
+        match child {
+            Child::List(list) => collect_list(list, known),
+            Child::Word(word) => collect_word(word, known),
+            Child::Cond(_) => {}
+        }
+    }
+}
+
+/// What a compound command is made of, in the order it runs.
+enum Child<'a> {
+    List(&'a [AndOr]),
+    Word(&'a Word),
+    Cond(&'a CondExpr),
+}
+
+fn children(kind: &Compound) -> Vec<Child<'_>> {
+    match kind {
+        Compound::Group(list) | Compound::Subshell(list) => vec![Child::List(list)],
         Compound::If {
             branches,
             otherwise,
-        } => {
-            for (cond, body) in branches {
-                collect_list(cond, known);
-                collect_list(body, known);
-            }
-            if let Some(list) = otherwise {
-                collect_list(list, known);
-            }
-        }
-        Compound::For { var, words, body } => {
-            known.assigned.insert(var.clone());
-            for word in words.iter().flatten() {
-                collect_word(word, known);
-            }
-            collect_list(body, known);
-        }
+        } => branches
+            .iter()
+            .flat_map(|(cond, body)| [Child::List(cond), Child::List(body)])
+            .chain(otherwise.iter().map(|list| Child::List(list)))
+            .collect(),
+        Compound::For { words, body, .. } => words
+            .iter()
+            .flatten()
+            .map(Child::Word)
+            .chain([Child::List(body)])
+            .collect(),
         Compound::ArithFor {
             init,
             cond,
             step,
             body,
-        } => {
-            for word in [init, cond, step].into_iter().flatten() {
-                collect_word(word, known);
-            }
-            collect_list(body, known);
-        }
-        Compound::While { cond, body, .. } => {
-            collect_list(cond, known);
-            collect_list(body, known);
-        }
-        Compound::Case { subject, items } => {
-            collect_word(subject, known);
-            for item in items {
-                collect_list(&item.body, known);
-            }
-        }
-        Compound::Cond(_) => {}
-        Compound::Arith(word) => collect_arith(word, known),
+        } => [init, cond, step]
+            .into_iter()
+            .flatten()
+            .map(Child::Word)
+            .chain([Child::List(body)])
+            .collect(),
+        Compound::While { cond, body, .. } => vec![Child::List(cond), Child::List(body)],
+        Compound::Case { subject, items } => std::iter::once(Child::Word(subject))
+            .chain(items.iter().flat_map(|item| {
+                item.patterns
+                    .iter()
+                    .map(Child::Word)
+                    .chain([Child::List(&item.body)])
+            }))
+            .collect(),
+        Compound::Cond(expr) => vec![Child::Cond(expr)],
+        Compound::Arith(word) => vec![Child::Word(word)],
     }
 }
 
@@ -333,52 +351,12 @@ impl Explainer<'_> {
     }
 
     fn compound(&mut self, kind: &Compound) {
-        match kind {
-            Compound::Group(list) | Compound::Subshell(list) => self.list(list),
-            Compound::If {
-                branches,
-                otherwise,
-            } => {
-                for (cond, body) in branches {
-                    self.list(cond);
-                    self.list(body);
-                }
-                if let Some(list) = otherwise {
-                    self.list(list);
-                }
+        for child in children(kind) {
+            match child {
+                Child::List(list) => self.list(list),
+                Child::Word(word) => self.nested(word),
+                Child::Cond(expr) => self.cond(expr),
             }
-            Compound::For { words, body, .. } => {
-                for word in words.iter().flatten() {
-                    self.nested(word);
-                }
-                self.list(body);
-            }
-            Compound::ArithFor {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                for word in [init, cond, step].into_iter().flatten() {
-                    self.nested(word);
-                }
-                self.list(body);
-            }
-            Compound::While { cond, body, .. } => {
-                self.list(cond);
-                self.list(body);
-            }
-            Compound::Case { subject, items } => {
-                self.nested(subject);
-                for item in items {
-                    for pattern in &item.patterns {
-                        self.nested(pattern);
-                    }
-                    self.list(&item.body);
-                }
-            }
-            Compound::Cond(expr) => self.cond(expr),
-            Compound::Arith(word) => self.nested(word),
         }
     }
 
