@@ -199,7 +199,7 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
     );
     if let Some((verdict, at, entry)) = listed {
         let name = &entry.command.name;
-        let rule = rule_ref(policy, entry.key, Some(name), Some(at));
+        let rule = rule_ref(policy, &entry.key, Some(name), Some(at));
         // Say which entry matched when the command was typed under another name.
         let typed = request.argv.first().map(String::as_str).unwrap_or_default();
         let reason = if typed.rsplit('/').next() == Some(name.as_str()) {

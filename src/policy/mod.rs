@@ -11,6 +11,7 @@ pub mod pattern;
 pub mod sandbox;
 mod schema;
 mod trust;
+mod who;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -25,8 +26,9 @@ use identity::Resolver;
 use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
 pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
-use schema::{RawCommandTable, RawLists, RawPolicy, SpannedList};
+use schema::{RawCommandTable, RawLists, RawPolicy, RawSection, SpannedList};
 pub use trust::Owners;
+pub use who::Who;
 
 /// The compiled-in default policy, used when no system policy exists.
 pub const DEFAULT_POLICY: &str = include_str!("../../policy/default.toml");
@@ -120,8 +122,9 @@ pub(crate) struct Place {
 pub(crate) struct Listed {
     pub command: CommandRef,
     pub verdict: Verdict,
-    /// `commands.allow`, `commands.ask` or `commands.deny`.
-    pub key: &'static str,
+    /// `commands.allow`, `commands.ask` or `commands.deny` (after `users.NAME.` or
+    /// `groups.NAME.` when written in such a section).
+    pub key: String,
     pub at: Place,
 }
 
@@ -173,12 +176,25 @@ impl Unresolved {
         origin: &str,
         env_path: Option<&str>,
     ) -> Result<Unresolved, PolicyError> {
+        Unresolved::from_toml_for(text, origin, env_path, None)
+    }
+
+    /// As [`Unresolved::from_toml`], with the `[users]` and `[groups]` sections of `who`
+    /// rather than of the user running rsh.
+    pub fn from_toml_for(
+        text: &str,
+        origin: &str,
+        env_path: Option<&str>,
+        who: Option<Who>,
+    ) -> Result<Unresolved, PolicyError> {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Loader {
             text,
             origin,
             line_starts,
+            who,
+            sections: Vec::new(),
         }
         .load(env_path)
     }
@@ -345,6 +361,11 @@ struct Loader<'t> {
     /// Byte offsets where lines start: every entry records its line, so finding one must not
     /// rescan the file.
     line_starts: Vec<usize>,
+    /// Whose `[users]` and `[groups]` sections apply; None: the user running rsh, looked up
+    /// only when the policy has such sections.
+    who: Option<Who>,
+    /// Where each `[users.NAME]` and `[groups.NAME]` section is written, with its key prefix.
+    sections: Vec<(std::ops::Range<usize>, String)>,
 }
 
 /// Validation errors found so far; the one reported is the first in the file.
@@ -380,7 +401,7 @@ impl Seen {
 }
 
 impl Loader<'_> {
-    fn load(&self, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
+    fn load(mut self, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
         match toml::from_str::<RawPolicy>(self.text) {
             Ok(raw) => self.build(raw, env_path),
             // Parse again, without the schema, to tell a syntax error from a schema error and
@@ -471,8 +492,27 @@ impl Loader<'_> {
         self.error_at(span.map(|s| s.start), message)
     }
 
-    fn build(&self, raw: RawPolicy, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
+    fn build(&mut self, raw: RawPolicy, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
         let mut problems = Problems::default();
+        let (mut raw, users, groups) = raw.split();
+        if !users.is_empty() || !groups.is_empty() {
+            self.sections = self.section_spans();
+        }
+        // Every section is checked, whoever it is for: a mistake must not wait for the one
+        // user it applies to.
+        for named in users.iter().chain(&groups) {
+            self.check_section(named.section.clone(), &mut problems);
+        }
+        if !users.is_empty() || !groups.is_empty() {
+            let who = self.who.clone().unwrap_or_else(Who::current);
+            let applies = groups
+                .into_iter()
+                .filter(|g| who.groups.contains(&g.name))
+                .chain(users.into_iter().filter(|u| u.name == who.user));
+            for named in applies {
+                raw.overlay(named.section);
+            }
+        }
         let shell = raw.shell.unwrap_or_default();
         let search_path = shell.path.map(|list| self.search_path(list, &mut problems));
         let resolve_dirs: Vec<PathBuf> = match &search_path {
@@ -519,6 +559,65 @@ impl Loader<'_> {
             rules,
             sandbox,
         }))
+    }
+
+    /// Builds a `[users.NAME]` or `[groups.NAME]` section alone, for its problems.
+    fn check_section(&self, raw: RawSection, problems: &mut Problems) {
+        if let Some(list) = raw.shell.and_then(|s| s.path) {
+            self.search_path(list, problems);
+        }
+        let commands = raw.commands.unwrap_or_default();
+        self.listed(&commands.lists, problems);
+        for (name, table) in commands.tables {
+            self.command_table(name, table, problems);
+        }
+        self.rules(raw.rules.unwrap_or_default(), problems);
+        self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, problems);
+    }
+
+    /// Where every key and value inside a `[users.NAME]` or `[groups.NAME]` section is written, with
+    /// the section's key prefix. A section's own span does not cover the tables written under
+    /// their own headers (`[users.ann.commands]`), so the values are collected one by one.
+    fn section_spans(&self) -> Vec<(std::ops::Range<usize>, String)> {
+        fn values(
+            table: &DeTable<'_>,
+            prefix: &str,
+            out: &mut Vec<(std::ops::Range<usize>, String)>,
+        ) {
+            for (key, value) in table.iter() {
+                out.push((key.span(), prefix.to_owned()));
+                match value.get_ref() {
+                    DeValue::Table(inner) => values(inner, prefix, out),
+                    _ => out.push((value.span(), prefix.to_owned())),
+                }
+            }
+        }
+        let Ok(doc) = DeTable::parse(self.text) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for kind in ["users", "groups"] {
+            let Some(DeValue::Table(sections)) = doc.get_ref().get(kind).map(|v| v.get_ref())
+            else {
+                continue;
+            };
+            for (name, section) in sections.iter() {
+                let prefix = format!("{}.", toml_key(&[kind, name.get_ref()]));
+                if let DeValue::Table(table) = section.get_ref() {
+                    values(table, &prefix, &mut out);
+                }
+            }
+        }
+        out
+    }
+
+    /// The section an entry written at `offset` belongs to, as a key prefix: `users.ann.`,
+    /// or nothing at the top level.
+    fn section_at(&self, offset: usize) -> &str {
+        self.sections
+            .iter()
+            .find(|(span, _)| span.contains(&offset))
+            .map_or("", |(_, prefix)| prefix.as_str())
     }
 
     /// `[sandbox]`, `[paths]`, `[limits]` and `[env]`.
@@ -639,6 +738,8 @@ impl Loader<'_> {
             (Verdict::Deny, "commands.deny", &lists.deny),
         ] {
             let Some(list) = list else { continue };
+            let key = format!("{}{key}", self.section_at(list.span().start));
+            let key = key.as_str();
             let mut seen = Seen::default();
             for name in list.get_ref() {
                 let offset = name.span().start;
@@ -651,7 +752,7 @@ impl Loader<'_> {
                     listed.push(Listed {
                         command: CommandRef::named(text),
                         verdict,
-                        key,
+                        key: key.to_owned(),
                         at: self.place(offset),
                     });
                 }
@@ -667,7 +768,11 @@ impl Loader<'_> {
         table: RawCommandTable,
         problems: &mut Problems,
     ) -> Option<CommandTable> {
-        let key = toml_key(&["commands", name.get_ref().as_str()]);
+        let key = format!(
+            "{}{}",
+            self.section_at(name.span().start),
+            toml_key(&["commands", name.get_ref().as_str()])
+        );
         if let Err(why) = identity::check_name(name.get_ref()) {
             problems.add(name.span().start, format!("[{key}]: {why}"));
             return None;
@@ -705,7 +810,7 @@ impl Loader<'_> {
             (Verdict::Deny, "deny", lists.deny),
         ] {
             let Some(list) = list else { continue };
-            let key = format!("rules.{list_name}");
+            let key = format!("{}rules.{list_name}", self.section_at(list.span().start));
             let mut seen = Seen::default();
             for entry in list.into_inner() {
                 let offset = entry.span().start;

@@ -3,6 +3,7 @@
 //! here, by serde, with the byte span of the offending key or value. Nothing here resolves names
 //! or parses patterns; `super` does that.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Deserialize;
@@ -13,7 +14,7 @@ use super::Verdict;
 
 pub(crate) type SpannedList = Spanned<Vec<Spanned<String>>>;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a policy document")]
 pub(crate) struct RawPolicy {
     pub shell: Option<RawShell>,
@@ -23,10 +24,133 @@ pub(crate) struct RawPolicy {
     pub paths: Option<RawPaths>,
     pub limits: Option<RawLimits>,
     pub env: Option<RawEnv>,
+    pub users: Option<BTreeMap<String, Spanned<RawSection>>>,
+    pub groups: Option<BTreeMap<String, Spanned<RawSection>>>,
+}
+
+/// The settings of a policy without its `[users]` and `[groups]`: the part a `[users.NAME]`
+/// or `[groups.NAME]` section can override.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a policy section (tables `shell`, `commands`, `rules`, `sandbox`, `paths`, `limits`, `env`)"
+)]
+pub(crate) struct RawSection {
+    pub shell: Option<RawShell>,
+    pub commands: Option<RawCommands>,
+    pub rules: Option<RawLists>,
+    pub sandbox: Option<RawSandbox>,
+    pub paths: Option<RawPaths>,
+    pub limits: Option<RawLimits>,
+    pub env: Option<RawEnv>,
+}
+
+/// A `[users.NAME]` or `[groups.NAME]` section, with where it is written.
+pub(crate) struct NamedSection {
+    /// `users.NAME` or `groups.NAME`, as TOML would need it written.
+    pub key: String,
+    pub name: String,
+    pub span: std::ops::Range<usize>,
+    pub section: RawSection,
+}
+
+impl RawPolicy {
+    /// The top-level settings, the `[users.NAME]` sections and the `[groups.NAME]` sections,
+    /// each in file order.
+    pub fn split(self) -> (RawSection, Vec<NamedSection>, Vec<NamedSection>) {
+        let base = RawSection {
+            shell: self.shell,
+            commands: self.commands,
+            rules: self.rules,
+            sandbox: self.sandbox,
+            paths: self.paths,
+            limits: self.limits,
+            env: self.env,
+        };
+        let named = |kind: &str, map: Option<BTreeMap<String, Spanned<RawSection>>>| {
+            let mut sections: Vec<NamedSection> = map
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, section)| NamedSection {
+                    key: super::toml_key(&[kind, name.as_str()]),
+                    span: section.span(),
+                    section: section.into_inner(),
+                    name,
+                })
+                .collect();
+            sections.sort_by_key(|s| s.span.start);
+            sections
+        };
+        (
+            base,
+            named("users", self.users),
+            named("groups", self.groups),
+        )
+    }
+}
+
+impl RawSection {
+    /// Lays `over` on top of this section: every setting `over` gives replaces this one's (a
+    /// list as a whole; a `[commands.NAME]` table as a whole), the rest stays.
+    pub fn overlay(&mut self, over: RawSection) {
+        fn set<T>(slot: &mut Option<T>, value: Option<T>) {
+            if value.is_some() {
+                *slot = value;
+            }
+        }
+        if let Some(o) = over.shell {
+            let s = self.shell.get_or_insert_with(Default::default);
+            set(&mut s.path, o.path);
+            set(&mut s.unknown, o.unknown);
+        }
+        if let Some(o) = over.commands {
+            let c = self.commands.get_or_insert_with(Default::default);
+            set(&mut c.lists.allow, o.lists.allow);
+            set(&mut c.lists.ask, o.lists.ask);
+            set(&mut c.lists.deny, o.lists.deny);
+            for (name, table) in o.tables {
+                c.tables.retain(|(n, _)| n.get_ref() != name.get_ref());
+                c.tables.push((name, table));
+            }
+        }
+        if let Some(o) = over.rules {
+            let r = self.rules.get_or_insert_with(Default::default);
+            set(&mut r.allow, o.allow);
+            set(&mut r.ask, o.ask);
+            set(&mut r.deny, o.deny);
+        }
+        if let Some(o) = over.sandbox {
+            let s = self.sandbox.get_or_insert_with(Default::default);
+            set(&mut s.mode, o.mode);
+            set(&mut s.network, o.network);
+            set(&mut s.subprocesses, o.subprocesses);
+        }
+        if let Some(o) = over.paths {
+            let p = self.paths.get_or_insert_with(Default::default);
+            set(&mut p.read, o.read);
+            set(&mut p.write, o.write);
+            set(&mut p.exec, o.exec);
+            set(&mut p.deny, o.deny);
+        }
+        if let Some(o) = over.limits {
+            let l = self.limits.get_or_insert_with(Default::default);
+            set(&mut l.cpu, o.cpu);
+            set(&mut l.memory, o.memory);
+            set(&mut l.file_size, o.file_size);
+            set(&mut l.open_files, o.open_files);
+            set(&mut l.timeout, o.timeout);
+        }
+        if let Some(o) = over.env {
+            set(
+                &mut self.env.get_or_insert_with(Default::default).allow,
+                o.allow,
+            );
+        }
+    }
 }
 
 /// `[sandbox]`: how started programs are confined.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a table with keys `mode`, `network` and `subprocesses`"
@@ -38,7 +162,7 @@ pub(crate) struct RawSandbox {
 }
 
 /// `[paths]`: the file system a started program may see.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a table with keys `read`, `write`, `exec` and `deny`"
@@ -51,7 +175,7 @@ pub(crate) struct RawPaths {
 }
 
 /// `[limits]`: resource limits of every started program.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a table with keys `cpu`, `memory`, `file_size`, `open_files` and `timeout`"
@@ -65,7 +189,7 @@ pub(crate) struct RawLimits {
 }
 
 /// `[env]`: which variables reach started programs.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a table with the key `allow`")]
 pub(crate) struct RawEnv {
     pub allow: Option<SpannedList>,
@@ -123,7 +247,7 @@ impl Visitor<'_> for SizeVisitor {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a table with keys `path` and `unknown`"
@@ -134,7 +258,7 @@ pub(crate) struct RawShell {
 }
 
 /// `[rules]`: three optional lists.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a table with keys `allow`, `ask` and `deny`"
@@ -146,7 +270,7 @@ pub(crate) struct RawLists {
 }
 
 /// `[commands.NAME]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a command table with keys `default`, `allow`, `ask`, `deny`, `network` and `subprocesses`"
@@ -163,7 +287,7 @@ pub(crate) struct RawCommandTable {
 /// `[commands]`: the reserved keys `allow`, `ask` and `deny` hold lists of names; every other
 /// key names a command and holds its table. Written by hand (not `#[serde(flatten)]`) so that
 /// errors inside the tables keep their spans.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct RawCommands {
     pub lists: RawLists,
     pub tables: Vec<(Spanned<String>, RawCommandTable)>,

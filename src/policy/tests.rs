@@ -575,3 +575,142 @@ fn sizes_take_binary_suffixes() {
     assert_eq!(p.sandbox().limits.memory, Some(4 << 30));
     assert_eq!(p.sandbox().limits.file_size, Some(10 << 10));
 }
+
+// ----- [users.NAME] and [groups.NAME] --------------------------------------------------------
+
+const SECTIONS: &str = r#"[commands]
+allow = ["ls", "cat"]
+deny = ["rm"]
+
+[limits]
+timeout = 60
+
+[groups.ops.commands]
+allow = ["ls", "cat", "rm"]
+deny = []
+
+[groups.ops.limits]
+timeout = 300
+
+[groups.interns]
+commands.deny = ["rm", "cat"]
+
+[users.ann.commands]
+deny = ["rm", "ls"]
+
+[users.ann.commands.git]
+default = "allow"
+"#;
+
+fn load_for(text: &str, user: &str, groups: &[&str]) -> Policy {
+    let who = Who {
+        user: user.to_owned(),
+        groups: groups.iter().map(|g| g.to_string()).collect(),
+    };
+    Unresolved::from_toml_for(text, ORIGIN, Some(""), Some(who))
+        .map(Unresolved::resolve)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Each listed name with its verdict and key, in file order.
+fn listed_names(p: &Policy) -> Vec<(String, Verdict, String)> {
+    p.listed()
+        .iter()
+        .map(|l| (l.command.name.clone(), l.verdict, l.key.clone()))
+        .collect()
+}
+
+#[test]
+fn a_section_for_someone_else_changes_nothing() {
+    let p = load_for(SECTIONS, "bob", &["staff"]);
+    let names = listed_names(&p);
+    assert_eq!(
+        names,
+        [
+            ("ls".into(), Verdict::Allow, "commands.allow".into()),
+            ("cat".into(), Verdict::Allow, "commands.allow".into()),
+            ("rm".into(), Verdict::Deny, "commands.deny".into()),
+        ]
+    );
+    assert_eq!(p.sandbox().limits.timeout, 60);
+    assert!(p.tables().is_empty());
+}
+
+#[test]
+fn a_group_section_replaces_the_lists_it_gives() {
+    let p = load_for(SECTIONS, "bob", &["staff", "ops"]);
+    let names = listed_names(&p);
+    assert_eq!(
+        names,
+        [
+            (
+                "ls".into(),
+                Verdict::Allow,
+                "groups.ops.commands.allow".into()
+            ),
+            (
+                "cat".into(),
+                Verdict::Allow,
+                "groups.ops.commands.allow".into()
+            ),
+            (
+                "rm".into(),
+                Verdict::Allow,
+                "groups.ops.commands.allow".into()
+            ),
+        ]
+    );
+    assert_eq!(p.sandbox().limits.timeout, 300);
+}
+
+#[test]
+fn groups_apply_in_file_order_and_the_user_section_last() {
+    // interns comes after ops in the file: its deny list replaces ops' empty one.
+    let p = load_for(SECTIONS, "bob", &["interns", "ops"]);
+    let denied: Vec<_> = listed_names(&p)
+        .into_iter()
+        .filter(|(_, v, _)| *v == Verdict::Deny)
+        .map(|(name, _, key)| (name, key))
+        .collect();
+    assert_eq!(
+        denied,
+        [
+            ("rm".into(), "groups.interns.commands.deny".into()),
+            ("cat".into(), "groups.interns.commands.deny".into()),
+        ]
+    );
+    // ann's own deny list beats every group's; her git table is added.
+    let p = load_for(SECTIONS, "ann", &["ops", "interns"]);
+    let denied: Vec<_> = listed_names(&p)
+        .into_iter()
+        .filter(|(_, v, _)| *v == Verdict::Deny)
+        .map(|(name, _, key)| (name, key))
+        .collect();
+    assert_eq!(
+        denied,
+        [
+            ("rm".into(), "users.ann.commands.deny".into()),
+            ("ls".into(), "users.ann.commands.deny".into()),
+        ]
+    );
+    assert_eq!(p.tables().len(), 1);
+    assert_eq!(p.tables()[0].key, "users.ann.commands.git");
+    assert_eq!(
+        p.tables()[0].default.map(|(v, at)| (v, at.line)),
+        Some((Verdict::Allow, 22))
+    );
+}
+
+#[test]
+fn every_section_is_checked_whoever_runs_rsh() {
+    let text = "[commands]\nallow = [\"ls\"]\n\n[users.zed.commands]\nalow = [\"rm\"]\n";
+    let e = assert_error(text, 5, "expected a command table");
+    assert!(e.message.starts_with("users.zed.commands.alow: "), "{e}");
+    let text = "[groups.ops.commands]\ndeny = [\"rm\", \"rm\"]\n";
+    let e = assert_error(text, 2, "is listed twice");
+    assert!(e.message.starts_with("groups.ops.commands.deny: "), "{e}");
+    let text = "[users.ann]\nusers = 1\n";
+    assert_error(text, 2, "unknown key `users`");
+    let text = "[users]\nann = 1\n";
+    assert_error(text, 2, "users.ann");
+}

@@ -1,0 +1,51 @@
+//! Who rsh runs for: the user and the groups that pick `[users.NAME]` and `[groups.NAME]`
+//! sections of the policy.
+
+use std::ffi::CString;
+
+/// A user by name, and the names of the groups they belong to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Who {
+    pub user: String,
+    pub groups: Vec<String>,
+}
+
+impl Who {
+    /// The user of the real user id, with their groups as the group database lists them (the
+    /// primary group included), as sshd's `Match Group` sees them. A user id without a name
+    /// matches no section; neither does a group without one.
+    pub fn current() -> Who {
+        let uid = nix::unistd::getuid();
+        let Ok(Some(user)) = nix::unistd::User::from_uid(uid) else {
+            return Who::default();
+        };
+        let groups = CString::new(user.name.as_str())
+            .ok()
+            .and_then(|name| nix::unistd::getgrouplist(&name, user.gid).ok())
+            .unwrap_or_else(|| vec![user.gid]);
+        let groups = groups
+            .into_iter()
+            .filter_map(|gid| nix::unistd::Group::from_gid(gid).ok().flatten())
+            .map(|group| group.name)
+            .collect();
+        Who {
+            user: user.name,
+            groups,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_current_user_has_a_name_and_their_primary_group() {
+        let who = Who::current();
+        let uid = nix::unistd::getuid();
+        let user = nix::unistd::User::from_uid(uid).unwrap().unwrap();
+        assert_eq!(who.user, user.name);
+        let primary = nix::unistd::Group::from_gid(user.gid).unwrap().unwrap();
+        assert!(who.groups.contains(&primary.name), "{who:?}");
+    }
+}
