@@ -47,8 +47,6 @@ pub(crate) struct RawSection {
 
 /// A `[users.NAME]` or `[groups.NAME]` section, with where it is written.
 pub(crate) struct NamedSection {
-    /// `users.NAME` or `groups.NAME`, as TOML would need it written.
-    pub key: String,
     pub name: String,
     pub span: std::ops::Range<usize>,
     pub section: RawSection,
@@ -67,12 +65,11 @@ impl RawPolicy {
             limits: self.limits,
             env: self.env,
         };
-        let named = |kind: &str, map: Option<BTreeMap<String, Spanned<RawSection>>>| {
+        let named = |map: Option<BTreeMap<String, Spanned<RawSection>>>| {
             let mut sections: Vec<NamedSection> = map
                 .unwrap_or_default()
                 .into_iter()
                 .map(|(name, section)| NamedSection {
-                    key: super::toml_key(&[kind, name.as_str()]),
                     span: section.span(),
                     section: section.into_inner(),
                     name,
@@ -81,11 +78,7 @@ impl RawPolicy {
             sections.sort_by_key(|s| s.span.start);
             sections
         };
-        (
-            base,
-            named("users", self.users),
-            named("groups", self.groups),
-        )
+        (base, named(self.users), named(self.groups))
     }
 }
 
