@@ -18,7 +18,7 @@ pub const USAGE: &str = "\
 usage: rsh [--policy FILE] [-lis] [-euxC] [-o option] [-O shopt] -c COMMAND [NAME [ARG...]]
        rsh [--policy FILE] [options] [FILE [ARG...]]
        rsh [--policy FILE] [options] -s [ARG...]
-       rsh [--policy FILE] --check-policy
+       rsh [--policy FILE] --check-policy [FILE]
        rsh [--policy FILE] --explain LINE [--json]
        rsh --version | --help
 
@@ -84,7 +84,14 @@ pub fn parse_args(argv: &[String]) -> Result<Invocation, UsageError> {
             "--login" => inv.login = true,
             "--norc" | "--noprofile" | "--noediting" => {}
             "--version" => inv.version = true,
-            "--check-policy" => inv.check_policy = true,
+            "--check-policy" => {
+                inv.check_policy = true;
+                // `--check-policy FILE`, like `visudo -c -f FILE`.
+                if let Some(file) = argv.get(i + 1).filter(|a| !a.starts_with('-')) {
+                    inv.policy = Some(PathBuf::from(file));
+                    i += 1;
+                }
+            }
             "--json" => inv.json = true,
             "--explain" => {
                 i += 1;
@@ -232,8 +239,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     run(inv)
 }
 
-/// `--check-policy`: the policy loads (or the error, status 2), and what it names that this
-/// system lacks: paths that grant or deny nothing here (status 1). Nothing runs.
+/// `--check-policy`: the policy loads (or the error, status 2), and warnings (status 1): what
+/// it names that this system lacks (paths that grant nothing here), and allowed commands that
+/// can run arbitrary code or other programs. Nothing runs.
 fn check_policy(inv: &Invocation) -> i32 {
     let policy = match load_policy(inv.policy.as_deref()) {
         Ok(policy) => policy.resolve(),
@@ -253,7 +261,22 @@ fn check_policy(inv: &Invocation) -> i32 {
             m.path.display()
         ));
     }
-    if missing.is_empty() {
+    let escapes = crate::lint::escapes(&policy);
+    for e in &escapes {
+        let kernel = match (e.subprocesses, policy.sandbox().mode) {
+            (_, policy::SandboxMode::Off) => ", and nothing confines it (sandbox.mode = \"off\")",
+            (true, _) => ", and it may start other programs (subprocesses = true)",
+            (false, _) => "",
+        };
+        eprint_line(&format!(
+            "rsh: warning: policy allows `{}` ({}): {} {}{kernel}",
+            e.command,
+            e.reason,
+            e.path.display(),
+            e.what,
+        ));
+    }
+    if missing.is_empty() && escapes.is_empty() {
         let _ = fd::write_all(1, format!("policy {}: ok\n", policy.origin()).as_bytes());
         0
     } else {

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod decide;
 pub mod expand;
 pub mod interp;
+pub mod lint;
 pub mod parse;
 pub mod policy;
 pub mod repl;

@@ -1095,3 +1095,29 @@ fn check_policy_accepts_a_sound_policy_and_refuses_a_broken_one() {
         run.describe()
     );
 }
+
+#[test]
+fn check_policy_names_allowed_commands_that_escape_it() {
+    let sb = Sandbox::new();
+    if !Path::new("/bin/sh").exists() {
+        eprintln!("SKIPPED: no /bin/sh here");
+        return;
+    }
+    let text = "[shell]\npath = [\"/usr/local/bin\", \"/usr/bin\", \"/bin\"]\n\n\
+                [commands]\nallow = [\"ls\", \"sh\"]\n";
+    let file = sb.write("escape.toml", text);
+    // `--check-policy FILE` is `--policy FILE --check-policy`.
+    let run = sb.rsh(&["--check-policy".as_ref(), file.as_os_str()]);
+    assert_eq!(run.status, 1, "{}", run.describe());
+    let expected = format!(
+        "rsh: warning: policy allows `sh -c id` (listed in commands.allow ({}:5)): ",
+        file.display()
+    );
+    assert!(run.stderr.starts_with(&expected), "{}", run.describe());
+    assert!(
+        run.stderr.contains("is a shell: it runs any command line"),
+        "{}",
+        run.describe()
+    );
+    assert!(!sb.path().join("CANARY").exists());
+}
