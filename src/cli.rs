@@ -184,9 +184,25 @@ pub fn parse_args(argv: &[String]) -> Result<Invocation, UsageError> {
 pub fn load_policy(explicit: Option<&Path>) -> Result<Unresolved, String> {
     let env_path = std::env::var("PATH").ok();
     let system = Path::new(policy::SYSTEM_POLICY_PATH);
-    let system_exists = system.symlink_metadata().is_ok();
+    // Only "no such file" means there is no system policy: one rsh cannot see (a directory
+    // it may not search) is still the administrator's, and falling back would loosen it.
+    let system_exists = match system.symlink_metadata() {
+        Ok(_) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => {
+            return Err(format!(
+                "cannot start: policy {}: cannot tell whether it exists: {e}",
+                system.display()
+            ));
+        }
+    };
     let uid = nix::unistd::getuid().as_raw();
     let loaded = match explicit {
+        // The administrator's directory only: a root-owned file elsewhere (a shipped example,
+        // a backup, a checkout) is not a policy the administrator chose for this user.
+        Some(file) if system_exists && uid != 0 => {
+            Unresolved::load(file, env_path.as_deref(), Owners::SystemDir)
+        }
         Some(file) if system_exists => {
             Unresolved::load(file, env_path.as_deref(), Owners::RootOnly)
         }
@@ -230,6 +246,10 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         return check_policy(&inv);
     }
     if let Some(line) = &inv.explain {
+        if inv.command.is_some() || inv.script.is_some() || inv.check_only {
+            eprint_line("rsh: --explain: takes the line itself, not -c, -n or a script");
+            return 2;
+        }
         return explain(&inv, line);
     }
     if inv.json {
@@ -307,6 +327,12 @@ fn explain(inv: &Invocation, line: &str) -> i32 {
         Vec::new(),
     );
     shell.set_sandbox(sandbox);
+    shell.set_stack_limit(spawn::raise_stack_limit());
+    // -f, -u, -o and -O change how words expand, so they change what the line runs.
+    if let Err(message) = apply_startup_options(&mut shell, inv) {
+        eprint_line(&format!("rsh: {message}"));
+        return 2;
+    }
     let segments = shell.explain(&program);
     let text = if inv.json {
         crate::interp::explain::render_json(&segments)

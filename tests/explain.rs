@@ -55,11 +55,17 @@ impl Dir {
     }
 
     fn rsh(&self, args: &[&str]) -> Output {
+        self.rsh_env(args, &[])
+    }
+
+    /// rsh with ARGS in the working directory, with ENV added to its environment.
+    fn rsh_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let policy = self.dir.path().join("policy.toml");
         Command::new(RSH)
             .arg("--policy")
             .arg(&policy)
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(self.path())
             .stdin(Stdio::null())
             .output()
@@ -68,7 +74,11 @@ impl Dir {
 
     /// `--explain LINE --json`: the status and the parsed document.
     fn explain(&self, line: &str) -> (i32, Value) {
-        let out = self.rsh(&["--explain", line, "--json"]);
+        self.explain_env(line, &[])
+    }
+
+    fn explain_env(&self, line: &str, env: &[(&str, &str)]) -> (i32, Value) {
+        let out = self.rsh_env(&["--explain", line, "--json"], env);
         let text = String::from_utf8_lossy(&out.stdout);
         let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
             panic!(
@@ -287,4 +297,32 @@ fn bad_lines_and_bad_usage_are_errors() {
     let out = d.rsh(&["--json", "-c", "true"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--json: only with --explain"));
+}
+
+/// Lines on which explaining once said "allowed" while running refused something: now each is
+/// explained as not (or not yet) allowed, and running still refuses.
+#[test]
+fn explain_never_allows_what_running_refuses() {
+    let d = Dir::new();
+    fs::write(d.path().join("f"), "sh -c 'touch c5'\n").unwrap();
+    let cases = [
+        "for f in a; do cat; done <<E\n$(sh -c 'touch c1')\nE",
+        "if false; then sh() { :; }; fi; sh -c 'touch c2'",
+        "[[ ${o:=-r} ]]; rm $o c3",
+        "IFS=,; rm $OPTS",
+        "echo hi >&$(echo ../secret/c4)",
+        "source ./f",
+        "cd \"$(echo ../secret)\"; cat < s",
+        "shopt -s expand_aliases\nalias ls=\"sh -c 'touch c6'\"\nls",
+    ];
+    for line in cases {
+        let (status, doc) = d.explain_env(line, &[("OPTS", "c7,-r")]);
+        assert_eq!(status, 1, "{line}: {doc}");
+        assert_eq!(doc["allowed"], false, "{line}: {doc}");
+        let out = d.rsh_env(&["-c", line], &[("OPTS", "c7,-r")]);
+        assert!(stderr(&out).contains("denied"), "{line}: {}", stderr(&out));
+    }
+    for canary in ["c1", "c2", "c5", "c6", "../secret/c4"] {
+        assert!(!d.exists(canary), "{canary}");
+    }
 }

@@ -30,7 +30,16 @@ const VOLATILE: &[&str] = &[
     "EPOCHSECONDS",
     "EPOCHREALTIME",
     "BASHPID",
+    "LINENO",
+    "_",
+    "REPLY",
+    "OPTARG",
+    "OPTIND",
+    "MAPFILE",
 ];
+
+/// Variables that change how later words are split, globbed or expanded.
+const SETTINGS_VARS: &[&str] = &["IFS", "HOME", "PATH", "CDPATH", "GLOBIGNORE"];
 
 /// Builtins whose non-option arguments name variables they set.
 const SETTERS: &[&str] = &[
@@ -118,14 +127,21 @@ impl Segment {
 struct Known {
     assigned: HashSet<String>,
     functions: HashSet<String>,
+    /// Alias names the line defines; `*` when one cannot be known.
+    aliases: HashSet<String>,
 }
 
 struct Explainer<'s> {
     shell: &'s mut Shell,
     known: Known,
-    /// Set once a `cd` (or pushd, popd) has been seen: later relative paths and patterns
-    /// depend on where it leads.
+    /// Set once a `cd` (or pushd, popd, or a command whose name is not known) has been seen:
+    /// later relative paths and patterns depend on where it leads.
     moved: bool,
+    /// Set once `set`, `shopt` or an assignment to IFS, HOME, PATH, … has been seen: later
+    /// unquoted expansions and patterns depend on the settings it leaves.
+    resettled: bool,
+    /// eval and source levels, bounded as when running.
+    depth: usize,
     within: Vec<String>,
     out: Vec<Segment>,
 }
@@ -140,6 +156,8 @@ impl Shell {
             shell: self,
             known,
             moved: false,
+            resettled: false,
+            depth: 0,
             within: Vec::new(),
             out: Vec::new(),
         };
@@ -171,15 +189,30 @@ fn collect_command(command: &Command, known: &mut Known) {
                 collect_word(&a.value, known);
             }
             let words: Vec<Option<String>> = cmd.words.iter().map(Word::static_text).collect();
-            if let Some(Some(name)) = words.first()
-                && SETTERS.contains(&name.as_str())
-            {
-                for word in words.iter().skip(1).flatten() {
-                    let name = word.split(['=', '+', '[']).next().unwrap_or_default();
-                    if parse::is_name(name) {
-                        known.assigned.insert(name.to_owned());
+            match words.first() {
+                Some(Some(name)) if name == "let" => {
+                    for word in &cmd.words[1..] {
+                        collect_arith(word, known);
                     }
                 }
+                Some(Some(name)) if name == "alias" => {
+                    for word in &words[1..] {
+                        match word.as_deref().and_then(|w| w.split_once('=')) {
+                            Some((alias, _)) => known.aliases.insert(alias.to_owned()),
+                            None if word.is_none() => known.aliases.insert("*".to_owned()),
+                            None => false,
+                        };
+                    }
+                }
+                Some(Some(name)) if SETTERS.contains(&name.as_str()) => {
+                    for word in words.iter().skip(1).flatten() {
+                        let name = word.split(['=', '+', '[']).next().unwrap_or_default();
+                        if parse::is_name(name) {
+                            known.assigned.insert(name.to_owned());
+                        }
+                    }
+                }
+                _ => {}
             }
             for word in &cmd.words {
                 collect_word(word, known);
@@ -202,13 +235,35 @@ fn collect_compound(kind: &Compound, known: &mut Known) {
             known.assigned.insert(var.clone());
         }
         Compound::Arith(word) => collect_arith(word, known),
+        Compound::ArithFor {
+            init, cond, step, ..
+        } => {
+            for word in [init, cond, step].into_iter().flatten() {
+                collect_arith(word, known);
+            }
+        }
         _ => {}
     }
     for child in children(kind) {
         match child {
             Child::List(list) => collect_list(list, known),
             Child::Word(word) => collect_word(word, known),
-            Child::Cond(_) => {}
+            Child::Cond(expr) => collect_cond(expr, known),
+        }
+    }
+}
+
+fn collect_cond(expr: &CondExpr, known: &mut Known) {
+    match expr {
+        CondExpr::Word(w) | CondExpr::Unary(_, w) => collect_word(w, known),
+        CondExpr::Binary(a, _, b) => {
+            collect_word(a, known);
+            collect_word(b, known);
+        }
+        CondExpr::Not(e) => collect_cond(e, known),
+        CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+            collect_cond(a, known);
+            collect_cond(b, known);
         }
     }
 }
@@ -272,8 +327,18 @@ fn collect_parts(parts: &[WordPart], known: &mut Known) {
         match part {
             WordPart::DoubleQuoted(inner) => collect_parts(inner, known),
             WordPart::Param(p) => {
-                if let (Param::Var(name), ParamOp::Test { .. }) = (&p.param, &p.op) {
+                if let (
+                    Param::Var(name),
+                    ParamOp::Test {
+                        kind: parse::TestKind::Assign,
+                        ..
+                    },
+                ) = (&p.param, &p.op)
+                {
                     known.assigned.insert(name.clone());
+                }
+                for word in op_words(&p.op) {
+                    collect_word(word, known);
                 }
             }
             WordPart::CommandSub(program) | WordPart::ProcessSub { program, .. } => {
@@ -288,12 +353,7 @@ fn collect_parts(parts: &[WordPart], known: &mut Known) {
 /// Arithmetic that assigns (`=`, `+=`, `++`, `--`): every name in it may change.
 fn collect_arith(word: &Word, known: &mut Known) {
     let text = word.static_text().unwrap_or_default();
-    let stripped = text
-        .replace("==", "")
-        .replace("!=", "")
-        .replace("<=", "")
-        .replace(">=", "");
-    if stripped.contains('=') || text.contains("++") || text.contains("--") {
+    if arith_assigns(&text) {
         for name in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
             if parse::is_name(name) {
                 known.assigned.insert(name.to_owned());
@@ -301,6 +361,23 @@ fn collect_arith(word: &Word, known: &mut Known) {
         }
     }
     collect_word_programs(word, known);
+}
+
+/// Whether arithmetic text assigns: `=` and the compound `+=` … `<<=` `>>=`, `++`, `--`; not
+/// the comparisons `==` `!=` `<=` `>=`.
+fn arith_assigns(text: &str) -> bool {
+    if text.contains("++") || text.contains("--") {
+        return true;
+    }
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| {
+        if b != b'=' || bytes.get(i + 1) == Some(&b'=') {
+            return false;
+        }
+        let before = if i > 0 { bytes[i - 1] } else { 0 };
+        let shifted = i >= 2 && matches!(&bytes[i - 2..i], b"<<" | b">>");
+        shifted || !matches!(before, b'=' | b'!' | b'<' | b'>')
+    })
 }
 
 fn collect_word_programs(word: &Word, known: &mut Known) {
@@ -330,6 +407,9 @@ impl Explainer<'_> {
         match command {
             Command::Simple(cmd) => self.simple(cmd),
             Command::Compound(compound) => {
+                for r in &compound.redirects {
+                    self.nested(&r.target);
+                }
                 self.compound(&compound.kind);
                 if !compound.redirects.is_empty() {
                     self.redirections_only(
@@ -346,7 +426,7 @@ impl Explainer<'_> {
 
     fn function(&mut self, def: &FunctionDef) {
         self.within.push(format!("function {}", def.name));
-        self.compound(&def.body.kind);
+        self.command(&Command::Compound(def.body.clone()));
         self.within.pop();
     }
 
@@ -425,6 +505,14 @@ impl Explainer<'_> {
             .filter(|&end| end > cmd.span.start)
             .fold(cmd.span.end, usize::max);
         let text = first_line(cmd.source.get(cmd.span.start..end).unwrap_or(""));
+        if cmd
+            .assignments
+            .iter()
+            .any(|a| SETTINGS_VARS.contains(&a.name.as_str()))
+            && cmd.words.is_empty()
+        {
+            self.resettled = true;
+        }
         if cmd.words.is_empty() {
             if !cmd.redirects.is_empty() {
                 self.redirections_only(&text, cmd.line, &cmd.redirects, Some(&cmd.source));
@@ -433,7 +521,30 @@ impl Explainer<'_> {
         }
         let mut segment = self.segment(&text, cmd.line);
         segment.paths = self.paths(&cmd.redirects, Some(&cmd.source));
-        if let Some(why) = cmd.words.iter().find_map(|w| self.dynamic(w)) {
+        let dynamic = cmd.words.iter().find_map(|w| self.dynamic(w));
+        let name = cmd.words[0].static_text();
+        let alias = name
+            .as_deref()
+            .filter(|n| self.known.aliases.contains(*n) || self.known.aliases.contains("*"));
+        let path_changes = cmd.assignments.iter().any(|a| a.name == "PATH")
+            || (self.resettled && self.known.assigned.contains("PATH"));
+        let why = if let Some(alias) = alias {
+            Some(format!("{alias} may be an alias the line defines"))
+        } else if path_changes
+            && self.shell.policy().search_path().is_none()
+            && name.as_deref().is_some_and(|n| !n.contains('/'))
+        {
+            Some("the line changes PATH, where it is looked up".to_owned())
+        } else {
+            dynamic
+        };
+        // What the command changes for those after it, even when it is not known itself.
+        match name.as_deref() {
+            Some("cd" | "pushd" | "popd") | None => self.moved = true,
+            Some("set" | "shopt") => self.resettled = true,
+            _ => {}
+        }
+        if let Some(why) = why {
             segment.verdict = "unknown";
             segment.reason = format!("decided when it runs: {why}");
             self.push(segment);
@@ -466,11 +577,44 @@ impl Explainer<'_> {
             self.moved = true;
         }
         if lookup == Lookup::All && self.known.functions.contains(&name) {
+            // Whether the definition has run by then is only known as the line runs: unless
+            // the command is allowed either way, it is not known.
+            let otherwise = match self.shell.resolve_target(&name, Lookup::SkipFunctions) {
+                Ok(target) => self
+                    .shell
+                    .decisions(&argv, &target)
+                    .iter()
+                    .map(|r| r.decision.verdict)
+                    .max()
+                    .unwrap_or(Verdict::Allow),
+                Err(_) => Verdict::Deny,
+            };
             segment.program = Some(format!("function {name}"));
-            segment.verdict = "allow";
-            segment.reason = "a function this line defines: its commands are listed where it \
-                              is defined, and decided as they run"
-                .to_owned();
+            (segment.verdict, segment.reason) = if otherwise == Verdict::Allow {
+                (
+                    "allow",
+                    "a function this line defines (its commands are listed where it is \
+                     defined), or else an allowed command"
+                        .to_owned(),
+                )
+            } else {
+                (
+                    "unknown",
+                    format!(
+                        "decided when it runs: {name} is a function this line defines, if \
+                         the definition has run by then; otherwise the command {name} \
+                         ({otherwise})"
+                    ),
+                )
+            };
+            segment.argv = Some(argv);
+            self.push(segment);
+            return;
+        }
+        if builtins::is_refused(&name) && lookup != Lookup::ExternalOnly {
+            segment.program = Some("builtin".to_owned());
+            segment.verdict = "fails";
+            segment.reason = format!("{name}: not supported by rsh");
             segment.argv = Some(argv);
             self.push(segment);
             return;
@@ -549,22 +693,17 @@ impl Explainer<'_> {
             }
             "eval" => {
                 let joined = argv[1..].join(" ");
-                match parse::parse(&joined) {
-                    Ok(program) => {
-                        let mut known = Known::default();
-                        collect_list(&program.body, &mut known);
-                        self.known.assigned.extend(known.assigned);
-                        self.known.functions.extend(known.functions);
-                        self.inside("eval", &program.body);
-                    }
-                    Err(err) => {
-                        let mut segment = self.segment(text, line);
-                        segment.within = Some(self.within_with("eval"));
-                        segment.verdict = "fails";
-                        segment.reason = format!("eval: {err}");
-                        self.push(segment);
-                    }
-                }
+                self.nested_text("eval", text, line, parse::parse(&joined));
+                return;
+            }
+            "source" | "." if argv.len() > 1 => {
+                let file = argv[1].clone();
+                let what = format!("source {file}");
+                let parsed = match self.shell.read_for_command(&file) {
+                    Ok(bytes) => parse::parse_bytes(&bytes).map_err(|e| e.to_string()),
+                    Err(ReadError::Denied(message)) | Err(ReadError::Io(message)) => Err(message),
+                };
+                self.nested_text(&what, text, line, parsed);
                 return;
             }
             _ => return,
@@ -582,6 +721,39 @@ impl Explainer<'_> {
             return;
         }
         self.argv(segment, inner, lookup);
+    }
+
+    /// The commands of a line given to `eval` or read by `source`, one level deeper.
+    fn nested_text<E: std::fmt::Display>(
+        &mut self,
+        what: &str,
+        text: &str,
+        line: usize,
+        parsed: Result<Program, E>,
+    ) {
+        let failure = match parsed {
+            Ok(_) if self.depth >= super::MAX_CALL_DEPTH => format!(
+                "maximum eval/source nesting level exceeded ({})",
+                super::MAX_CALL_DEPTH
+            ),
+            Ok(program) => {
+                let mut known = Known::default();
+                collect_list(&program.body, &mut known);
+                self.known.assigned.extend(known.assigned);
+                self.known.functions.extend(known.functions);
+                self.known.aliases.extend(known.aliases);
+                self.depth += 1;
+                self.inside(what, &program.body);
+                self.depth -= 1;
+                return;
+            }
+            Err(err) => format!("{what}: {err}"),
+        };
+        let mut segment = self.segment(text, line);
+        segment.within = Some(self.within_with(what));
+        segment.verdict = "fails";
+        segment.reason = failure;
+        self.push(segment);
     }
 
     fn decided(&self, segment: &mut Segment, decisions: &[Refusal]) {
@@ -680,8 +852,11 @@ impl Explainer<'_> {
             | RedirOp::WriteBoth
             | RedirOp::AppendBoth => true,
             RedirOp::DupWrite => {
-                let text = redirect.target.static_text()?;
-                if text == "-" || text.trim_end_matches('-').parse::<i32>().is_ok() {
+                // A number or `-` duplicates or closes; a file name (or what only expands to
+                // one as the line runs) is written.
+                if let Some(text) = redirect.target.static_text()
+                    && (text == "-" || text.trim_end_matches('-').parse::<i32>().is_ok())
+                {
                     return None;
                 }
                 true
@@ -743,8 +918,21 @@ impl Explainer<'_> {
 
     fn dynamic_parts(&self, parts: &[WordPart], quoted: bool) -> Option<String> {
         parts.iter().find_map(|part| match part {
-            WordPart::Literal(text) => (self.moved && !quoted && has_pattern(text))
-                .then(|| format!("the pattern {text:?} is matched in the directory `cd` leads to")),
+            WordPart::Literal(text) if !quoted && has_pattern(text) && self.moved => Some(format!(
+                "the pattern {text:?} is matched in the directory `cd` leads to"
+            )),
+            WordPart::Literal(text) if !quoted && has_pattern(text) && self.resettled => Some(
+                format!("the pattern {text:?} depends on settings the line changes (set, shopt)"),
+            ),
+            WordPart::Literal(text)
+                if !quoted && text.starts_with('~') && self.known.assigned.contains("HOME") =>
+            {
+                Some("~ depends on $HOME, which the line sets".to_owned())
+            }
+            WordPart::Param(_) if !quoted && self.resettled => Some(
+                "its splitting depends on settings the line changes (IFS, set, shopt)".to_owned(),
+            ),
+            WordPart::Literal(_) => None,
             WordPart::Quoted(_) => None,
             WordPart::DoubleQuoted(inner) => self.dynamic_parts(inner, true),
             WordPart::CommandSub(_) => Some("it uses the output of $(…)".to_owned()),

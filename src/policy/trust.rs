@@ -17,6 +17,9 @@ pub enum Owners {
     RootOr(u32),
     /// Root only: a user's own policy may not replace the system policy.
     RootOnly,
+    /// Root's, and in the system policy's directory (/etc/rsh): what a user may choose while a
+    /// system policy exists.
+    SystemDir,
 }
 
 /// Reads the policy at `path` if it can be trusted: the text and the canonical path it came
@@ -24,6 +27,26 @@ pub enum Owners {
 /// is the text checked.
 pub(crate) fn read_trusted(path: &Path, owners: Owners) -> Result<(String, PathBuf), String> {
     let real = std::fs::canonicalize(path).map_err(|e| format!("cannot read policy: {e}"))?;
+    let system_dir = Path::new(super::SYSTEM_POLICY_PATH)
+        .parent()
+        .unwrap_or(Path::new("/"));
+    if owners == Owners::SystemDir && real.parent() != Some(system_dir) {
+        return Err(format!(
+            "refused: while the system policy {} exists, a policy that replaces it must be \
+             one of the administrator's, in {}",
+            super::SYSTEM_POLICY_PATH,
+            system_dir.display()
+        ));
+    }
+    // Nothing but a regular file is opened: opening a device can do things.
+    match std::fs::metadata(&real) {
+        Ok(meta) if meta.is_dir() => return Err("cannot read policy: it is a directory".into()),
+        Ok(meta) if !meta.is_file() => {
+            return Err("cannot read policy: not a regular file".into());
+        }
+        Ok(_) => {}
+        Err(e) => return Err(format!("cannot read policy: {e}")),
+    }
     // Non-blocking, so that a FIFO named as the policy is refused rather than waited on.
     let mut file = std::fs::OpenOptions::new()
         .read(true)
@@ -63,7 +86,7 @@ fn check_one(
     let owner = meta.uid();
     let trusted = match owners {
         Owners::RootOr(uid) => owner == 0 || owner == uid,
-        Owners::RootOnly => owner == 0,
+        Owners::RootOnly | Owners::SystemDir => owner == 0,
     };
     if !trusted {
         let whom = match owners {
@@ -71,7 +94,7 @@ fn check_one(
             Owners::RootOr(uid) => format!(
                 "root or uid {uid} (the user running rsh), so its owner could change the policy"
             ),
-            Owners::RootOnly => format!(
+            Owners::RootOnly | Owners::SystemDir => format!(
                 "root: while the system policy {} exists, a policy that replaces it must be \
                  root's",
                 super::SYSTEM_POLICY_PATH
@@ -203,6 +226,18 @@ mod tests {
         std::os::unix::fs::chown(&file, Some(0), None).unwrap();
         let err = read_trusted(&file, Owners::RootOr(0)).unwrap_err();
         assert!(err.contains("the directory"), "{err}");
+    }
+
+    #[test]
+    fn a_replacement_for_the_system_policy_must_be_in_its_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.toml");
+        std::fs::write(&file, "").unwrap();
+        let err = read_trusted(&file, Owners::SystemDir).unwrap_err();
+        assert!(
+            err.contains("must be one of the administrator's, in /etc/rsh"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -91,6 +91,11 @@ const REFUSED: &[&str] = &[
     "umask",
 ];
 
+/// Whether `name` is a builtin rsh recognises but refuses to run (`trap`, `coproc`, ...).
+pub(crate) fn is_refused(name: &str) -> bool {
+    REFUSED.contains(&name)
+}
+
 pub fn lookup(name: &str) -> Option<Builtin> {
     if REFUSED.contains(&name) {
         return Some(refused);
