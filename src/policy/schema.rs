@@ -30,6 +30,8 @@ pub(crate) struct RawPolicy {
 
 /// The settings of a policy without its `[users]` and `[groups]`: the part a `[users.NAME]`
 /// or `[groups.NAME]` section can override.
+/// (Its fields repeat `RawPolicy`'s: serde cannot flatten a struct into one that denies
+/// unknown fields.)
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,

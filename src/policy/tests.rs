@@ -620,6 +620,15 @@ fn listed_names(p: &Policy) -> Vec<(String, Verdict, String)> {
         .collect()
 }
 
+/// The denied names with the key that lists them.
+fn denied_names(p: &Policy) -> Vec<(String, String)> {
+    listed_names(p)
+        .into_iter()
+        .filter(|(_, v, _)| *v == Verdict::Deny)
+        .map(|(name, _, key)| (name, key))
+        .collect()
+}
+
 #[test]
 fn a_section_for_someone_else_changes_nothing() {
     let p = load_for(SECTIONS, "bob", &["staff"]);
@@ -667,13 +676,8 @@ fn a_group_section_replaces_the_lists_it_gives() {
 fn groups_apply_in_file_order_and_the_user_section_last() {
     // interns comes after ops in the file: its deny list replaces ops' empty one.
     let p = load_for(SECTIONS, "bob", &["interns", "ops"]);
-    let denied: Vec<_> = listed_names(&p)
-        .into_iter()
-        .filter(|(_, v, _)| *v == Verdict::Deny)
-        .map(|(name, _, key)| (name, key))
-        .collect();
     assert_eq!(
-        denied,
+        denied_names(&p),
         [
             ("rm".into(), "groups.interns.commands.deny".into()),
             ("cat".into(), "groups.interns.commands.deny".into()),
@@ -681,13 +685,8 @@ fn groups_apply_in_file_order_and_the_user_section_last() {
     );
     // ann's own deny list beats every group's; her git table is added.
     let p = load_for(SECTIONS, "ann", &["ops", "interns"]);
-    let denied: Vec<_> = listed_names(&p)
-        .into_iter()
-        .filter(|(_, v, _)| *v == Verdict::Deny)
-        .map(|(name, _, key)| (name, key))
-        .collect();
     assert_eq!(
-        denied,
+        denied_names(&p),
         [
             ("rm".into(), "users.ann.commands.deny".into()),
             ("ls".into(), "users.ann.commands.deny".into()),
