@@ -20,7 +20,7 @@ use crate::policy::Verdict;
 use super::Shell;
 use super::builtins;
 use super::redirect::ReadError;
-use super::simple::{FileKind, Lookup, Refusal, Target};
+use super::simple::{FileKind, Lookup, Refusal, Target, strongest};
 
 /// Variables whose value changes by itself: never known in advance.
 const VOLATILE: &[&str] = &[
@@ -170,14 +170,16 @@ impl Shell {
 
 // ----- what the line assigns ---------------------------------------------------------------
 
+/// Every command of a list, in the order written.
+fn commands(list: &[AndOr]) -> impl Iterator<Item = &Command> {
+    list.iter()
+        .flat_map(|and_or| std::iter::once(&and_or.first).chain(and_or.rest.iter().map(|(_, p)| p)))
+        .flat_map(|pipeline| &pipeline.commands)
+}
+
 fn collect_list(list: &[AndOr], known: &mut Known) {
-    for and_or in list {
-        let pipelines = std::iter::once(&and_or.first).chain(and_or.rest.iter().map(|(_, p)| p));
-        for pipeline in pipelines {
-            for command in &pipeline.commands {
-                collect_command(command, known);
-            }
-        }
+    for command in commands(list) {
+        collect_command(command, known);
     }
 }
 
@@ -248,22 +250,6 @@ fn collect_compound(kind: &Compound, known: &mut Known) {
         match child {
             Child::List(list) => collect_list(list, known),
             Child::Word(word) => collect_word(word, known),
-            Child::Cond(expr) => collect_cond(expr, known),
-        }
-    }
-}
-
-fn collect_cond(expr: &CondExpr, known: &mut Known) {
-    match expr {
-        CondExpr::Word(w) | CondExpr::Unary(_, w) => collect_word(w, known),
-        CondExpr::Binary(a, _, b) => {
-            collect_word(a, known);
-            collect_word(b, known);
-        }
-        CondExpr::Not(e) => collect_cond(e, known),
-        CondExpr::And(a, b) | CondExpr::Or(a, b) => {
-            collect_cond(a, known);
-            collect_cond(b, known);
         }
     }
 }
@@ -272,7 +258,6 @@ fn collect_cond(expr: &CondExpr, known: &mut Known) {
 enum Child<'a> {
     List(&'a [AndOr]),
     Word(&'a Word),
-    Cond(&'a CondExpr),
 }
 
 fn children(kind: &Compound) -> Vec<Child<'_>> {
@@ -312,7 +297,11 @@ fn children(kind: &Compound) -> Vec<Child<'_>> {
                     .chain([Child::List(&item.body)])
             }))
             .collect(),
-        Compound::Cond(expr) => vec![Child::Cond(expr)],
+        Compound::Cond(expr) => {
+            let mut words = Vec::new();
+            cond_words(expr, &mut words);
+            words.into_iter().map(Child::Word).collect()
+        }
         Compound::Arith(word) => vec![Child::Word(word)],
     }
 }
@@ -344,23 +333,28 @@ fn collect_parts(parts: &[WordPart], known: &mut Known) {
             WordPart::CommandSub(program) | WordPart::ProcessSub { program, .. } => {
                 collect_list(&program.body, known)
             }
-            WordPart::Arith(word) => collect_arith(word, known),
+            WordPart::Arith(word) => {
+                collect_arith(word, known);
+                collect_word(word, known);
+            }
             WordPart::Literal(_) | WordPart::Quoted(_) => {}
         }
     }
 }
 
-/// Arithmetic that assigns (`=`, `+=`, `++`, `--`): every name in it may change.
+/// Arithmetic that assigns (`=`, `+=`, `++`, `--`): every name in it may change. (The
+/// commands in its `$(…)` are the word walkers' business.)
 fn collect_arith(word: &Word, known: &mut Known) {
     let text = word.static_text().unwrap_or_default();
     if arith_assigns(&text) {
-        for name in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            if parse::is_name(name) {
-                known.assigned.insert(name.to_owned());
-            }
-        }
+        known.assigned.extend(names(&text).map(str::to_owned));
     }
-    collect_word_programs(word, known);
+}
+
+/// The variable names in arithmetic text.
+fn names(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|name| parse::is_name(name))
 }
 
 /// Whether arithmetic text assigns: `=` and the compound `+=` … `<<=` `>>=`, `++`, `--`; not
@@ -380,26 +374,12 @@ fn arith_assigns(text: &str) -> bool {
     })
 }
 
-fn collect_word_programs(word: &Word, known: &mut Known) {
-    for part in &word.parts {
-        if let WordPart::CommandSub(program) = part {
-            collect_list(&program.body, known);
-        }
-    }
-}
-
 // ----- walking the line ------------------------------------------------------------------
 
 impl Explainer<'_> {
     fn list(&mut self, list: &[AndOr]) {
-        for and_or in list {
-            let pipelines =
-                std::iter::once(&and_or.first).chain(and_or.rest.iter().map(|(_, p)| p));
-            for pipeline in pipelines {
-                for command in &pipeline.commands {
-                    self.command(command);
-                }
-            }
+        for command in commands(list) {
+            self.command(command);
         }
     }
 
@@ -435,22 +415,6 @@ impl Explainer<'_> {
             match child {
                 Child::List(list) => self.list(list),
                 Child::Word(word) => self.nested(word),
-                Child::Cond(expr) => self.cond(expr),
-            }
-        }
-    }
-
-    fn cond(&mut self, expr: &CondExpr) {
-        match expr {
-            CondExpr::Word(w) | CondExpr::Unary(_, w) => self.nested(w),
-            CondExpr::Binary(a, _, b) => {
-                self.nested(a);
-                self.nested(b);
-            }
-            CondExpr::Not(e) => self.cond(e),
-            CondExpr::And(a, b) | CondExpr::Or(a, b) => {
-                self.cond(a);
-                self.cond(b);
             }
         }
     }
@@ -545,26 +509,24 @@ impl Explainer<'_> {
             _ => {}
         }
         if let Some(why) = why {
-            segment.verdict = "unknown";
-            segment.reason = format!("decided when it runs: {why}");
-            self.push(segment);
+            self.settle(segment, "unknown", format!("decided when it runs: {why}"));
             return;
         }
-        self.shell.substitution_status = None;
         let argv = match self.shell.expand_argv(&cmd.words) {
             Ok(argv) => argv,
             Err(err) => {
-                segment.verdict = "fails";
-                segment.reason = format!("expansion fails: {}", err.message);
-                self.push(segment);
+                self.settle(
+                    segment,
+                    "fails",
+                    format!("expansion fails: {}", err.message),
+                );
                 return;
             }
         };
         if argv.is_empty() {
             segment.argv = Some(argv);
-            segment.verdict = "allow";
-            segment.reason = "the words expand to nothing: no command runs".to_owned();
-            self.push(segment);
+            let reason = "the words expand to nothing: no command runs".to_owned();
+            self.settle(segment, "allow", reason);
             return;
         }
         self.argv(segment, argv, Lookup::All);
@@ -580,17 +542,13 @@ impl Explainer<'_> {
             // Whether the definition has run by then is only known as the line runs: unless
             // the command is allowed either way, it is not known.
             let otherwise = match self.shell.resolve_target(&name, Lookup::SkipFunctions) {
-                Ok(target) => self
-                    .shell
-                    .decisions(&argv, &target)
-                    .iter()
-                    .map(|r| r.decision.verdict)
-                    .max()
-                    .unwrap_or(Verdict::Allow),
+                Ok(target) => strongest(&self.shell.decisions(&argv, &target))
+                    .map_or(Verdict::Allow, |r| r.decision.verdict),
                 Err(_) => Verdict::Deny,
             };
             segment.program = Some(format!("function {name}"));
-            (segment.verdict, segment.reason) = if otherwise == Verdict::Allow {
+            segment.argv = Some(argv);
+            let (verdict, reason) = if otherwise == Verdict::Allow {
                 (
                     "allow",
                     "a function this line defines (its commands are listed where it is \
@@ -607,36 +565,29 @@ impl Explainer<'_> {
                     ),
                 )
             };
-            segment.argv = Some(argv);
-            self.push(segment);
+            self.settle(segment, verdict, reason);
             return;
         }
+        segment.argv = Some(argv.clone());
         if builtins::is_refused(&name) && lookup != Lookup::ExternalOnly {
             segment.program = Some("builtin".to_owned());
-            segment.verdict = "fails";
-            segment.reason = format!("{name}: not supported by rsh");
-            segment.argv = Some(argv);
-            self.push(segment);
+            self.settle(segment, "fails", format!("{name}: not supported by rsh"));
             return;
         }
         if self.moved && name.contains('/') && !name.starts_with('/') {
-            segment.verdict = "unknown";
-            segment.reason =
+            let why =
                 format!("decided when it runs: {name} is found from the directory `cd` leads to");
-            segment.argv = Some(argv);
-            self.push(segment);
+            self.settle(segment, "unknown", why);
             return;
         }
         let target = match self.shell.resolve_target(&name, lookup) {
             Ok(target) => target,
             Err(reason) => {
-                segment.verdict = match reason {
+                let verdict = match reason {
                     super::simple::NotRunnable::Denied(_) => "deny",
                     _ => "fails",
                 };
-                segment.reason = reason.message(&name);
-                segment.argv = Some(argv);
-                self.push(segment);
+                self.settle(segment, verdict, reason.message(&name));
                 return;
             }
         };
@@ -659,11 +610,10 @@ impl Explainer<'_> {
                 timeout,
             });
         }
-        segment.argv = Some(argv.clone());
         let runs_inner = matches!(target, Target::Builtin(_)) && segment.verdict == "allow";
         let text = segment.text.clone();
         let line = segment.line;
-        self.push(segment);
+        self.out.push(segment);
         if runs_inner {
             self.inner(&text, line, &argv);
         }
@@ -714,10 +664,9 @@ impl Explainer<'_> {
         let mut segment = self.segment(text, line);
         segment.within = Some(self.within_with(what));
         if what == "builtin" && crate::interp::builtins::lookup(&inner[0]).is_none() {
-            segment.verdict = "fails";
-            segment.reason = format!("builtin: {}: not a shell builtin", inner[0]);
+            let reason = format!("builtin: {}: not a shell builtin", inner[0]);
             segment.argv = Some(inner);
-            self.push(segment);
+            self.settle(segment, "fails", reason);
             return;
         }
         self.argv(segment, inner, lookup);
@@ -751,19 +700,12 @@ impl Explainer<'_> {
         };
         let mut segment = self.segment(text, line);
         segment.within = Some(self.within_with(what));
-        segment.verdict = "fails";
-        segment.reason = failure;
-        self.push(segment);
+        self.settle(segment, "fails", failure);
     }
 
     fn decided(&self, segment: &mut Segment, decisions: &[Refusal]) {
         segment.decisions = decisions.iter().map(decision_out).collect();
-        let strongest = decisions
-            .iter()
-            .rev()
-            .max_by_key(|r| r.decision.verdict)
-            .map(|r| &r.decision);
-        match strongest {
+        match strongest(decisions).map(|r| &r.decision) {
             Some(decision) => {
                 segment.verdict = decision.verdict.as_str();
                 segment.reason = decision.reason.clone();
@@ -820,17 +762,11 @@ impl Explainer<'_> {
     ) {
         let mut segment = self.segment(text, line);
         segment.paths = self.paths(redirects, source);
-        match segment.paths.iter().find(|p| p.verdict != "allow") {
-            Some(p) => {
-                segment.verdict = p.verdict;
-                segment.reason = p.reason.clone();
-            }
-            None => {
-                segment.verdict = "allow";
-                segment.reason = "redirections only".to_owned();
-            }
-        }
-        self.push(segment);
+        let (verdict, reason) = match segment.paths.iter().find(|p| p.verdict != "allow") {
+            Some(p) => (p.verdict, p.reason.clone()),
+            None => ("allow", "redirections only".to_owned()),
+        };
+        self.settle(segment, verdict, reason);
     }
 
     /// `source` is the text the redirections were parsed from, to show a target as written.
@@ -941,9 +877,7 @@ impl Explainer<'_> {
             }
             WordPart::Arith(word) => {
                 let text = word.static_text().unwrap_or_default();
-                let uses_assigned = text
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .find(|name| self.known.assigned.contains(*name));
+                let uses_assigned = names(&text).find(|name| self.known.assigned.contains(*name));
                 match uses_assigned {
                     Some(name) => Some(format!("it uses ${name}, which the line sets")),
                     None => self.dynamic(word),
@@ -997,7 +931,10 @@ impl Explainer<'_> {
         all.join(", ")
     }
 
-    fn push(&mut self, segment: Segment) {
+    /// Gives `segment` its verdict and reason, and adds it to the explanation.
+    fn settle(&mut self, mut segment: Segment, verdict: &'static str, reason: String) {
+        segment.verdict = verdict;
+        segment.reason = reason;
         self.out.push(segment);
     }
 }
@@ -1013,7 +950,7 @@ fn decision_out(refusal: &Refusal) -> DecisionOut {
             Some(name) => format!("#! interpreter {name}"),
             None => "program".to_owned(),
         },
-        verdict: verdict_str(*verdict),
+        verdict: verdict.as_str(),
         reason: reason.clone(),
         rule: rule.key.clone(),
         pattern: rule.pattern.clone(),
@@ -1022,8 +959,17 @@ fn decision_out(refusal: &Refusal) -> DecisionOut {
     }
 }
 
-fn verdict_str(verdict: Verdict) -> &'static str {
-    verdict.as_str()
+/// The words of a `[[ … ]]` expression, in order.
+fn cond_words<'a>(expr: &'a CondExpr, out: &mut Vec<&'a Word>) {
+    match expr {
+        CondExpr::Word(w) | CondExpr::Unary(_, w) => out.push(w),
+        CondExpr::Binary(a, _, b) => out.extend([a, b]),
+        CondExpr::Not(e) => cond_words(e, out),
+        CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+            cond_words(a, out);
+            cond_words(b, out);
+        }
+    }
 }
 
 /// The words inside a parameter expansion's operator (`${x:-WORD}`, `${x/PAT/REP}`, …).
@@ -1116,21 +1062,16 @@ pub fn render_text(segments: &[Segment]) -> String {
 }
 
 fn describe_confinement(c: &Confinement) -> String {
-    let mut parts = vec!["files per [paths]".to_owned()];
-    parts.push(if c.network { "network" } else { "no network" }.to_owned());
-    parts.push(
-        if c.subprocesses {
-            "may start programs"
-        } else {
-            "starts no programs"
-        }
-        .to_owned(),
-    );
-    match c.timeout {
-        Some(seconds) => parts.push(format!("ended after {seconds} s")),
-        None => return "nothing (sandbox mode \"off\")".to_owned(),
-    }
-    parts.join(", ")
+    let Some(seconds) = c.timeout else {
+        return "nothing (sandbox mode \"off\")".to_owned();
+    };
+    let network = if c.network { "network" } else { "no network" };
+    let programs = if c.subprocesses {
+        "may start programs"
+    } else {
+        "starts no programs"
+    };
+    format!("files per [paths], {network}, {programs}, ended after {seconds} s")
 }
 
 /// The explanation for programs: `{"segments": [...]}`, one JSON object on one line.

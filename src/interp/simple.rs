@@ -505,13 +505,10 @@ impl Shell {
     /// The decision that stops this command, or None when it may run. Both a script and the
     /// interpreter its `#!` line names must be allowed.
     fn refusal(&self, argv: &[String], target: &Target) -> Option<Refusal> {
-        let mut refusals = self.decisions(argv, target);
-        refusals.retain(|r| r.decision.verdict != Verdict::Allow);
-        // The strictest verdict; on a tie, the program's own decision (it comes first).
-        refusals
-            .into_iter()
-            .rev()
-            .max_by_key(|r| r.decision.verdict)
+        let decisions = self.decisions(argv, target);
+        strongest(&decisions)
+            .filter(|r| r.decision.verdict != Verdict::Allow)
+            .cloned()
     }
 
     /// Every decision that must allow the command: the program's, and for a script its `#!`
@@ -753,7 +750,14 @@ impl Shell {
     }
 }
 
+/// The decision that counts among a command's: the strictest verdict; on a tie, the
+/// program's own decision (it comes first).
+pub(crate) fn strongest(decisions: &[Refusal]) -> Option<&Refusal> {
+    decisions.iter().rev().max_by_key(|r| r.decision.verdict)
+}
+
 /// A decision that stops a command, and whether it was about a script's interpreter.
+#[derive(Clone)]
 pub(crate) struct Refusal {
     pub decision: Decision,
     pub interpreter: Option<String>,
