@@ -183,15 +183,8 @@ pub struct Escape {
 
 /// Every escape the policy allows, in the order of the table above.
 pub fn escapes(policy: &Policy) -> Vec<Escape> {
-    let dirs: Vec<PathBuf> = match policy.search_path() {
-        Some(dirs) => dirs.to_vec(),
-        None => std::env::var("PATH")
-            .unwrap_or_default()
-            .split(':')
-            .filter(|d| d.starts_with('/'))
-            .map(PathBuf::from)
-            .collect(),
-    };
+    // Where the policy looked its own names up, so a probe names the file the policy meant.
+    let dirs = policy.resolve_dirs();
     let mut found: Vec<Escape> = Vec::new();
     for (names, args, kind, what) in PROBES {
         for name in *names {

@@ -288,6 +288,12 @@ impl Policy {
         self.search_path.as_deref()
     }
 
+    /// Where the policy's command names were looked up: its `[shell] path`, or the absolute
+    /// entries of the PATH it was loaded with.
+    pub fn resolve_dirs(&self) -> &[PathBuf] {
+        &self.resolve_dirs
+    }
+
     /// The file name or description given when loading.
     pub fn origin(&self) -> &str {
         &self.origin
@@ -366,6 +372,17 @@ struct Loader<'t> {
     who: Option<Who>,
     /// Where each `[users.NAME]` and `[groups.NAME]` section is written, with its key prefix.
     sections: Vec<(std::ops::Range<usize>, String)>,
+}
+
+/// The settings of a policy (or of one section), built and checked.
+struct Built {
+    search_path: Option<Vec<PathBuf>>,
+    unknown: Verdict,
+    unknown_at: Option<Place>,
+    listed: Vec<Listed>,
+    tables: Vec<CommandTable>,
+    rules: Vec<Rule>,
+    sandbox: SandboxConfig,
 }
 
 /// Validation errors found so far; the one reported is the first in the file.
@@ -497,13 +514,11 @@ impl Loader<'_> {
         let (mut raw, users, groups) = raw.split();
         if !users.is_empty() || !groups.is_empty() {
             self.sections = self.section_spans();
-        }
-        // Every section is checked, whoever it is for: a mistake must not wait for the one
-        // user it applies to.
-        for named in users.iter().chain(&groups) {
-            self.check_section(named.section.clone(), &mut problems);
-        }
-        if !users.is_empty() || !groups.is_empty() {
+            // Every section is checked, whoever it is for: a mistake must not wait for the
+            // one user it applies to.
+            for named in users.iter().chain(&groups) {
+                self.section(named.section.clone(), &mut problems);
+            }
             let who = self.who.clone().unwrap_or_else(Who::current);
             let applies = groups
                 .into_iter()
@@ -513,8 +528,15 @@ impl Loader<'_> {
                 raw.overlay(named.section);
             }
         }
-        let shell = raw.shell.unwrap_or_default();
-        let search_path = shell.path.map(|list| self.search_path(list, &mut problems));
+        let Built {
+            search_path,
+            unknown,
+            unknown_at,
+            mut listed,
+            mut tables,
+            mut rules,
+            sandbox,
+        } = self.section(raw, &mut problems);
         let resolve_dirs: Vec<PathBuf> = match &search_path {
             Some(dirs) => dirs.clone(),
             // Relative PATH entries (".", "") are ignored: a name in the policy never means a
@@ -526,21 +548,6 @@ impl Loader<'_> {
                 .map(PathBuf::from)
                 .collect(),
         };
-        let (unknown, unknown_at) = match shell.unknown {
-            Some(v) => (*v.get_ref(), Some(self.place(v.span().start))),
-            None => (Verdict::Deny, None),
-        };
-
-        let commands = raw.commands.unwrap_or_default();
-        let mut listed = self.listed(&commands.lists, &mut problems);
-        let mut tables: Vec<CommandTable> = commands
-            .tables
-            .into_iter()
-            .filter_map(|(name, table)| self.command_table(name, table, &mut problems))
-            .collect();
-        let mut rules = self.rules(raw.rules.unwrap_or_default(), &mut problems);
-        let sandbox = self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, &mut problems);
-
         if let Some((offset, message)) = problems.first() {
             return Err(self.error_at(Some(offset), message));
         }
@@ -561,18 +568,33 @@ impl Loader<'_> {
         }))
     }
 
-    /// Builds a `[users.NAME]` or `[groups.NAME]` section alone, for its problems.
-    fn check_section(&self, raw: RawSection, problems: &mut Problems) {
-        if let Some(list) = raw.shell.and_then(|s| s.path) {
-            self.search_path(list, problems);
-        }
+    /// Builds the settings of a policy, or of one `[users.NAME]` or `[groups.NAME]` section
+    /// alone (for its problems), adding what is wrong to `problems`.
+    fn section(&self, raw: RawSection, problems: &mut Problems) -> Built {
+        let shell = raw.shell.unwrap_or_default();
+        let search_path = shell.path.map(|list| self.search_path(list, problems));
+        let (unknown, unknown_at) = match shell.unknown {
+            Some(v) => (*v.get_ref(), Some(self.place(v.span().start))),
+            None => (Verdict::Deny, None),
+        };
         let commands = raw.commands.unwrap_or_default();
-        self.listed(&commands.lists, problems);
-        for (name, table) in commands.tables {
-            self.command_table(name, table, problems);
+        let listed = self.listed(&commands.lists, problems);
+        let tables = commands
+            .tables
+            .into_iter()
+            .filter_map(|(name, table)| self.command_table(name, table, problems))
+            .collect();
+        let rules = self.rules(raw.rules.unwrap_or_default(), problems);
+        let sandbox = self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, problems);
+        Built {
+            search_path,
+            unknown,
+            unknown_at,
+            listed,
+            tables,
+            rules,
+            sandbox,
         }
-        self.rules(raw.rules.unwrap_or_default(), problems);
-        self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, problems);
     }
 
     /// Where every key and value inside a `[users.NAME]` or `[groups.NAME]` section is written, with

@@ -38,29 +38,18 @@ pub(crate) fn read_trusted(path: &Path, owners: Owners) -> Result<(String, PathB
             system_dir.display()
         ));
     }
+    let cannot_read = |e: std::io::Error| format!("cannot read policy: {e}");
     // Nothing but a regular file is opened: opening a device can do things.
-    match std::fs::metadata(&real) {
-        Ok(meta) if meta.is_dir() => return Err("cannot read policy: it is a directory".into()),
-        Ok(meta) if !meta.is_file() => {
-            return Err("cannot read policy: not a regular file".into());
-        }
-        Ok(_) => {}
-        Err(e) => return Err(format!("cannot read policy: {e}")),
-    }
-    // Non-blocking, so that a FIFO named as the policy is refused rather than waited on.
+    regular(&std::fs::metadata(&real).map_err(cannot_read)?)?;
+    // Non-blocking, so that a FIFO put there since is refused rather than waited on; the
+    // checks below are made on what was opened.
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(&real)
-        .map_err(|e| format!("cannot read policy: {e}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read policy: {e}"))?;
-    if meta.is_dir() {
-        return Err("cannot read policy: it is a directory".to_owned());
-    } else if !meta.is_file() {
-        return Err("cannot read policy: not a regular file".to_owned());
-    }
+        .map_err(cannot_read)?;
+    let meta = file.metadata().map_err(cannot_read)?;
+    regular(&meta)?;
     check_one(&real, &meta, owners, false)?;
     for dir in real.ancestors().skip(1) {
         let meta =
@@ -68,9 +57,19 @@ pub(crate) fn read_trusted(path: &Path, owners: Owners) -> Result<(String, PathB
         check_one(dir, &meta, owners, true)?;
     }
     let mut text = String::new();
-    file.read_to_string(&mut text)
-        .map_err(|e| format!("cannot read policy: {e}"))?;
+    file.read_to_string(&mut text).map_err(cannot_read)?;
     Ok((text, real))
+}
+
+/// A policy is a regular file.
+fn regular(meta: &std::fs::Metadata) -> Result<(), String> {
+    if meta.is_dir() {
+        Err("cannot read policy: it is a directory".to_owned())
+    } else if !meta.is_file() {
+        Err("cannot read policy: not a regular file".to_owned())
+    } else {
+        Ok(())
+    }
 }
 
 /// One file or directory: owned by root (or the user `owners` names), and written by nobody
