@@ -480,6 +480,24 @@ fn python_attempts(attempts: &[(&str, &str)]) -> String {
     program
 }
 
+/// Writes `hidden.py`, making `attempts` as `python_attempts` does, and returns the line that
+/// runs it. The paths the attempts name are in the program, not on rsh's command line: rsh's
+/// check of the files a command names never sees them, so only the kernel can refuse them.
+fn hidden(case: &Case, attempts: &[(&str, &str)]) -> String {
+    let program = case.write("hidden.py", &python_attempts(attempts));
+    format!("python3 {}", program.display())
+}
+
+/// An attempt that prints what `path` holds.
+fn py_read(path: impl AsRef<Path>) -> String {
+    format!("sys.stdout.write(open({:?}).read())", path.as_ref())
+}
+
+/// An attempt that creates `path` (or opens it for writing).
+fn py_create(path: impl AsRef<Path>) -> String {
+    format!("open({:?}, 'a').close()", path.as_ref())
+}
+
 // ---------------------------------------------------------------------------------------------
 // The tests are not vacuous
 // ---------------------------------------------------------------------------------------------
@@ -509,42 +527,58 @@ fn secret_outside(case: &Case) -> (PathBuf, String) {
     (file, secret)
 }
 
-/// A secret file outside the case directory, and `cat` of it: confined under `paths` it
-/// must not be printed (cat: Permission denied, status 1), unconfined it must.
-fn assert_secret_unreadable(paths: impl FnOnce(&Case) -> String) {
+/// A secret file outside the case directory, read by `cat` and by a program: confined under
+/// `paths`, rsh refuses the `cat` that names it (for `reason`), and the kernel the program that
+/// names it only inside; unconfined, both print it.
+fn assert_secret_unreadable(paths: impl FnOnce(&Case) -> (String, String)) {
     let case = Case::new();
     let (file, secret) = secret_outside(&case);
-    let policy = Policy::new().paths(&paths(&case));
-    let script = format!("cat {}", file.display());
+    let (paths, reason) = paths(&case);
+    let policy = Policy::new().paths(&paths);
+    let f = file.display();
+    let script = format!(
+        "cat {f}; echo \"cat=$?\"; {}",
+        hidden(&case, &[("read", &py_read(&file))])
+    );
 
     let run = case.run(&policy, &script);
     run.assert_stdout_lacks(&secret);
-    run.assert_status(1);
-    run.assert_stderr_has(&format!("cat: {}: Permission denied", file.display()));
+    run.assert_stdout_has("cat=126\n");
+    run.assert_stderr_has(&format!("rsh: denied: cat {f}: reads {f}: {reason}"));
+    run.assert_stdout_has(&format!("read errno {}\n", libc::EACCES));
+    run.assert_status(0);
 
     let control = case.run(&policy.off(), &script);
-    control.assert_stdout_has(&secret);
+    control.assert_stdout_has(&format!("{secret}cat=0\n{secret}read ok\n"));
 }
 
 #[test]
 fn reading_outside_read_roots_is_refused() {
     require_confinement!();
-    assert_secret_unreadable(|_| "read = [\".\"]\nwrite = [\".\"]".to_string());
+    assert_secret_unreadable(|_| {
+        (
+            "read = [\".\"]\nwrite = [\".\"]".to_string(),
+            "it is outside the read roots (paths.read)".to_string(),
+        )
+    });
 }
 
 #[test]
 fn reading_a_denied_path_is_refused() {
     require_confinement!();
     assert_secret_unreadable(|case| {
-        format!(
-            "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{:?}]",
-            case.outside()
+        let outside = case.outside();
+        (
+            format!("read = [\"/\"]\nwrite = [\".\"]\ndeny = [{outside:?}]"),
+            format!("{} is denied (paths.deny)", outside.display()),
         )
     });
 }
 
 /// The file-system layer is built on a second thread while rsh starts; a subshell, a pipeline
-/// stage or a substitution forked before it is ready still runs its program inside it.
+/// stage or a substitution forked before it is ready still runs its program inside it. The
+/// program names the file only inside, where rsh does not look; `cat` naming it is refused by
+/// rsh in the forked shell too.
 #[test]
 fn first_program_in_a_forked_shell_is_confined() {
     require_confinement!();
@@ -552,15 +586,29 @@ fn first_program_in_a_forked_shell_is_confined() {
     let (file, secret) = secret_outside(&case);
     let policy = Policy::new().deny(case.outside());
     let f = file.display();
-    for script in [
-        format!("(cat {f}); echo done"),
-        format!("cat {f} | cat; echo done"),
-        format!("echo \"sub:$(cat {f})\"; echo done"),
-    ] {
+    let forked = |program: &str| {
+        [
+            format!("({program}); echo done"),
+            format!("{program} | cat; echo done"),
+            format!("echo \"sub:$({program})\"; echo done"),
+        ]
+    };
+    for script in forked(&hidden(&case, &[("read", &py_read(&file))])) {
+        let run = case.run(&policy, &script);
+        run.assert_stdout_lacks(&secret);
+        run.assert_stdout_has(&format!("read errno {}\n", libc::EACCES));
+        run.assert_stdout_has("done\n");
+        let control = case.run(&policy.off(), &script);
+        control.assert_stdout_has(&format!("{secret}read ok\n"));
+    }
+    for script in forked(&format!("cat {f}")) {
         let run = case.run(&policy, &script);
         run.assert_stdout_lacks(&secret);
         run.assert_stdout_has("done\n");
-        run.assert_stderr_has(&format!("cat: {f}: Permission denied"));
+        run.assert_stderr_has(&format!(
+            "rsh: denied: cat {f}: reads {f}: {} is denied (paths.deny)",
+            case.outside().display()
+        ));
     }
 }
 
@@ -613,29 +661,40 @@ fn reading_redirections_work_under_paths() {
     );
 }
 
+/// `touch` naming a file outside the write roots is refused by rsh; a program naming it only
+/// inside, by the kernel. Unconfined, both create theirs.
 #[test]
 fn writing_outside_write_roots_is_refused() {
     require_confinement!();
     let case = Case::new();
     let canary = case.outside().join("CANARY");
-    let script = format!("touch {}", canary.display());
+    let created = case.outside().join("CREATED");
+    let c = canary.display();
+    let script = format!(
+        "touch {c}; echo \"touch=$?\"; {}",
+        hidden(&case, &[("create", &py_create(&created))])
+    );
 
     let run = case.run(&Policy::new(), &script);
     assert!(
-        !canary.exists(),
-        "touch wrote outside the roots\n{}",
+        !canary.exists() && !created.exists(),
+        "a file was written outside the roots\n{}",
         run.describe()
     );
-    run.assert_status(1);
+    run.assert_stdout_has("touch=126\n");
     run.assert_stderr_has(&format!(
-        "touch: cannot touch '{}': Permission denied",
-        canary.display()
+        "rsh: denied: touch {c}: writes {c}: it is outside the write roots (paths.write)"
     ));
+    run.assert_stdout_has(&format!("create errno {}\n", libc::EACCES));
 
-    case.run(&Policy::new().off(), &script);
+    let control = case.run(&Policy::new().off(), &script);
+    control.assert_stdout_has("touch=0\ncreate ok\n");
     assert!(canary.exists(), "control: touch did not create {canary:?}");
+    assert!(created.exists(), "control: no {created:?}");
 }
 
+/// A link in the roots to a file outside them: rsh refuses `cat` and `cp` naming the link, and
+/// the kernel a program that opens it; unconfined, all three go through it.
 #[test]
 fn symlink_in_a_root_does_not_lead_outside() {
     require_confinement!();
@@ -646,25 +705,43 @@ fn symlink_in_a_root_does_not_lead_outside() {
     symlink(&target, case.file("link")).unwrap();
     case.write("replacement", "replaced\n");
     let policy = Policy::new().paths("read = [\".\"]\nwrite = [\".\"]");
-    let script = "cat link; cp replacement link";
+    let program = hidden(
+        &case,
+        &[
+            ("read", &py_read("link")),
+            ("write", "open('link', 'w').write('rewritten')"),
+        ],
+    );
+    let script =
+        format!("cat link; echo \"cat=$?\"; cp replacement link; echo \"cp=$?\"; {program}");
 
-    let run = case.run(&policy, script);
+    let run = case.run(&policy, &script);
     run.assert_stdout_lacks(&secret);
     assert_eq!(
         fs::read_to_string(&target).unwrap(),
         secret,
-        "cp wrote through the link\n{}",
+        "something wrote through the link\n{}",
         run.describe()
     );
-    run.assert_status(1);
-    run.assert_stderr_has("cat: link: Permission denied");
-    run.assert_stderr_has("cp: cannot create regular file 'link': Permission denied");
+    run.assert_stdout_has("cat=126\ncp=126\n");
+    run.assert_stderr_has(
+        "rsh: denied: cat link: reads link: it is outside the read roots (paths.read)",
+    );
+    run.assert_stderr_has(
+        "rsh: denied: cp replacement link: writes link: it is outside the write roots (paths.write)",
+    );
+    let eacces = libc::EACCES;
+    run.assert_stdout_has(&format!("read errno {eacces}\nwrite errno {eacces}\n"));
 
-    let control = case.run(&policy.off(), script);
-    control.assert_stdout_has(&secret);
-    assert_eq!(fs::read_to_string(&target).unwrap(), "replaced\n");
+    let control = case.run(&policy.off(), &script);
+    control.assert_stdout_has(&format!(
+        "{secret}cat=0\ncp=0\nreplaced\nread ok\nwrite ok\n"
+    ));
+    assert_eq!(fs::read_to_string(&target).unwrap(), "rewritten");
 }
 
+/// A denied directory inside the write root: rsh refuses commands that name what is in it,
+/// and the kernel a program that names it only inside; unconfined, both get in.
 #[test]
 fn denied_directory_under_the_write_root() {
     require_confinement!();
@@ -675,31 +752,63 @@ fn denied_directory_under_the_write_root() {
     let policy = Policy::new().paths(
         "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [\"./secret\"]",
     );
-    let script = "cat secret/key; echo \"read=$?\"
+    let program = hidden(
+        &case,
+        &[
+            ("read", &py_read("secret/key")),
+            ("overwrite", "open('secret/key', 'w').write('program\\n')"),
+            ("create", &py_create("secret/made")),
+            ("list", "print(*os.listdir('secret'))"),
+        ],
+    );
+    let script = format!(
+        "{program}
+cat secret/key; echo \"read=$?\"
 cp other/file secret/key; echo \"overwrite=$?\"
 touch secret/new; echo \"create=$?\"
-ls secret
+ls secret; echo \"list=$?\"
 cat other/file
-touch other/new; echo \"other=$?\"";
+touch other/new; echo \"other=$?\""
+    );
 
-    let run = case.run(&policy, script);
+    let run = case.run(&policy, &script);
     run.assert_stdout_lacks(&key);
     assert_eq!(fs::read_to_string(case.file("secret/key")).unwrap(), key);
-    assert!(!case.exists("secret/new"), "{}", run.describe());
-    run.assert_stdout_has("read=1\n");
-    run.assert_stdout_has("overwrite=1\n");
-    run.assert_stdout_has("create=1\n");
-    run.assert_stderr_has("cat: secret/key: Permission denied");
-    run.assert_stderr_has("touch: cannot touch 'secret/new': Permission denied");
-    // Names inside the denied directory may be listed; the rest of the root is untouched.
-    run.assert_stdout_has("key\n");
+    assert!(
+        !case.exists("secret/new") && !case.exists("secret/made"),
+        "{}",
+        run.describe()
+    );
+    let eacces = libc::EACCES;
+    run.assert_stdout_has(&format!(
+        "read errno {eacces}\noverwrite errno {eacces}\ncreate errno {eacces}\n"
+    ));
+    run.assert_stdout_has("read=126\noverwrite=126\ncreate=126\nlist=126\n");
+    let denied = format!("{} is denied (paths.deny)", case.file("secret").display());
+    run.assert_stderr_has(&format!(
+        "rsh: denied: cat secret/key: reads secret/key: {denied}"
+    ));
+    run.assert_stderr_has(&format!(
+        "rsh: denied: cp other/file secret/key: writes secret/key: {denied}"
+    ));
+    run.assert_stderr_has(&format!(
+        "rsh: denied: touch secret/new: writes secret/new: {denied}"
+    ));
+    // The kernel lets names inside the denied directory be listed (rsh refuses `ls` naming
+    // it); the rest of the root is untouched.
+    run.assert_stdout_has("key\nlist ok\n");
     run.assert_stdout_has("other content\n");
     run.assert_stdout_has("other=0\n");
     assert!(case.exists("other/new"), "{}", run.describe());
+
+    let control = case.run(&policy.off(), &script);
+    control.assert_stdout_has(&format!("{key}read ok\noverwrite ok\ncreate ok\n"));
+    control.assert_stdout_has("program\nread=0\noverwrite=0\ncreate=0\n");
+    assert!(case.exists("secret/new") && case.exists("secret/made"));
 }
 
 /// A denied name that does not exist when rsh starts is denied once it appears, in the same
-/// session.
+/// session: by rsh to a command naming it, by the kernel to a program naming it only inside.
 #[test]
 fn denied_file_created_during_the_session() {
     require_confinement!();
@@ -708,9 +817,10 @@ fn denied_file_created_during_the_session() {
     let policy = Policy::new().paths(
         "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [\"./later.txt\"]",
     );
+    let program = hidden(&case, &[("read", &py_read("later.txt"))]);
     let running = case.spawn(
         &policy,
-        "touch sub/started; sleep 1; cat later.txt; echo \"read=$?\"",
+        &format!("touch sub/started; sleep 1; cat later.txt; echo \"cat=$?\"; {program}"),
         |_| {},
     );
     // The file appears while rsh runs: after its first command, before `cat`.
@@ -723,42 +833,105 @@ fn denied_file_created_during_the_session() {
     let run = running.finish();
     assert!(case.exists("sub/started"), "{}", run.describe());
     run.assert_stdout_lacks(&secret);
-    run.assert_stdout_has("read=1\n");
-    run.assert_stderr_has("cat: later.txt: Permission denied");
+    run.assert_stdout_has(&format!("cat=126\nread errno {}\n", libc::EACCES));
+    run.assert_stderr_has(&format!(
+        "rsh: denied: cat later.txt: reads later.txt: {} is denied (paths.deny)",
+        case.file("later.txt").display()
+    ));
+
+    let control = case.run(&policy.off(), &format!("cat later.txt; {program}"));
+    control.assert_stdout_has(&format!("{secret}{secret}read ok\n"));
 }
 
 /// A denied file cannot be given another name outside the denied directory: not by a hard
-/// link, not by moving it or the directory, and a symbolic link to it leads nowhere.
+/// link, not by moving it or the directory, and a symbolic link to it leads nowhere. rsh
+/// refuses `ln`, `mv` and `cat` naming it (in `secret`); the kernel, a program doing the same
+/// with names only inside it (in `vault`, denied too).
 #[test]
 fn denied_file_cannot_be_linked_or_moved_out() {
     require_confinement!();
     let case = Case::new();
     let key = format!("key-{}", unique());
     case.write("secret/key", &key);
+    let vault_key = format!("vault-{}", unique());
+    case.write("vault/key", &vault_key);
     fs::create_dir(case.file("other")).unwrap();
     let policy = Policy::new()
         .paths(
-            "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [\"./secret\"]",
+            "read = [\"/\"]\nwrite = [\".\"]\nexec = [\"/usr/bin\", \"/bin\"]\ndeny = [\"./secret\", \"./vault\"]",
         )
         .allow("ln")
         .allow("mv");
-    let script = "ln -s ../secret/key other/soft; cat other/soft; echo \"soft=$?\"
+    let program = hidden(
+        &case,
+        &[
+            (
+                "soft",
+                "os.symlink('../vault/key', 'other/vsoft'); sys.stdout.write(open('other/vsoft').read())",
+            ),
+            ("hard", "os.link('vault/key', 'other/vhard')"),
+            ("moved", "os.rename('vault/key', 'other/vmoved')"),
+            ("stolen", "os.rename('vault', 'other/vstolen')"),
+        ],
+    );
+    let script = format!(
+        "ln -s ../secret/key other/soft; cat other/soft; echo \"soft=$?\"
 ln secret/key other/hard; echo \"hard=$?\"
 mv secret/key other/moved; echo \"moved=$?\"
-mv secret other/stolen; echo \"stolen=$?\"";
+mv secret other/stolen; echo \"stolen=$?\"
+{program}"
+    );
 
-    let run = case.run(&policy, script);
+    let run = case.run(&policy, &script);
     run.assert_stdout_lacks(&key);
-    assert!(!case.exists("other/hard"), "{}", run.describe());
-    assert!(!case.exists("other/moved"), "{}", run.describe());
+    run.assert_stdout_lacks(&vault_key);
+    for name in ["hard", "moved", "stolen", "vhard", "vmoved", "vstolen"] {
+        assert!(
+            !case.exists(&format!("other/{name}")),
+            "{name}\n{}",
+            run.describe()
+        );
+    }
     assert_eq!(fs::read_to_string(case.file("secret/key")).unwrap(), key);
-    assert!(!case.exists("other/stolen"), "{}", run.describe());
-    run.assert_stdout_has("soft=1\nhard=1\nmoved=1\nstolen=1\n");
+    assert_eq!(
+        fs::read_to_string(case.file("vault/key")).unwrap(),
+        vault_key
+    );
+    run.assert_stdout_has("soft=126\nhard=126\nmoved=126\nstolen=126\n");
+    let denied = format!("{} is denied (paths.deny)", case.file("secret").display());
+    run.assert_stderr_has(&format!(
+        "rsh: denied: cat other/soft: reads other/soft: {denied}"
+    ));
+    run.assert_stderr_has(&format!(
+        "rsh: denied: ln secret/key other/hard: reads secret/key: {denied}"
+    ));
+    run.assert_stderr_has(&format!(
+        "rsh: denied: mv secret/key other/moved: writes secret/key: {denied}"
+    ));
+    run.assert_stderr_has(&format!(
+        "rsh: denied: mv secret other/stolen: writes secret: {denied}"
+    ));
+    // Landlock refuses a link that would carry the file out of its grants with EXDEV.
+    let (eacces, exdev) = (libc::EACCES, libc::EXDEV);
+    run.assert_stdout_has(&format!(
+        "soft errno {eacces}\nhard errno {exdev}\nmoved errno {eacces}\nstolen errno {eacces}\n"
+    ));
 
-    fs::remove_file(case.file("other/soft")).unwrap();
-    let control = case.run(&policy.off(), script);
+    for name in ["soft", "vsoft"] {
+        fs::remove_file(case.file("other").join(name)).unwrap();
+    }
+    let control = case.run(&policy.off(), &script);
     control.assert_stdout_has(&key);
-    assert!(case.exists("other/hard") && case.exists("other/moved") && case.exists("other/stolen"));
+    control.assert_stdout_has(&format!(
+        "{vault_key}soft ok\nhard ok\nmoved ok\nstolen ok\n"
+    ));
+    for name in ["hard", "moved", "stolen", "vhard", "vmoved", "vstolen"] {
+        assert!(
+            case.exists(&format!("other/{name}")),
+            "control: {name}\n{}",
+            control.describe()
+        );
+    }
 }
 
 /// Kernel settings and devices are never writable, even under a write root of `/`. The files
@@ -819,8 +992,8 @@ fn proc_sys_and_dev_are_never_writable() {
 /// denied entry is granted listing only, and its other entries one by one. So entries already
 /// there keep the root's access (they can be read and rewritten), but programs can create,
 /// remove or rename nothing directly in that directory (that would be granted inside the
-/// denied entry too), and rsh's own redirections follow the same rule. rsh-policy(5)
-/// documents this.
+/// denied entry too), and rsh's own redirections and its check of the files a command names
+/// follow the same rule. rsh-policy(5) documents this.
 #[test]
 fn beside_a_denied_path_entries_change_but_none_appear_or_go() {
     require_confinement!();
@@ -836,31 +1009,54 @@ fn beside_a_denied_path_entries_change_but_none_appear_or_go() {
         .allow("mkdir")
         .allow("rm")
         .allow("mv");
-    let run = case.run(
-        &policy,
+    // The program creates only what its text names, hidden from rsh: the kernel refuses it.
+    let program = hidden(
+        &case,
+        &[
+            ("create", &py_create("made")),
+            ("mkdir", "os.mkdir('madedir')"),
+        ],
+    );
+    let script = format!(
         "cp older old; echo \"rewrite=$?\"
 echo x > redirected; echo \"redirect=$?\"
 touch new; echo \"touch=$?\"
 mkdir dir; echo \"mkdir=$?\"
 rm older; echo \"rm=$?\"
-touch sub/new; echo \"below=$?\"",
+touch sub/new; echo \"below=$?\"
+{program}"
     );
+    let run = case.run(&policy, &script);
     run.assert_stdout_has("rewrite=0\n");
     assert_eq!(fs::read_to_string(case.file("old")).unwrap(), "older\n");
     run.assert_stdout_has("redirect=1\n");
     assert!(!case.exists("redirected"), "{}", run.describe());
-    run.assert_stdout_has("touch=1\n");
-    run.assert_stdout_has("mkdir=1\n");
-    run.assert_stdout_has("rm=1\n");
-    assert!(
-        !case.exists("new") && !case.exists("dir"),
-        "{}",
-        run.describe()
+    run.assert_stdout_has("touch=126\n");
+    run.assert_stdout_has("mkdir=126\n");
+    run.assert_stderr_has(
+        "rsh: denied: touch new: writes new: nothing can be created beside a denied path (paths.deny)",
     );
+    run.assert_stderr_has(
+        "rsh: denied: mkdir dir: writes dir: nothing can be created beside a denied path (paths.deny)",
+    );
+    run.assert_stdout_has("rm=1\n");
+    let eacces = libc::EACCES;
+    run.assert_stdout_has(&format!("create errno {eacces}\nmkdir errno {eacces}\n"));
+    for name in ["new", "dir", "made", "madedir"] {
+        assert!(!case.exists(name), "{name}\n{}", run.describe());
+    }
     assert!(case.exists("older"), "{}", run.describe());
     // Below a sibling directory, everything is allowed as usual.
     run.assert_stdout_has("below=0\n");
     assert!(case.exists("sub/new"), "{}", run.describe());
+
+    let control = case.run(&policy.off(), &script);
+    control.assert_stdout_has("redirect=0\ntouch=0\nmkdir=0\nrm=0\n");
+    control.assert_stdout_has("create ok\nmkdir ok\n");
+    for name in ["redirected", "new", "dir", "made", "madedir"] {
+        assert!(case.exists(name), "control: {name}\n{}", control.describe());
+    }
+    assert!(!case.exists("older"), "{}", control.describe());
 }
 
 #[test]
@@ -2062,20 +2258,26 @@ fn rsh_descriptors_are_out_of_reach() {
     let case = Case::new();
     let (file, secret) = secret_outside(&case);
     let policy = Policy::new().deny(case.outside());
+    // The program names the secret only inside, so that only its confinement keeps it out.
+    let program = hidden(&case, &[("read", &py_read(&file))]);
     // The first command builds the rulesets; later ones would apply whatever sits there.
     let mut script = String::from("cat /dev/null\n");
     for fd in 100..110 {
-        script.push_str(&format!("exec 3<&{fd}; cat {} 3<&{fd}\n", file.display()));
+        script.push_str(&format!("exec 3<&{fd}; {program} 3<&{fd}\n"));
     }
     script.push_str(&format!(
-        "cat {} 105</dev/null; echo \"last=$?\"",
-        file.display()
+        "{program} 105</dev/null; echo \"last=$?\"\n{program}"
     ));
     let run = case.run(&policy, &script);
     run.assert_stdout_lacks(&secret);
     run.assert_stderr_has("100: Bad file descriptor (descriptors from 100 up are rsh's own)");
     run.assert_stderr_has("105: Bad file descriptor (descriptors from 100 up are rsh's own)");
-    run.assert_stdout_has("last=1\n");
+    // No redirection reached the program; run plainly at the end, the kernel refuses it.
+    let expected = format!("last=1\nread errno {}\n", libc::EACCES);
+    assert_eq!(run.stdout, expected, "{}", run.describe());
+
+    let control = case.run(&policy.off(), &program);
+    control.assert_stdout_has(&format!("{secret}read ok\n"));
 }
 
 /// A descriptor rsh inherited is closed: it cannot be handed to a program by `<&N` either.
@@ -2409,22 +2611,37 @@ time.sleep(100)
 }
 
 /// A root (`/`) reached only because rsh was started in / does not make the system writable,
-/// whatever stands before it in the list.
+/// whatever stands before it in the list: not for rsh's check of `touch`, not for the kernel
+/// holding a program that names its file only inside.
 #[test]
 fn dot_that_is_slash_grants_nothing_wherever_it_is_listed() {
     require_confinement!();
     let case = Case::new();
     let target = case.outside().join("written");
+    let created = case.outside().join("created");
     let policy = Policy::new().paths(
         "read = [\"/\"]\nwrite = [\"/does-not-exist-rsh\", \".\"]\nexec = [\"/usr/bin\", \"/bin\"]",
     );
-    let run = case.run_with(
-        &policy,
-        &format!("touch {}; echo \"st=$?\"", target.display()),
-        |command| {
-            command.current_dir("/");
-        },
+    let t = target.display();
+    let script = format!(
+        "touch {t}; echo \"st=$?\"; {}",
+        hidden(&case, &[("create", &py_create(&created))])
     );
-    assert!(!target.exists(), "{}", run.describe());
-    run.assert_stdout_has("st=1\n");
+    let in_root = |command: &mut Command| {
+        command.current_dir("/");
+    };
+    let run = case.run_with(&policy, &script, in_root);
+    assert!(!target.exists() && !created.exists(), "{}", run.describe());
+    run.assert_stdout_has(&format!("st=126\ncreate errno {}\n", libc::EACCES));
+    run.assert_stderr_has(&format!(
+        "rsh: denied: touch {t}: writes {t}: it is outside the write roots (paths.write)"
+    ));
+
+    let control = case.run_with(&policy.off(), &script, in_root);
+    control.assert_stdout_has("st=0\ncreate ok\n");
+    assert!(
+        target.exists() && created.exists(),
+        "{}",
+        control.describe()
+    );
 }

@@ -6,10 +6,12 @@
 //! (device, inode), and the policy resolved its names when it was loaded. Same inputs, same
 //! answer. This module knows nothing of parsing, expansion, confirmation or spawning.
 
+pub mod args;
+
 use std::fmt;
 use std::path::Path;
 
-use crate::policy::{CommandRef, Place, Policy, Verdict};
+use crate::policy::{CommandRef, Level, Place, Policy, Verdict};
 
 /// The program a simple command would run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,6 +236,47 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
         rule: rule_ref(policy, "shell.unknown", None, policy.unknown_at()),
         reason,
     }
+}
+
+/// A file the file rules (`[paths]`) keep from commands; `why` names the rule.
+pub fn path_rule(policy: &Policy, why: String) -> Decision {
+    Decision {
+        verdict: Verdict::Deny,
+        rule: rule_ref(policy, "paths", None, None),
+        reason: why,
+    }
+}
+
+/// What `[sensitive]` says about a command reading or writing a file: None when nothing (or
+/// an allow entry) names it; else deny for `high` and ask for `medium`. `path` is absolute
+/// and canonical; `home` is what the policy's `~` means.
+pub fn sensitive(policy: &Policy, path: &Path, home: &Path, write: bool) -> Option<Decision> {
+    let (level, entry) = policy.sensitive().level(path, home, write)?;
+    let verdict = match level {
+        Level::High => Verdict::Deny,
+        Level::Medium => Verdict::Ask,
+    };
+    let rule = RuleRef {
+        key: entry.key.clone(),
+        pattern: Some(entry.text.clone()),
+        origin: match entry.at {
+            Some(_) => policy.origin().to_owned(),
+            None => "built-in".to_owned(),
+        },
+        line: entry.at.map(|at| at.line),
+    };
+    let reason = format!(
+        "{} matches {} {:?} ({})",
+        path.display(),
+        rule.key,
+        entry.text,
+        rule.location()
+    );
+    Some(Decision {
+        verdict,
+        rule,
+        reason,
+    })
 }
 
 /// The item with the highest verdict; among equals, the one written first in the file.

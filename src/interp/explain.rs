@@ -20,7 +20,7 @@ use crate::policy::Verdict;
 use super::Shell;
 use super::builtins;
 use super::redirect::ReadError;
-use super::simple::{FileKind, Lookup, Refusal, Target, strongest};
+use super::simple::{FileKind, Lookup, Refusal, Target, strongest, touches};
 
 /// Variables whose value changes by itself: never known in advance.
 const VOLATILE: &[&str] = &[
@@ -592,6 +592,8 @@ impl Explainer<'_> {
             }
         };
         segment.program = Some(self.describe(&target));
+        let files = self.files(&argv, &target);
+        segment.paths.extend(files);
         let decisions = self.shell.decisions(&argv, &target);
         self.decided(&mut segment, &decisions);
         if let Target::External(resolved) = &target
@@ -769,6 +771,36 @@ impl Explainer<'_> {
         self.settle(segment, verdict, reason);
     }
 
+    /// The files the command names in its arguments, checked as a run checks them.
+    fn files(&mut self, argv: &[String], target: &Target) -> Vec<PathCheck> {
+        let mut checks = Vec::new();
+        for touch in touches(argv, target) {
+            let access = if touch.write { "write" } else { "read" };
+            let (verdict, reason) = if self.moved && !touch.path.starts_with('/') {
+                let why = "decided when it runs: it is found from the directory `cd` leads to";
+                ("unknown", why.to_owned())
+            } else {
+                match self.shell.touch_decision(&touch) {
+                    Some(decision) => {
+                        // The line names the file already.
+                        let reason = decision.reason.split_once(": ").map(|(_, why)| why);
+                        let reason = reason.unwrap_or(&decision.reason).to_owned();
+                        (decision.verdict.as_str(), reason)
+                    }
+                    None => ("allow", "the policy lets commands have it".to_owned()),
+                }
+            };
+            checks.push(PathCheck {
+                path: touch.path,
+                resolved: None,
+                access,
+                verdict,
+                reason,
+            });
+        }
+        checks
+    }
+
     /// `source` is the text the redirections were parsed from, to show a target as written.
     fn paths(&mut self, redirects: &[Redirect], source: Option<&str>) -> Vec<PathCheck> {
         redirects
@@ -832,7 +864,7 @@ impl Explainer<'_> {
                 resolved: Some(landing.display().to_string()),
                 access,
                 verdict: "allow",
-                reason: "the file rules ([paths]) let commands have it".to_owned(),
+                reason: "the policy lets commands have it".to_owned(),
             },
             Err(ReadError::Denied(message)) | Err(ReadError::Io(message)) => PathCheck {
                 path,

@@ -122,6 +122,8 @@ pub struct Shell {
     pub(crate) reading_stdin: bool,
     /// Kernel confinement of started programs: set up by `init_sandbox`, or on first use.
     sandbox: Option<Sandbox>,
+    /// What the policy's `~` means (`home_dir_of_user`), looked up on first use.
+    home: std::cell::OnceCell<PathBuf>,
     /// This process is part of a job (a stage of a pipeline): what it starts stays in the
     /// job's process group, which is `job_group` when rsh made one.
     in_job: bool,
@@ -171,6 +173,7 @@ impl Shell {
             logical_cwd: String::new(),
             reading_stdin: false,
             sandbox: None,
+            home: std::cell::OnceCell::new(),
             in_job: false,
             job_group: None,
             process_subs: Vec::new(),
@@ -243,6 +246,11 @@ impl Shell {
 
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// The home directory the policy's `~` means.
+    pub(crate) fn home(&self) -> &std::path::Path {
+        self.home.get_or_init(home_dir_of_user)
     }
 
     /// Sets up the confinement of this session's programs (see `session_sandbox`).

@@ -9,6 +9,8 @@
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
+use crate::decide::args::Touch;
+use crate::decide::{self, Decision};
 use crate::expand::{self, ExpandError};
 use crate::parse::{RedirOp, Redirect};
 use crate::spawn::fd;
@@ -282,20 +284,63 @@ impl Shell {
     }
 
     /// Where opening `path` for a command would land (canonical, no symbolic link left), if
-    /// the file rules let the command have it there; Err(Denied) says which rule does not.
+    /// the policy lets the command have it there; Err(Denied) says which rule does not.
     pub(crate) fn checked_landing(
         &mut self,
         path: &str,
         write: bool,
     ) -> Result<PathBuf, ReadError> {
         let (landing, links) = would_open(&self.absolute(Path::new(path)));
-        let sandbox = self.sandbox().map_err(ReadError::Denied)?;
-        let denied = |why| ReadError::Denied(format!("denied: {path}: {why}"));
-        for link in &links {
-            sandbox.permits_link(link).map_err(denied)?;
+        match self.landing_decision(&landing, &links, write) {
+            None => Ok(landing),
+            Some(decision) => Err(ReadError::Denied(format!(
+                "denied: {path}: {}",
+                super::simple::unconfirmed(&decision)
+            ))),
         }
-        sandbox.permits(&landing, write).map_err(denied)?;
-        Ok(landing)
+    }
+
+    /// What the policy says about a command having the file at `landing` (canonical),
+    /// reached through the symbolic links `links`: the file rules (`[paths]`, as the kernel
+    /// will hold the command to them), then `[sensitive]` for the file under each of its
+    /// names. None when it may.
+    pub(crate) fn landing_decision(
+        &mut self,
+        landing: &Path,
+        links: &[PathBuf],
+        write: bool,
+    ) -> Option<Decision> {
+        let rules = match self.sandbox() {
+            Ok(sandbox) => links
+                .iter()
+                .try_for_each(|link| sandbox.permits_link(link))
+                .and_then(|()| sandbox.permits(landing, write)),
+            Err(message) => Err(message),
+        };
+        if let Err(why) = rules {
+            return Some(decide::path_rule(self.policy(), why));
+        }
+        let home = self.home().to_path_buf();
+        std::iter::once(landing)
+            .chain(links.iter().map(PathBuf::as_path))
+            .find_map(|name| decide::sensitive(self.policy(), name, &home, write))
+    }
+
+    /// What the policy says about a command reading or writing `touch`, a file named on its
+    /// command line. A file to read that does not exist is not looked at further: there is
+    /// nothing to read.
+    pub(crate) fn touch_decision(&mut self, touch: &Touch) -> Option<Decision> {
+        if standard_descriptor(&touch.path).is_some() {
+            return None;
+        }
+        let (landing, links) = would_open(&self.absolute(Path::new(&touch.path)));
+        if !touch.write && std::fs::symlink_metadata(&landing).is_err() {
+            return None;
+        }
+        let mut decision = self.landing_decision(&landing, &links, touch.write)?;
+        let verb = if touch.write { "writes" } else { "reads" };
+        decision.reason = format!("{verb} {}: {}", touch.path, decision.reason);
+        Some(decision)
     }
 
     /// `N>&M`, `N<&M`, `N>&M-` (move), `N>&-` (close), and `>&file` (same as `&>file`).

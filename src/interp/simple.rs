@@ -10,6 +10,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use crate::decide::args::{self, Touch};
 use crate::decide::{self, Decision, Request};
 use crate::expand::{self, ExpandError};
 use crate::parse::{Assignment, FunctionDef, SimpleCommand, Word, WordPart};
@@ -503,9 +504,18 @@ impl Shell {
     // ----- decision ---------------------------------------------------------------------------
 
     /// The decision that stops this command, or None when it may run. Both a script and the
-    /// interpreter its `#!` line names must be allowed.
-    fn refusal(&self, argv: &[String], target: &Target) -> Option<Refusal> {
-        let decisions = self.decisions(argv, target);
+    /// interpreter its `#!` line names must be allowed, and the command may have the files it
+    /// names.
+    fn refusal(&mut self, argv: &[String], target: &Target) -> Option<Refusal> {
+        let mut decisions = self.decisions(argv, target);
+        for touch in touches(argv, target) {
+            if let Some(decision) = self.touch_decision(&touch) {
+                decisions.push(Refusal {
+                    decision,
+                    interpreter: None,
+                });
+            }
+        }
         strongest(&decisions)
             .filter(|r| r.decision.verdict != Verdict::Allow)
             .cloned()
@@ -567,14 +577,7 @@ impl Shell {
 
     fn report_refusal(&self, argv: &[String], refusal: &Refusal) -> i32 {
         let command = builtins::display_command(argv);
-        let decision = &refusal.decision;
-        let mut reason = match decision.verdict {
-            Verdict::Ask => format!(
-                "{}; it needs confirmation and rsh cannot ask here",
-                decision.reason
-            ),
-            _ => decision.reason.clone(),
-        };
+        let mut reason = unconfirmed(&refusal.decision);
         if let Some(interpreter) = &refusal.interpreter {
             reason = format!("its #! interpreter {interpreter}: {reason}");
         }
@@ -747,6 +750,39 @@ impl Shell {
                 126
             }
         }
+    }
+}
+
+/// The files a command names on its command line, by what its program is known to do with
+/// its arguments: the program's own name first (a link named `cat` to `rm` is rm), then the
+/// name it was called by (a multi-call binary acts on it), else the generic reading.
+pub(crate) fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
+    let called = argv[0].rsplit('/').next().unwrap_or_default();
+    match target {
+        Target::Function(_) => Vec::new(),
+        // The only builtins that take files (`source` opens its file itself, checked there).
+        Target::Builtin(_) if matches!(argv[0].as_str(), "cd" | "pushd") => {
+            args::touched(&argv[0], argv).unwrap_or_default()
+        }
+        Target::Builtin(_) => Vec::new(),
+        Target::External(resolved) => {
+            let name = resolved.canonical.file_name().and_then(|n| n.to_str());
+            name.and_then(|name| args::touched(name, argv))
+                .or_else(|| args::touched(called, argv))
+                .unwrap_or_else(|| args::generic(argv))
+        }
+    }
+}
+
+/// A decision's reason as a refusal states it: one that needs confirmation says it cannot
+/// get it.
+pub(crate) fn unconfirmed(decision: &Decision) -> String {
+    match decision.verdict {
+        Verdict::Ask => format!(
+            "{}; it needs confirmation and rsh cannot ask here",
+            decision.reason
+        ),
+        _ => decision.reason.clone(),
     }
 }
 

@@ -10,6 +10,7 @@ mod identity;
 pub mod pattern;
 pub mod sandbox;
 mod schema;
+pub mod sensitive;
 mod trust;
 mod who;
 
@@ -26,7 +27,8 @@ use identity::Resolver;
 use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
 pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
-use schema::{RawCommandTable, RawLists, RawPolicy, RawSection, SpannedList};
+use schema::{RawCommandTable, RawLists, RawPolicy, RawSection, RawSensitive, SpannedList};
+pub use sensitive::{Level, PathPattern, Sensitive, SensitiveEntry};
 pub use trust::Owners;
 pub use who::Who;
 
@@ -257,6 +259,7 @@ pub struct Policy {
     tables: Vec<CommandTable>,
     rules: Vec<Rule>,
     sandbox: SandboxConfig,
+    sensitive: Sensitive,
 }
 
 impl Policy {
@@ -327,6 +330,11 @@ impl Policy {
         &self.sandbox
     }
 
+    /// Files recognised by name (`[sensitive]` and the built-in lists).
+    pub fn sensitive(&self) -> &Sensitive {
+        &self.sensitive
+    }
+
     pub(crate) fn unknown_at(&self) -> Option<Place> {
         self.unknown_at
     }
@@ -383,6 +391,7 @@ struct Built {
     tables: Vec<CommandTable>,
     rules: Vec<Rule>,
     sandbox: SandboxConfig,
+    sensitive: Sensitive,
 }
 
 /// Validation errors found so far; the one reported is the first in the file.
@@ -536,6 +545,7 @@ impl Loader<'_> {
             mut tables,
             mut rules,
             sandbox,
+            sensitive,
         } = self.section(raw, &mut problems);
         let resolve_dirs: Vec<PathBuf> = match &search_path {
             Some(dirs) => dirs.clone(),
@@ -565,6 +575,7 @@ impl Loader<'_> {
             tables,
             rules,
             sandbox,
+            sensitive,
         }))
     }
 
@@ -586,6 +597,7 @@ impl Loader<'_> {
             .collect();
         let rules = self.rules(raw.rules.unwrap_or_default(), problems);
         let sandbox = self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, problems);
+        let sensitive = self.sensitive(raw.sensitive.unwrap_or_default(), problems);
         Built {
             search_path,
             unknown,
@@ -594,7 +606,42 @@ impl Loader<'_> {
             tables,
             rules,
             sandbox,
+            sensitive,
         }
+    }
+
+    /// `[sensitive]`: the built-in lists (unless `builtin = false`), then the policy's.
+    fn sensitive(&self, raw: RawSensitive, problems: &mut Problems) -> Sensitive {
+        let mut sensitive = if raw.builtin.unwrap_or(true) {
+            Sensitive::built_in()
+        } else {
+            Sensitive::default()
+        };
+        for (name, list, into) in [
+            ("high", raw.high, &mut sensitive.high),
+            ("medium", raw.medium, &mut sensitive.medium),
+            ("allow", raw.allow, &mut sensitive.allow),
+        ] {
+            let mut seen = Seen::default();
+            for entry in list.map(Spanned::into_inner).unwrap_or_default() {
+                let offset = entry.span().start;
+                let text = entry.into_inner();
+                let key = format!("{}sensitive.{name}", self.section_at(offset));
+                if let Some(first) = seen.check(&text, offset) {
+                    problems.add(offset, self.twice(&key, &text, first));
+                }
+                match PathPattern::parse(&text) {
+                    Ok(pattern) => into.push(SensitiveEntry {
+                        key,
+                        text,
+                        pattern,
+                        at: Some(self.place(offset)),
+                    }),
+                    Err(why) => problems.add(offset, format!("{key}: {text:?} {why}")),
+                }
+            }
+        }
+        sensitive
     }
 
     /// Where every key and value inside a `[users.NAME]` or `[groups.NAME]` section is written, with

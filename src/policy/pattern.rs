@@ -386,6 +386,26 @@ impl NamedClass {
 }
 
 impl Glob {
+    /// A glob written on its own (not as a pattern word): a backslash makes the next
+    /// character literal.
+    pub(crate) fn parse(text: &str) -> Result<Glob, PatternError> {
+        let mut chars = Vec::new();
+        let mut it = text.chars();
+        while let Some(c) = it.next() {
+            match c {
+                '\\' => match it.next() {
+                    Some(next) => chars.push(Ch {
+                        c: next,
+                        quoted: true,
+                    }),
+                    None => return Err(PatternError::new("ends with a lone backslash")),
+                },
+                c => chars.push(unquoted(c)),
+            }
+        }
+        Glob::compile(&chars)
+    }
+
     fn compile(chars: &[Ch]) -> Result<Glob, PatternError> {
         let mut tokens = Vec::new();
         let mut i = 0;

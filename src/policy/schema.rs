@@ -24,6 +24,7 @@ pub(crate) struct RawPolicy {
     pub paths: Option<RawPaths>,
     pub limits: Option<RawLimits>,
     pub env: Option<RawEnv>,
+    pub sensitive: Option<RawSensitive>,
     pub users: Option<BTreeMap<String, Spanned<RawSection>>>,
     pub groups: Option<BTreeMap<String, Spanned<RawSection>>>,
 }
@@ -35,7 +36,7 @@ pub(crate) struct RawPolicy {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a policy section (tables `shell`, `commands`, `rules`, `sandbox`, `paths`, `limits`, `env`)"
+    expecting = "a policy section (tables `shell`, `commands`, `rules`, `sandbox`, `paths`, `limits`, `env`, `sensitive`)"
 )]
 pub(crate) struct RawSection {
     pub shell: Option<RawShell>,
@@ -45,6 +46,7 @@ pub(crate) struct RawSection {
     pub paths: Option<RawPaths>,
     pub limits: Option<RawLimits>,
     pub env: Option<RawEnv>,
+    pub sensitive: Option<RawSensitive>,
 }
 
 /// A `[users.NAME]` or `[groups.NAME]` section, with where it is written.
@@ -66,6 +68,7 @@ impl RawPolicy {
             paths: self.paths,
             limits: self.limits,
             env: self.env,
+            sensitive: self.sensitive,
         };
         let named = |map: Option<BTreeMap<String, Spanned<RawSection>>>| {
             let mut sections: Vec<NamedSection> = map
@@ -141,6 +144,13 @@ impl RawSection {
                 o.allow,
             );
         }
+        if let Some(o) = over.sensitive {
+            let s = self.sensitive.get_or_insert_with(Default::default);
+            set(&mut s.high, o.high);
+            set(&mut s.medium, o.medium);
+            set(&mut s.allow, o.allow);
+            set(&mut s.builtin, o.builtin);
+        }
     }
 }
 
@@ -188,6 +198,19 @@ pub(crate) struct RawLimits {
 #[serde(deny_unknown_fields, expecting = "a table with the key `allow`")]
 pub(crate) struct RawEnv {
     pub allow: Option<SpannedList>,
+}
+
+/// `[sensitive]`: files recognised by name, wherever they are.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `high`, `medium`, `allow` and `builtin`"
+)]
+pub(crate) struct RawSensitive {
+    pub high: Option<SpannedList>,
+    pub medium: Option<SpannedList>,
+    pub allow: Option<SpannedList>,
+    pub builtin: Option<bool>,
 }
 
 /// A size in bytes: an integer, or a string with a K, M, G or T suffix (powers of 1024).

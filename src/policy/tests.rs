@@ -713,3 +713,50 @@ fn every_section_is_checked_whoever_runs_rsh() {
     let text = "[users]\nann = 1\n";
     assert_error(text, 2, "users.ann");
 }
+
+#[test]
+fn sensitive_lists_come_from_the_built_in_the_top_level_and_the_sections() {
+    let text = r#"[sensitive]
+high = ["*.tfstate"]
+medium = ["*.csv"]
+
+[users.ann.sensitive]
+allow = ["/srv/ann/.env"]
+"#;
+    let home = std::path::Path::new("/home/x");
+    let level = |p: &Policy, path: &str| {
+        p.sensitive()
+            .level(std::path::Path::new(path), home, false)
+            .map(|(level, entry)| (level, entry.key.clone(), entry.at.is_some()))
+    };
+    let bob = load_for(text, "bob", &[]);
+    assert_eq!(
+        level(&bob, "/srv/ann/.env"),
+        Some((Level::High, "sensitive.high".into(), false))
+    );
+    assert_eq!(
+        level(&bob, "/srv/x.tfstate"),
+        Some((Level::High, "sensitive.high".into(), true))
+    );
+    assert_eq!(
+        level(&bob, "/srv/x.csv"),
+        Some((Level::Medium, "sensitive.medium".into(), true))
+    );
+    let ann = load_for(text, "ann", &[]);
+    assert_eq!(level(&ann, "/srv/ann/.env"), None);
+    assert!(level(&ann, "/srv/bob/.env").is_some());
+    // The section's allow list replaced nothing else.
+    assert!(level(&ann, "/srv/x.tfstate").is_some());
+
+    let err = Unresolved::from_toml(
+        "[users.ann.sensitive]\nhigh = [\"x\", \"x\"]\n",
+        ORIGIN,
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("users.ann.sensitive.high: \"x\" is listed twice"),
+        "{err}"
+    );
+}

@@ -3,7 +3,7 @@
 
 use std::path::{Component, PathBuf};
 
-use super::super::redirect::io_message;
+use super::super::redirect::{ReadError, io_message};
 use super::{Outcome, Shell};
 
 pub fn cd(shell: &mut Shell, argv: &[String]) -> Outcome {
@@ -65,6 +65,12 @@ fn change_dir(shell: &mut Shell, dir: &str, physical: bool, print: bool) -> Outc
         return Ok(1);
     }
     let target = logical.clone().unwrap_or_else(|| PathBuf::from(dir));
+    // Also where the directory comes from $HOME, $OLDPWD or $CDPATH, not the command line.
+    if let Err(ReadError::Denied(message)) = shell.checked_landing(&target.to_string_lossy(), false)
+    {
+        shell.error(&message);
+        return Ok(1);
+    }
     if let Err(err) = std::env::set_current_dir(&target) {
         shell.builtin_error("cd", &format!("{dir}: {}", io_message(&err)));
         return Ok(1);

@@ -1,0 +1,991 @@
+//! Which arguments of a command name files, and whether the command reads or writes them:
+//! `cp SRC… DST` reads the sources and writes the destination, `grep PATTERN FILE…` reads all
+//! but its first operand, `sed -i` writes its files, `tar -xf A -C D` reads A and writes D.
+//!
+//! Pure knowledge of argv: no file is looked at here. Commands it does not know get the
+//! generic reading: every operand, and the value of every `--name=VALUE` option, may be a file
+//! that is read (`--output=F` style options: written). The caller checks a read only when
+//! the file exists, so a word that is not a path costs nothing; a write is always checked.
+
+/// A file a command would read or write, as written on the command line (relative names are
+/// relative to the current directory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touch {
+    pub path: String,
+    pub write: bool,
+}
+
+/// What a word is, to the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Not a file: a pattern, a count, a name.
+    Text,
+    Read,
+    Write,
+}
+
+/// What the value of an option is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Value {
+    Text,
+    Read,
+    Write,
+    /// The pattern or script (`grep -e P`, `sed -e S`): the first operand is then a file.
+    Script,
+    /// A file holding the pattern or script (`grep -f F`, `awk -f F`), or the operand it
+    /// stands for (`chmod --reference=F`): read, and the first operand is then a file.
+    ScriptFile,
+    /// A flag saying there is no pattern or script operand (`rg --files`).
+    NoScript,
+    /// The directory the operands go to (`cp -t DIR`): written, and every operand is a source.
+    TargetDir,
+    /// The directory relative names are taken from (`git -C DIR`): read, and later relative
+    /// operands are under it.
+    BaseDir,
+}
+
+/// How a command's operands (its arguments that are not options) are used.
+#[derive(Debug, Clone, Copy)]
+enum Operands {
+    All(Access),
+    /// The first operand, then the rest (`uniq IN OUT`, `zip ARCHIVE FILE…`).
+    First(Access, Access),
+    /// A pattern, script, filter or mode first, unless an option gave it; then files.
+    AfterScript(Access),
+    /// Sources read, the last operand written (`cp`, `ln`, `install`).
+    Copy,
+}
+
+struct Spec<'a> {
+    names: &'static [&'static str],
+    operands: Operands,
+    /// Options that take a value; any option not listed is a flag.
+    options: &'a [(&'static str, Value)],
+    /// Options after which every file operand is written (`sed -i`, `install -d`); a short
+    /// one takes the rest of its word as an optional value (`-i.bak`).
+    writes: &'static [&'static str],
+    /// The only short flags there are: a word starting with `-` and holding another letter is
+    /// an operand (`chmod -w FILE`).
+    flags: Option<&'static str>,
+    /// Operands of the form `name=value` are assignments, not files (awk).
+    assignments: bool,
+}
+
+const fn spec(names: &'static [&'static str], operands: Operands) -> Spec<'static> {
+    Spec {
+        names,
+        operands,
+        options: &[],
+        writes: &[],
+        flags: None,
+        assignments: false,
+    }
+}
+
+use Access::{Read as R, Text as T, Write as W};
+use Value::{BaseDir, NoScript, Read, Script, ScriptFile, TargetDir, Text, Write};
+
+#[rustfmt::skip]
+const GREP: &[(&str, Value)] = &[
+    ("-e", Script), ("--regexp", Script), ("-f", ScriptFile), ("--file", ScriptFile), ("-m", Text),
+    ("--max-count", Text), ("-A", Text), ("-B", Text), ("-C", Text), ("--after-context", Text),
+    ("--before-context", Text), ("--context", Text), ("-d", Text), ("--directories", Text),
+    ("-D", Text), ("--devices", Text), ("--include", Text), ("--exclude", Text),
+    ("--exclude-dir", Text), ("--exclude-from", Read), ("--label", Text), ("--binary-files", Text),
+    ("--group-separator", Text),
+];
+
+#[rustfmt::skip]
+const RG: &[(&str, Value)] = &[
+    ("-e", Script), ("--regexp", Script), ("-f", ScriptFile), ("--file", ScriptFile),
+    ("--files", NoScript), ("--type-list", NoScript), ("-g", Text), ("--glob", Text),
+    ("--iglob", Text), ("-t", Text), ("--type", Text), ("-T", Text), ("--type-not", Text),
+    ("--type-add", Text), ("--type-clear", Text), ("-m", Text), ("--max-count", Text),
+    ("-A", Text), ("-B", Text), ("-C", Text), ("--after-context", Text),
+    ("--before-context", Text), ("--context", Text), ("-j", Text), ("--threads", Text),
+    ("-M", Text), ("--max-columns", Text), ("-E", Text), ("--encoding", Text), ("-r", Text),
+    ("--replace", Text), ("-d", Text), ("--max-depth", Text), ("--max-filesize", Text),
+    ("--sort", Text), ("--sortr", Text), ("--colors", Text), ("--color", Text),
+    ("--context-separator", Text), ("--field-context-separator", Text),
+    ("--field-match-separator", Text), ("--path-separator", Text), ("--engine", Text),
+    ("--pre", Text), ("--pre-glob", Text), ("--ignore-file", Read),
+];
+
+#[rustfmt::skip]
+const SED: &[(&str, Value)] = &[
+    ("-e", Script), ("--expression", Script), ("-f", ScriptFile), ("--file", ScriptFile),
+    ("-l", Text), ("--line-length", Text),
+];
+
+#[rustfmt::skip]
+const AWK: &[(&str, Value)] = &[
+    ("-f", ScriptFile), ("--file", ScriptFile), ("-e", Script), ("--source", Script), ("-v", Text),
+    ("--assign", Text), ("-F", Text), ("--field-separator", Text),
+];
+
+#[rustfmt::skip]
+const SORT: &[(&str, Value)] = &[
+    ("-k", Text), ("--key", Text), ("-t", Text), ("--field-separator", Text), ("-S", Text),
+    ("--buffer-size", Text), ("--parallel", Text), ("--batch-size", Text), ("-o", Write),
+    ("--output", Write), ("-T", Write), ("--temporary-directory", Write), ("--files0-from", Read),
+    ("--random-source", Read), ("--compress-program", Text),
+];
+
+/// The archive (`-f`) is taken apart: it is not under `-C`.
+#[rustfmt::skip]
+const TAR_VALUES: &[(&str, Value)] = &[
+    ("-f", Text), ("--file", Text), ("-C", BaseDir), ("--directory", BaseDir), ("-T", Read),
+    ("--files-from", Read), ("-X", Read), ("--exclude-from", Read), ("-I", Text),
+    ("--use-compress-program", Text), ("-b", Text), ("--blocking-factor", Text), ("-N", Text),
+    ("--newer", Text), ("--after-date", Text), ("-g", Write), ("--listed-incremental", Write),
+    ("-K", Text), ("-L", Text), ("-V", Text), ("-H", Text), ("--format", Text), ("-F", Text),
+    ("--exclude", Text), ("--to-command", Text), ("--checkpoint-action", Text),
+    ("--transform", Text), ("--xform", Text),
+];
+
+#[rustfmt::skip]
+const COPY: &[(&str, Value)] = &[
+    ("-t", TargetDir), ("--target-directory", TargetDir), ("-S", Text), ("--suffix", Text),
+    ("-m", Text), ("--mode", Text), ("-o", Text), ("--owner", Text), ("-g", Text),
+    ("--group", Text),
+];
+
+#[rustfmt::skip]
+const GIT: &[(&str, Value)] = &[
+    ("-C", BaseDir), ("--git-dir", Read), ("--work-tree", Read), ("-c", Text),
+    ("--namespace", Text), ("--output", Write), ("-m", Text), ("--message", Text), ("-F", Read),
+    ("--file", Read), ("-b", Text), ("-B", Text), ("-n", Text), ("--author", Text),
+    ("--format", Text), ("--pretty", Text), ("--grep", Text),
+];
+
+#[rustfmt::skip]
+const SPECS: &[Spec<'static>] = &[
+    spec(
+        &[
+            "echo", "printf", "true", "false", "seq", "sleep", "id", "whoami", "groups", "uname",
+            "hostname", "nproc", "basename", "dirname", "expr", "yes", "kill", "ps", "pgrep",
+            "pkill", "which", "printenv", "test", "[", "tr", "pwd", "mktemp", "export", "local",
+            "declare", "typeset", "readonly", "unset", "set", "shopt", "read", "let", "eval",
+            "exit", "return", "shift", "alias", "unalias", "type", "command", "builtin", "hash",
+            "trap", "wait", "getopts", "umask", "times", "jobs", "compgen", "help", "history", ":",
+            "break", "continue", "dirs", "popd", "exec",
+        ],
+        Operands::All(T),
+    ),
+    Spec {
+        options: &[("-p", Write), ("--tmpdir", Write), ("--suffix", Text)],
+        ..spec(&["mktemp"], Operands::All(T))
+    },
+    Spec {
+        options: &[
+            ("-r", Read), ("--reference", Read), ("-f", Read), ("--file", Read),
+        ],
+        ..spec(&["date"], Operands::All(T))
+    },
+    spec(
+        &[
+            "cat", "tac", "rev", "readlink", "less", "more", "most", "zcat", "xzcat", "bzcat",
+            "zstdcat", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum",
+            "comm", "cd", "pushd", "source", ".",
+        ],
+        Operands::All(R),
+    ),
+    Spec {
+        options: &[
+            ("-n", Text), ("-c", Text), ("-s", Text), ("--lines", Text), ("--bytes", Text),
+            ("--pid", Text), ("--sleep-interval", Text), ("--max-unchanged-stats", Text),
+        ],
+        ..spec(&["head", "tail"], Operands::All(R))
+    },
+    Spec {
+        options: &[("--files0-from", Read)],
+        ..spec(&["wc"], Operands::All(R))
+    },
+    Spec {
+        options: GREP,
+        ..spec(&["grep", "egrep", "fgrep"], Operands::AfterScript(R))
+    },
+    Spec {
+        options: RG,
+        ..spec(&["rg"], Operands::AfterScript(R))
+    },
+    Spec {
+        options: &[
+            ("-t", Text), ("--type", Text), ("-e", Text), ("--extension", Text), ("-d", Text),
+            ("--max-depth", Text), ("--min-depth", Text), ("--exact-depth", Text), ("-E", Text),
+            ("--exclude", Text), ("-c", Text), ("--color", Text), ("-j", Text),
+            ("--threads", Text), ("-S", Text), ("--size", Text), ("--changed-within", Text),
+            ("--changed-before", Text), ("-o", Text), ("--owner", Text), ("--max-results", Text),
+            ("--format", Text), ("--path-separator", Text), ("--base-directory", Read),
+            ("--search-path", Read), ("--ignore-file", Read),
+        ],
+        ..spec(&["fd", "fdfind"], Operands::AfterScript(R))
+    },
+    Spec {
+        options: SED,
+        writes: &["-i", "--in-place"],
+        ..spec(&["sed"], Operands::AfterScript(R))
+    },
+    Spec {
+        options: AWK,
+        assignments: true,
+        ..spec(&["awk", "gawk", "mawk", "nawk"], Operands::AfterScript(R))
+    },
+    Spec {
+        options: &[
+            ("-f", ScriptFile), ("--from-file", ScriptFile), ("--arg", Text), ("--argjson", Text),
+            ("--slurpfile", Text), ("--rawfile", Text), ("--indent", Text), ("-L", Read),
+        ],
+        ..spec(&["jq"], Operands::AfterScript(R))
+    },
+    Spec {
+        options: &[
+            ("-m", Read), ("--magic-file", Read), ("-f", Read), ("--files-from", Read),
+            ("-e", Text), ("--exclude", Text), ("-F", Text), ("--separator", Text), ("-P", Text),
+            ("--parameter", Text),
+        ],
+        ..spec(&["file"], Operands::All(R))
+    },
+    Spec {
+        options: &[("-c", Text), ("--format", Text), ("--printf", Text)],
+        ..spec(&["stat"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-d", Text), ("--max-depth", Text), ("-t", Text), ("--threshold", Text), ("-B", Text),
+            ("--block-size", Text), ("--time-style", Text), ("--exclude", Text), ("-X", Read),
+            ("--exclude-from", Read), ("--files0-from", Read),
+        ],
+        ..spec(&["du"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-B", Text), ("--block-size", Text), ("-t", Text), ("--type", Text), ("-x", Text),
+            ("--exclude-type", Text),
+        ],
+        ..spec(&["df"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-L", Text), ("-P", Text), ("-I", Text), ("--filelimit", Text), ("--charset", Text),
+            ("-H", Text), ("-T", Text), ("--sort", Text), ("--timefmt", Text), ("-o", Write),
+        ],
+        ..spec(&["tree"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-I", Text), ("--ignore", Text), ("-w", Text), ("--width", Text), ("-T", Text),
+            ("--tabsize", Text), ("--hide", Text), ("--block-size", Text), ("--format", Text),
+            ("--quoting-style", Text), ("--sort", Text), ("--time", Text), ("--time-style", Text),
+            ("--indicator-style", Text),
+        ],
+        ..spec(&["ls", "dir", "vdir"], Operands::All(R))
+    },
+    Spec {
+        options: &[("--relative-to", Read), ("--relative-base", Read)],
+        ..spec(&["realpath"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-C", Text), ("-U", Text), ("-I", Text), ("--ignore-matching-lines", Text),
+            ("-x", Text), ("--exclude", Text), ("-F", Text), ("--show-function-line", Text),
+            ("-L", Text), ("--label", Text), ("-W", Text), ("--width", Text),
+            ("--line-format", Text), ("--tabsize", Text), ("--horizon-lines", Text), ("-X", Read),
+            ("--exclude-from", Read), ("--from-file", Read), ("--to-file", Read),
+        ],
+        ..spec(&["diff"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-i", Text), ("--ignore-initial", Text), ("-n", Text), ("--bytes", Text),
+        ],
+        ..spec(&["cmp"], Operands::All(R))
+    },
+    Spec {
+        options: SORT,
+        ..spec(&["sort"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-f", Text), ("--skip-fields", Text), ("-s", Text), ("--skip-chars", Text),
+            ("-w", Text), ("--check-chars", Text),
+        ],
+        ..spec(&["uniq"], Operands::First(R, W))
+    },
+    Spec {
+        options: &[
+            ("-c", Text), ("-g", Text), ("-l", Text), ("-o", Text), ("-s", Text), ("-n", Text),
+            ("-C", Text), ("-R", Text),
+        ],
+        ..spec(&["xxd"], Operands::First(R, W))
+    },
+    Spec {
+        options: &[
+            ("-b", Text), ("-c", Text), ("-d", Text), ("-f", Text), ("--bytes", Text),
+            ("--characters", Text), ("--delimiter", Text), ("--fields", Text),
+            ("--output-delimiter", Text), ("-s", Text), ("--serial", Text), ("--delimiters", Text),
+            ("-w", Text), ("--width", Text), ("-t", Text), ("--tabs", Text), ("-p", Text),
+            ("--prefix", Text), ("-g", Text), ("--goal", Text),
+        ],
+        ..spec(
+            &["cut", "paste", "fold", "fmt", "expand", "unexpand"],
+            Operands::All(R),
+        )
+    },
+    Spec {
+        options: &[
+            ("-a", Text), ("-e", Text), ("-o", Text), ("-t", Text), ("-v", Text), ("-1", Text),
+            ("-2", Text), ("-j", Text),
+        ],
+        ..spec(&["join"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-c", Text), ("--output-width", Text), ("-s", Text), ("--separator", Text),
+            ("-o", Text), ("--output-separator", Text), ("-N", Text), ("--table-columns", Text),
+            ("-R", Text), ("-H", Text), ("-W", Text), ("-E", Text), ("-l", Text), ("-n", Text),
+            ("-O", Text),
+        ],
+        ..spec(&["column"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-b", Text), ("-d", Text), ("-f", Text), ("-h", Text), ("-i", Text), ("-l", Text),
+            ("-n", Text), ("-s", Text), ("-v", Text), ("-w", Text),
+        ],
+        ..spec(&["nl"], Operands::All(R))
+    },
+    Spec {
+        options: &[("-s", Text), ("--separator", Text)],
+        ..spec(&["tac"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-n", Text), ("--bytes", Text), ("-t", Text), ("--radix", Text), ("-e", Text),
+            ("--encoding", Text), ("-s", Text), ("--output-separator", Text), ("-T", Text),
+            ("-A", Text), ("-j", Text), ("-N", Text), ("-S", Text), ("-w", Text),
+            ("--address-radix", Text), ("--skip-bytes", Text), ("--read-bytes", Text),
+            ("--strings", Text), ("--format", Text), ("--width", Text), ("-f", Read),
+        ],
+        ..spec(&["strings", "od", "hexdump"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-w", Text), ("--wrap", Text), ("-l", Text), ("--length", Text), ("-a", Text),
+            ("--algorithm", Text),
+        ],
+        ..spec(&["base64", "base32", "b2sum", "cksum"], Operands::All(R))
+    },
+    Spec {
+        options: &[("-m", Text), ("--mode", Text), ("--context", Text)],
+        ..spec(&["mkdir", "rmdir", "rm", "tee"], Operands::All(W))
+    },
+    Spec {
+        options: &[
+            ("-d", Text), ("--date", Text), ("-t", Text), ("-r", Read), ("--reference", Read),
+            ("-s", Text), ("--size", Text), ("-n", Text), ("--iterations", Text),
+            ("--random-source", Read),
+        ],
+        ..spec(&["touch", "truncate", "shred"], Operands::All(W))
+    },
+    Spec {
+        options: &[("--reference", ScriptFile), ("--from", Text)],
+        flags: Some("cfvRHLPh"),
+        ..spec(&["chmod", "chown", "chgrp"], Operands::AfterScript(W))
+    },
+    Spec {
+        options: COPY,
+        ..spec(&["cp", "ln"], Operands::Copy)
+    },
+    Spec {
+        options: COPY,
+        writes: &["-d", "--directory"],
+        ..spec(&["install"], Operands::Copy)
+    },
+    Spec {
+        options: COPY,
+        ..spec(&["mv"], Operands::All(W))
+    },
+    Spec {
+        options: &[
+            ("-o", Write), ("--output", Write), ("-S", Text), ("--suffix", Text), ("-b", Text),
+            ("-#", Text), ("-T", Text), ("--threads", Text), ("-D", Read), ("--patch-from", Read),
+        ],
+        writes: &[],
+        ..spec(
+            &[
+                "gzip", "gunzip", "xz", "unxz", "lzma", "unlzma", "bzip2", "bunzip2", "zstd",
+                "unzstd", "lz4",
+            ],
+            Operands::All(W),
+        )
+    },
+    Spec {
+        options: &[("-d", Write), ("-x", Text), ("-P", Text)],
+        ..spec(&["unzip"], Operands::First(R, T))
+    },
+    Spec {
+        options: &[
+            ("-b", Write), ("-t", Text), ("-tt", Text), ("-P", Text), ("-x", Text), ("-i", Text),
+        ],
+        ..spec(&["zip"], Operands::First(W, R))
+    },
+    Spec {
+        options: &[
+            ("-b", Text), ("-l", Text), ("-n", Text), ("-C", Text), ("-a", Text),
+            ("--additional-suffix", Text),
+        ],
+        ..spec(&["split"], Operands::First(R, W))
+    },
+    Spec {
+        options: &[
+            ("-i", Read), ("--input", Read), ("-o", Write), ("--output", Write), ("-d", BaseDir),
+            ("--directory", BaseDir), ("-p", Text), ("-F", Text), ("-B", Text), ("-r", Write),
+            ("-z", Text), ("-D", Text),
+        ],
+        ..spec(&["patch"], Operands::First(W, R))
+    },
+    Spec {
+        options: &[
+            ("-init", Read), ("-cmd", Text), ("-separator", Text), ("-newline", Text),
+            ("-nullvalue", Text),
+        ],
+        ..spec(&["sqlite3"], Operands::First(W, T))
+    },
+    Spec {
+        options: GIT,
+        ..spec(&["git"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-C", BaseDir), ("--directory", BaseDir), ("-f", Read), ("--file", Read),
+            ("--makefile", Read), ("-I", Read), ("--include-dir", Read), ("-j", Text),
+            ("--jobs", Text), ("-l", Text), ("-o", Text), ("-W", Text),
+        ],
+        ..spec(&["make", "gmake"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-o", Write), ("--output", Write), ("-T", Read), ("--upload-file", Read),
+            ("-K", Read), ("--config", Read), ("-c", Write), ("--cookie-jar", Write), ("-d", Text),
+            ("--data", Text), ("-H", Text), ("--header", Text), ("-X", Text), ("--request", Text),
+            ("-u", Text), ("--user", Text), ("-A", Text), ("-e", Text), ("-b", Text), ("-F", Text),
+            ("--form", Text), ("--url", Text), ("-x", Text), ("--proxy", Text), ("-m", Text),
+            ("--max-time", Text),
+        ],
+        ..spec(&["curl"], Operands::All(T))
+    },
+    Spec {
+        options: &[
+            ("-O", Write), ("--output-document", Write), ("-o", Write), ("--output-file", Write),
+            ("-a", Write), ("--append-output", Write), ("-P", Write),
+            ("--directory-prefix", Write), ("-i", Read), ("--input-file", Read), ("-e", Text),
+            ("--header", Text), ("-U", Text), ("--user-agent", Text), ("-t", Text), ("-T", Text),
+        ],
+        ..spec(&["wget"], Operands::All(T))
+    },
+    Spec {
+        options: &[
+            ("-c", Text), ("-m", Text), ("-W", Text), ("-X", Text), ("-e", Text), ("-E", Text),
+            ("-I", Read), ("-r", Read), ("--require", Read), ("--eval", Text),
+        ],
+        ..spec(
+            &[
+                "python", "python3", "python2", "perl", "ruby", "node", "nodejs", "php", "lua",
+                "bash", "sh", "dash", "zsh", "ksh",
+            ],
+            Operands::All(R),
+        )
+    },
+];
+
+/// The files `argv` (argv\[0\] first) would read or write, for the command named `name` (a
+/// program's file name, or a builtin). `None` when the command is not known here: the caller
+/// then tries another name, or `generic`.
+pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
+    let args = argv.get(1..).unwrap_or_default();
+    match name {
+        "find" => return Some(find(args)),
+        "tar" | "gtar" | "bsdtar" => return Some(tar(args)),
+        "dd" => return Some(dd(args)),
+        _ => {}
+    }
+    let spec = SPECS.iter().find(|s| s.names.contains(&name))?;
+    Some(by_spec(spec, args))
+}
+
+/// For a command this module does not know: every operand and every `--name=VALUE` value
+/// may be a file it reads.
+pub fn generic(argv: &[String]) -> Vec<Touch> {
+    by_spec(
+        &spec(&[], Operands::All(R)),
+        argv.get(1..).unwrap_or_default(),
+    )
+}
+
+/// Whether an option's name says its value is written (`--output`, `--log-file`...).
+fn output_like(name: &str) -> bool {
+    let name = name.trim_start_matches('-');
+    (name.len() >= 3 && "output".starts_with(name))
+        || ["output", "outfile", "out-file", "log-file", "logfile"]
+            .iter()
+            .any(|n| name.starts_with(n))
+}
+
+struct Scan {
+    touches: Vec<Touch>,
+    operands: Vec<String>,
+    script_given: bool,
+    target_dir: bool,
+    writes: bool,
+    base: Option<String>,
+}
+
+impl Scan {
+    fn new() -> Scan {
+        Scan {
+            touches: Vec::new(),
+            operands: Vec::new(),
+            script_given: false,
+            target_dir: false,
+            writes: false,
+            base: None,
+        }
+    }
+
+    fn under_base(&self, path: &str) -> String {
+        match &self.base {
+            Some(base) if !path.starts_with('/') => format!("{base}/{path}"),
+            _ => path.to_owned(),
+        }
+    }
+
+    fn touch(&mut self, path: &str, access: Access) {
+        let write = match access {
+            Access::Text => return,
+            Access::Read => false,
+            Access::Write => true,
+        };
+        if path.is_empty() || path == "-" {
+            return;
+        }
+        let path = self.under_base(path);
+        self.touches.push(Touch { path, write });
+    }
+
+    fn value(&mut self, value: &str, kind: Value) {
+        match kind {
+            Value::Text => {}
+            Value::Read => self.touch(value, R),
+            Value::Write => self.touch(value, W),
+            Value::Script | Value::NoScript => self.script_given = true,
+            Value::ScriptFile => {
+                self.script_given = true;
+                self.touch(value, R);
+            }
+            Value::TargetDir => {
+                self.target_dir = true;
+                self.touch(value, W);
+            }
+            Value::BaseDir => {
+                self.touch(value, R);
+                self.base = Some(self.under_base(value));
+            }
+        }
+    }
+}
+
+fn by_spec(spec: &Spec, args: &[String]) -> Vec<Touch> {
+    scan(spec, args).touches
+}
+
+/// Reads `args` as `spec` says; the touches in order, and the base directory at the end.
+fn scan(spec: &Spec, args: &[String]) -> Scan {
+    let mut scan = Scan::new();
+    let lookup = |name: &str| {
+        spec.options
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    };
+    let mut i = 0;
+    let mut options_done = false;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if options_done || arg == "-" || !arg.starts_with('-') || is_mode_word(spec, arg) {
+            if spec.assignments && is_assignment(arg) {
+                continue;
+            }
+            let operand = scan.under_base(arg);
+            scan.operands.push(operand);
+            continue;
+        }
+        if arg == "--" {
+            options_done = true;
+            continue;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((n, v)) => (format!("--{n}"), Some(v)),
+                None => (arg.clone(), None),
+            };
+            if spec.writes.contains(&name.as_str()) {
+                scan.writes = true;
+                continue;
+            }
+            match (lookup(&name), attached) {
+                (Some(kind), Some(value)) => scan.value(value, kind),
+                (Some(Value::NoScript), None) => scan.script_given = true,
+                (Some(kind), None) => {
+                    if let Some(value) = args.get(i) {
+                        i += 1;
+                        scan.value(value, kind);
+                    }
+                }
+                (None, Some(value)) if output_like(&name) => scan.touch(value, W),
+                (None, Some(value)) => scan.touch(value, R),
+                (None, None) => {}
+            }
+            continue;
+        }
+        // A short option, or a bundle of them (-xvf FILE, -n5, -i.bak). Some commands spell
+        // long options with one dash (sqlite3 -init FILE).
+        if let Some(kind) = lookup(arg) {
+            if arg.len() > 2 {
+                if let Some(value) = args.get(i) {
+                    i += 1;
+                    scan.value(value, kind);
+                }
+                continue;
+            }
+        }
+        let letters: Vec<char> = arg[1..].chars().collect();
+        for (k, letter) in letters.iter().enumerate() {
+            let option = format!("-{letter}");
+            let rest: String = letters[k + 1..].iter().collect();
+            if spec.writes.contains(&option.as_str()) {
+                scan.writes = true;
+                break;
+            }
+            if let Some(kind) = lookup(&option) {
+                if !rest.is_empty() {
+                    scan.value(&rest, kind);
+                } else if let Some(value) = args.get(i) {
+                    i += 1;
+                    scan.value(value, kind);
+                }
+                break;
+            }
+        }
+    }
+    let operands = std::mem::take(&mut scan.operands);
+    let file = |access: Access| if scan.writes { W } else { access };
+    let accesses: Vec<Access> = match spec.operands {
+        Operands::All(a) => vec![file(a); operands.len()],
+        Operands::First(first, rest) => (0..operands.len())
+            .map(|k| if k == 0 { first } else { file(rest) })
+            .collect(),
+        Operands::AfterScript(a) => (0..operands.len())
+            .map(|k| {
+                if k == 0 && !scan.script_given {
+                    T
+                } else {
+                    file(a)
+                }
+            })
+            .collect(),
+        Operands::Copy => {
+            let last = operands.len().saturating_sub(1);
+            (0..operands.len())
+                .map(|k| {
+                    if scan.writes || (k == last && !scan.target_dir && operands.len() > 1) {
+                        W
+                    } else {
+                        R
+                    }
+                })
+                .collect()
+        }
+    };
+    let base = scan.base.take();
+    for (operand, access) in operands.iter().zip(accesses) {
+        // Operands were put under the base directory as they were met.
+        scan.touch(operand, access);
+    }
+    scan.base = base;
+    scan
+}
+
+/// `chmod -w FILE`: a word that starts with `-` but is a mode, not options.
+fn is_mode_word(spec: &Spec, arg: &str) -> bool {
+    match spec.flags {
+        Some(flags) => {
+            arg.len() > 1 && !arg.starts_with("--") && arg[1..].chars().any(|c| !flags.contains(c))
+        }
+        None => false,
+    }
+}
+
+fn is_assignment(arg: &str) -> bool {
+    match arg.split_once('=') {
+        Some((name, _)) => {
+            let mut chars = name.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+        None => false,
+    }
+}
+
+/// `find [-H|-L|-P] [-D DEBUG] [-O LEVEL] START… EXPRESSION`: the starting points are read;
+/// in the expression, reference files are read and `-fprint` files written.
+fn find(args: &[String]) -> Vec<Touch> {
+    let mut scan = Scan::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        match arg.as_str() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            a if a.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    while let Some(arg) = args.get(i) {
+        if arg.starts_with('-') || arg == "(" || arg == "!" || arg == ")" || arg == "," {
+            break;
+        }
+        scan.touch(arg, R);
+        i += 1;
+    }
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        let next = args.get(i).map(String::as_str).unwrap_or_default();
+        match arg.as_str() {
+            "-newer" | "-anewer" | "-cnewer" | "-samefile" | "-files0-from" => scan.touch(next, R),
+            a if a.starts_with("-newer") && !a.ends_with('t') => scan.touch(next, R),
+            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => scan.touch(next, W),
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                while let Some(word) = args.get(i) {
+                    i += 1;
+                    if word == ";" || word == "+" {
+                        break;
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        }
+        i += 1;
+    }
+    scan.touches
+}
+
+/// `dd if=IN of=OUT`.
+fn dd(args: &[String]) -> Vec<Touch> {
+    let mut scan = Scan::new();
+    for arg in args {
+        if let Some(path) = arg.strip_prefix("if=") {
+            scan.touch(path, R);
+        } else if let Some(path) = arg.strip_prefix("of=") {
+            scan.touch(path, W);
+        }
+    }
+    scan.touches
+}
+
+/// `tar`, in any of its spellings (`tar -xzf A`, `tar xzf A`, `tar --extract --file=A`):
+/// creating reads the operands and writes the archive; extracting reads the archive and
+/// writes the directory (`-C DIR`, else the current one); listing reads the archive.
+fn tar(args: &[String]) -> Vec<Touch> {
+    // The old form puts its letters first, without a dash, and takes their values in order.
+    let mut args: Vec<String> = args.to_vec();
+    if let Some(first) = args.first().cloned()
+        && !first.starts_with('-')
+        && !first.is_empty()
+        && first.chars().all(|c| c.is_ascii_alphabetic())
+    {
+        args[0] = format!("-{first}");
+    }
+    let mode = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .find_map(|a| tar_mode(a))
+        .unwrap_or('t');
+    let creates = matches!(mode, 'c' | 'r' | 'u' | 'A');
+    let members = Spec {
+        options: TAR_VALUES,
+        ..spec(&[], Operands::All(if creates { R } else { T }))
+    };
+    // The archive is named relative to where tar starts, not under -C.
+    let archive_options: Vec<(&str, Value)> = TAR_VALUES
+        .iter()
+        .map(|&(name, value)| match name {
+            "-f" | "--file" => (name, Value::Write),
+            _ if value == Value::BaseDir => (name, Value::Text),
+            _ => (name, value),
+        })
+        .collect();
+    let archive = Spec {
+        options: &archive_options,
+        ..spec(&[], Operands::All(T))
+    };
+    let mut touches: Vec<Touch> = by_spec(&archive, &args)
+        .into_iter()
+        .filter(|t| t.write)
+        .map(|t| Touch {
+            write: creates,
+            ..t
+        })
+        .collect();
+    let files = scan(&members, &args);
+    touches.extend(files.touches);
+    if mode == 'x' {
+        touches.push(Touch {
+            path: files.base.unwrap_or_else(|| ".".to_owned()),
+            write: true,
+        });
+    }
+    touches
+}
+
+/// The main operation letter of one tar argument, if it names one.
+fn tar_mode(arg: &str) -> Option<char> {
+    match arg {
+        "--create" => Some('c'),
+        "--append" => Some('r'),
+        "--update" => Some('u'),
+        "--concatenate" | "--catenate" => Some('A'),
+        "--extract" | "--get" => Some('x'),
+        "--list" => Some('t'),
+        "--diff" | "--compare" => Some('d'),
+        a if a.starts_with('-') && !a.starts_with("--") => {
+            // Letters up to the first one that takes a value.
+            let letters: String = a[1..]
+                .chars()
+                .take_while(|c| !"fCTXIbNgKLVHF".contains(*c))
+                .collect();
+            letters.chars().find(|c| "cruAxtd".contains(*c))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "r:PATH" / "w:PATH" for each file `line` touches.
+    fn t(line: &str) -> Vec<String> {
+        let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        let name = argv[0].rsplit('/').next().unwrap().to_owned();
+        touched(&name, &argv)
+            .unwrap_or_else(|| generic(&argv))
+            .into_iter()
+            .map(|t| format!("{}:{}", if t.write { "w" } else { "r" }, t.path))
+            .collect()
+    }
+
+    #[test]
+    fn readers_and_their_option_values() {
+        assert_eq!(t("cat a b"), ["r:a", "r:b"]);
+        assert_eq!(t("head -n 5 f"), ["r:f"]);
+        assert_eq!(t("head -n5 f"), ["r:f"]);
+        assert_eq!(t("cut -d / -f 2 f"), ["r:f"]);
+        assert_eq!(t("sort -t / -k 2 -o out in"), ["w:out", "r:in"]);
+        assert_eq!(t("sort --output=out in"), ["w:out", "r:in"]);
+        assert!(t("echo /etc/shadow").is_empty());
+        assert_eq!(t("wc -- -x"), ["r:-x"]);
+    }
+
+    #[test]
+    fn pattern_first_unless_an_option_gave_it() {
+        assert_eq!(t("grep -r foo src"), ["r:src"]);
+        assert_eq!(t("grep -e foo a b"), ["r:a", "r:b"]);
+        assert_eq!(t("grep -f pats a"), ["r:pats", "r:a"]);
+        assert_eq!(t("grep -rn --include=*.rs foo ."), ["r:."]);
+        assert_eq!(t("rg --files dir"), ["r:dir"]);
+        assert_eq!(t("sed s/a/b/ f"), ["r:f"]);
+        assert_eq!(t("sed -i s/a/b/ f"), ["w:f"]);
+        assert_eq!(t("sed -i.bak -e s/a/b/ f g"), ["w:f", "w:g"]);
+        assert_eq!(t("sed -ni p f"), ["w:f"]);
+        assert_eq!(t("awk -F : {print} x=1 /etc/passwd"), ["r:/etc/passwd"]);
+        assert_eq!(t("awk -f prog.awk data"), ["r:prog.awk", "r:data"]);
+        assert_eq!(t("jq .a f.json"), ["r:f.json"]);
+    }
+
+    #[test]
+    fn writers() {
+        assert_eq!(t("cp a b dst"), ["r:a", "r:b", "w:dst"]);
+        assert_eq!(t("cp -t dir a b"), ["w:dir", "r:a", "r:b"]);
+        assert_eq!(t("cp a"), ["r:a"]);
+        assert_eq!(t("mv a b"), ["w:a", "w:b"]);
+        assert_eq!(t("ln -s /etc/shadow x"), ["r:/etc/shadow", "w:x"]);
+        assert_eq!(t("rm -rf x y"), ["w:x", "w:y"]);
+        assert_eq!(t("tee -a log"), ["w:log"]);
+        assert_eq!(t("touch -r ref new"), ["r:ref", "w:new"]);
+        assert_eq!(t("mkdir -p -m 700 d"), ["w:d"]);
+        assert_eq!(t("chmod -w f"), ["w:f"]);
+        assert_eq!(t("chmod -R 600 d"), ["w:d"]);
+        assert_eq!(t("chmod --reference=r f"), ["r:r", "w:f"]);
+        assert_eq!(t("uniq in out"), ["r:in", "w:out"]);
+        assert_eq!(t("dd if=/dev/zero of=img bs=1M"), ["r:/dev/zero", "w:img"]);
+        assert_eq!(t("gzip f"), ["w:f"]);
+        assert_eq!(t("install -d a b"), ["w:a", "w:b"]);
+    }
+
+    #[test]
+    fn tar_in_its_spellings() {
+        assert_eq!(t("tar -czf out.tgz src"), ["w:out.tgz", "r:src"]);
+        assert_eq!(t("tar czf out.tgz src"), ["w:out.tgz", "r:src"]);
+        assert_eq!(t("tar -xzf in.tgz"), ["r:in.tgz", "w:."]);
+        assert_eq!(
+            t("tar -xf in.tar -C /opt/x"),
+            ["r:in.tar", "r:/opt/x", "w:/opt/x"]
+        );
+        assert_eq!(
+            t("tar -C /etc -cf x.tar shadow"),
+            ["w:x.tar", "r:/etc", "r:/etc/shadow"]
+        );
+        assert_eq!(t("tar --extract --file=in.tar"), ["r:in.tar", "w:."]);
+        assert_eq!(t("tar -tf in.tar member"), ["r:in.tar"]);
+    }
+
+    #[test]
+    fn find_start_points_and_file_actions() {
+        assert_eq!(t("find . -name *.pem"), ["r:."]);
+        assert_eq!(t("find -L a b -newer ref -print"), ["r:a", "r:b", "r:ref"]);
+        assert_eq!(t("find . -fprint out"), ["r:.", "w:out"]);
+        assert_eq!(t("find . -exec cat {} ; -newer r"), ["r:.", "r:r"]);
+    }
+
+    #[test]
+    fn base_directories() {
+        assert_eq!(
+            t("git -C /srv/repo add .env"),
+            ["r:/srv/repo", "r:/srv/repo/add", "r:/srv/repo/.env"]
+        );
+        assert_eq!(
+            t("make -C sub -f mk all"),
+            ["r:sub", "r:sub/mk", "r:sub/all"]
+        );
+    }
+
+    #[test]
+    fn unknown_commands_read_operands_and_write_outputs() {
+        assert_eq!(
+            t("tool -v --config=c.toml --output=o.txt in"),
+            ["r:c.toml", "w:o.txt", "r:in"]
+        );
+        assert_eq!(t("tool --out=o"), ["w:o"]);
+        assert_eq!(t("tool --color=auto"), ["r:auto"]);
+    }
+
+    #[test]
+    fn interpreters_read_their_script() {
+        assert_eq!(t("python3 script.py arg"), ["r:script.py", "r:arg"]);
+        assert_eq!(t("python3 -c code file"), ["r:file"]);
+    }
+}

@@ -1,0 +1,270 @@
+//! `[sensitive]`: files that hold secrets or keep a foothold (keys, credentials, `.env`, shell
+//! start-up files, git hooks), recognised by name wherever they are, with a level each: `high`
+//! (denied) or `medium` (needs confirmation). Only the patterns and their matching live here;
+//! which paths a command touches, and the verdict, are the decision's business.
+
+use std::path::{Component, Path};
+
+use super::Place;
+use super::pattern::{Glob, PatternError};
+
+/// Always denied unless `sensitive.allow` names the file.
+#[rustfmt::skip]
+pub const BUILT_IN_HIGH: &[&str] = &[
+    // Private keys and key stores.
+    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.pem", "*.key", "*.p12", "*.pfx",
+    "*.jks", "*.keystore", ".ssh", ".gnupg",
+    // Credentials and tokens.
+    ".env", ".env.*", ".netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc",
+    "credentials", "credentials.json", ".vault-token", ".docker/config.json", ".aws",
+    ".azure", ".config/gcloud", ".kube/config", ".password-store",
+    "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d",
+    // Code that runs later, for someone else: shell start-up files and git hooks. Reading
+    // them is harmless (agents source ~/.bashrc; rsh decides every command in it).
+    "write:.bashrc", "write:.bash_profile", "write:.bash_login", "write:.bash_logout",
+    "write:.profile", "write:.zshrc", "write:.zshenv", "write:.zprofile", "write:.zlogin",
+    "write:.config/fish", "write:.git/hooks", "write:.git/config",
+];
+
+/// Needs confirmation unless `sensitive.allow` names the file.
+#[rustfmt::skip]
+pub const BUILT_IN_MEDIUM: &[&str] = &[
+    "*.sqlite", "*.sqlite3", "*.db", "/var/log", "/var/lib/mysql", "/var/lib/postgresql",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Medium,
+    High,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Medium => "medium",
+            Level::High => "high",
+        }
+    }
+}
+
+/// A path pattern, for reading and writing or, written `write:PATTERN`, for writing only.
+/// Without a `/` it names a file or directory anywhere (`*.pem`, `.ssh`);
+/// with one it names a sequence of path components anywhere (`.git/hooks`); starting with
+/// `/` or `~/` it is anchored at the root or the home directory. A match covers everything
+/// below it too. Each component is a glob (`*`, `?`, `[…]`).
+#[derive(Debug, Clone)]
+pub struct PathPattern {
+    /// Only writing the file counts (`write:`).
+    pub writes_only: bool,
+    anchor: Anchor,
+    components: Vec<Glob>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Anchor {
+    Anywhere,
+    Root,
+    Home,
+}
+
+impl PathPattern {
+    pub fn parse(text: &str) -> Result<PathPattern, PatternError> {
+        let (writes_only, text) = match text.strip_prefix("write:") {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (anchor, rest) = if let Some(rest) = text.strip_prefix("~/") {
+            (Anchor::Home, rest)
+        } else if let Some(rest) = text.strip_prefix('/') {
+            (Anchor::Root, rest)
+        } else {
+            (Anchor::Anywhere, text)
+        };
+        let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
+        if parts.is_empty() {
+            return Err(PatternError {
+                message: "names no file".to_owned(),
+            });
+        }
+        if parts.iter().any(|p| *p == "." || *p == "..") {
+            return Err(PatternError {
+                message: "contains `.` or `..`: write the path it means".to_owned(),
+            });
+        }
+        let components = parts
+            .into_iter()
+            .map(Glob::parse)
+            .collect::<Result<_, _>>()?;
+        Ok(PathPattern {
+            writes_only,
+            anchor,
+            components,
+        })
+    }
+
+    /// Whether `path` (absolute, canonical) is a file this pattern names, or lies below one,
+    /// for reading (`write` false) or writing.
+    pub fn matches(&self, path: &Path, home: &Path, write: bool) -> bool {
+        if self.writes_only && !write {
+            return false;
+        }
+        let names = |p: &Path| -> Vec<String> {
+            p.components()
+                .filter_map(|c| match c {
+                    Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let path = names(path);
+        let at = |start: usize| {
+            path.len() >= start + self.components.len()
+                && self
+                    .components
+                    .iter()
+                    .zip(&path[start..])
+                    .all(|(glob, name)| glob.matches(name))
+        };
+        match self.anchor {
+            Anchor::Root => at(0),
+            Anchor::Home => {
+                let home = names(home);
+                path.starts_with(&home) && at(home.len())
+            }
+            Anchor::Anywhere => (0..path.len()).any(at),
+        }
+    }
+}
+
+/// One `[sensitive]` entry, or a built-in one.
+#[derive(Debug, Clone)]
+pub struct SensitiveEntry {
+    /// `sensitive.high`, `sensitive.medium` or `sensitive.allow` (after `users.NAME.` or
+    /// `groups.NAME.` when written in such a section).
+    pub key: String,
+    /// The pattern as written.
+    pub text: String,
+    pub pattern: PathPattern,
+    /// None for a built-in entry.
+    pub(crate) at: Option<Place>,
+}
+
+/// `[sensitive]`, with the built-in lists unless `builtin = false`.
+#[derive(Debug, Clone, Default)]
+pub struct Sensitive {
+    pub high: Vec<SensitiveEntry>,
+    pub medium: Vec<SensitiveEntry>,
+    pub allow: Vec<SensitiveEntry>,
+}
+
+impl Sensitive {
+    /// The built-in lists alone.
+    pub fn built_in() -> Sensitive {
+        let entries = |level: Level, list: &[&str]| {
+            list.iter()
+                .map(|text| SensitiveEntry {
+                    key: format!("sensitive.{}", level.as_str()),
+                    text: (*text).to_owned(),
+                    pattern: PathPattern::parse(text).expect("built-in patterns parse"),
+                    at: None,
+                })
+                .collect()
+        };
+        Sensitive {
+            high: entries(Level::High, BUILT_IN_HIGH),
+            medium: entries(Level::Medium, BUILT_IN_MEDIUM),
+            allow: Vec::new(),
+        }
+    }
+
+    /// The level of reading or writing `path`, and the entry that gives it; None when no
+    /// pattern names it or an allow entry does.
+    pub fn level<'a>(
+        &'a self,
+        path: &Path,
+        home: &Path,
+        write: bool,
+    ) -> Option<(Level, &'a SensitiveEntry)> {
+        let named = |e: &&SensitiveEntry| e.pattern.matches(path, home, write);
+        if self.allow.iter().any(|e| named(&e)) {
+            return None;
+        }
+        let first = |list: &'a [SensitiveEntry]| list.iter().find(named);
+        first(&self.high)
+            .map(|e| (Level::High, e))
+            .or_else(|| first(&self.medium).map(|e| (Level::Medium, e)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pattern: &str, path: &str) -> bool {
+        PathPattern::parse(pattern)
+            .unwrap()
+            .matches(Path::new(path), Path::new("/home/ann"), false)
+    }
+
+    #[test]
+    fn a_name_matches_anywhere_and_below() {
+        assert!(m("*.pem", "/srv/app/tls/server.pem"));
+        assert!(m(".ssh", "/home/bob/.ssh/id_rsa"));
+        assert!(m(".ssh", "/home/bob/.ssh"));
+        assert!(!m(".ssh", "/home/bob/ssh"));
+        assert!(!m("*.pem", "/srv/app/pem"));
+        assert!(m("id_rsa*", "/tmp/x/id_rsa.pub"));
+    }
+
+    #[test]
+    fn components_match_in_sequence() {
+        assert!(m(".git/hooks", "/src/repo/.git/hooks/pre-commit"));
+        assert!(!m(".git/hooks", "/src/repo/.git/objects/hooks"));
+        assert!(m(".docker/config.json", "/root/.docker/config.json"));
+    }
+
+    #[test]
+    fn anchors() {
+        assert!(m("/etc/shadow", "/etc/shadow"));
+        assert!(!m("/etc/shadow", "/srv/etc/shadow"));
+        assert!(m("~/.config", "/home/ann/.config/x"));
+        assert!(!m("~/.config", "/home/bob/.config/x"));
+        assert!(m("/var/log", "/var/log/syslog"));
+    }
+
+    #[test]
+    fn write_only_patterns() {
+        let p = PathPattern::parse("write:.bashrc").unwrap();
+        let (path, home) = (Path::new("/home/ann/.bashrc"), Path::new("/home/ann"));
+        assert!(!p.matches(path, home, false));
+        assert!(p.matches(path, home, true));
+    }
+
+    #[test]
+    fn bad_patterns() {
+        for bad in ["", "/", "~/", "a/../b", "./x", "[a", "write:"] {
+            assert!(PathPattern::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn allow_beats_levels_and_high_beats_medium() {
+        let mut s = Sensitive::built_in();
+        let home = Path::new("/home/ann");
+        let (level, entry) = s.level(Path::new("/srv/x/.env"), home, false).unwrap();
+        assert_eq!((level, entry.text.as_str()), (Level::High, ".env"));
+        assert_eq!(
+            s.level(Path::new("/srv/app.db"), home, false).unwrap().0,
+            Level::Medium
+        );
+        assert!(s.level(Path::new("/srv/app.rs"), home, true).is_none());
+        s.allow.push(SensitiveEntry {
+            key: "sensitive.allow".into(),
+            text: "/srv/x/.env".into(),
+            pattern: PathPattern::parse("/srv/x/.env").unwrap(),
+            at: None,
+        });
+        assert!(s.level(Path::new("/srv/x/.env"), home, true).is_none());
+        assert!(s.level(Path::new("/srv/y/.env"), home, true).is_some());
+    }
+}

@@ -1,0 +1,351 @@
+//! Files named on the command line: rsh refuses a command that names a file the policy keeps
+//! from it (`[paths]`) or a sensitive file (`[sensitive]`), however the path is spelled, before
+//! anything runs.
+//!
+//! Every case runs the real binary in a temporary directory and checks what an attacker would
+//! want: the secret is not on stdout, the file was not written. Then the status and the message.
+//! A control run under a policy that checks nothing shows each line really would read the
+//! secret or write the file.
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const RSH: &str = env!("CARGO_BIN_EXE_rsh");
+
+const SECRET: &str = "TOPSECRET";
+const ENV_SECRET: &str = "ENVSECRET";
+
+/// `work/` is where rsh runs and the only root; `outside/` holds the secret.
+fn policy(extra: &str) -> String {
+    format!(
+        r#"[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+unknown = "deny"
+
+[commands]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo"]
+
+[paths]
+read = ["."]
+write = ["."]
+{extra}"#
+    )
+}
+
+/// Checks nothing: no `[paths]`, no sensitive names, no kernel confinement.
+const OPEN: &str = r#"[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+unknown = "allow"
+
+[sandbox]
+mode = "off"
+
+[sensitive]
+builtin = false
+"#;
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn describe(&self) -> String {
+        format!(
+            "status: {}\nstdout: {:?}\nstderr: {:?}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+}
+
+struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Case {
+    fn new(extra: &str) -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("policy.toml"), policy(extra)).unwrap();
+        fs::write(root.join("open.toml"), OPEN).unwrap();
+        fs::create_dir(root.join("outside")).unwrap();
+        fs::write(root.join("outside/secret.txt"), SECRET).unwrap();
+        let work = root.join("work");
+        fs::create_dir_all(work.join("keys")).unwrap();
+        fs::write(work.join(".env"), ENV_SECRET).unwrap();
+        fs::write(work.join("keys/server.pem"), ENV_SECRET).unwrap();
+        fs::write(work.join("plain.txt"), "plain\n").unwrap();
+        fs::write(work.join(".bashrc"), "alias ll='ls -l'\n").unwrap();
+        fs::write(work.join("app.db"), ENV_SECRET).unwrap();
+        symlink("../outside/secret.txt", work.join("link")).unwrap();
+        symlink(".env", work.join("innocent")).unwrap();
+        Case { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn work(&self) -> PathBuf {
+        self.root().join("work")
+    }
+
+    fn run_with(&self, policy: &str, script: &str) -> Run {
+        let out = Command::new(RSH)
+            .arg("--policy")
+            .arg(self.root().join(policy))
+            .arg("-c")
+            .arg(script)
+            .current_dir(self.work())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run rsh");
+        Run {
+            status: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn run(&self, script: &str) -> Run {
+        self.run_with("policy.toml", script)
+    }
+
+    /// SCRIPT reveals `secret` when nothing is checked, and is refused by the policy with a
+    /// message holding `why`.
+    fn refuses_read(&self, script: &str, secret: &str, why: &str) {
+        let control = self.run_with("open.toml", script);
+        assert!(
+            control.stdout.contains(secret),
+            "control: {script} should print the secret\n{}",
+            control.describe()
+        );
+        let run = self.run(script);
+        assert!(
+            !run.stdout.contains(secret),
+            "{script} printed the secret\n{}",
+            run.describe()
+        );
+        assert_eq!(run.status, 126, "{script}\n{}", run.describe());
+        assert!(
+            run.stderr.starts_with("rsh: denied: ") && run.stderr.contains(why),
+            "{script}: expected a denial naming {why:?}\n{}",
+            run.describe()
+        );
+    }
+
+    /// SCRIPT creates `file` (relative to the temporary directory) when nothing is checked,
+    /// and is refused by the policy with a message holding `why`, leaving no file.
+    fn refuses_write(&self, script: &str, file: &str, why: &str, status: i32) {
+        let target = self.root().join(file);
+        let exists = || fs::symlink_metadata(&target).is_ok();
+        self.run_with("open.toml", script);
+        assert!(exists(), "control: {script} should create {file}");
+        fs::remove_file(&target).unwrap();
+        let run = self.run(script);
+        assert!(!exists(), "{script} wrote {file}\n{}", run.describe());
+        assert_eq!(run.status, status, "{script}\n{}", run.describe());
+        assert!(
+            run.stderr.contains("rsh: denied: ") && run.stderr.contains(why),
+            "{script}: expected a denial naming {why:?}\n{}",
+            run.describe()
+        );
+    }
+}
+
+#[test]
+fn reading_outside_the_roots_is_refused_under_every_spelling() {
+    let case = Case::new("");
+    let root = case.root().display().to_string();
+    for script in [
+        "cat ../outside/secret.txt".to_owned(),
+        "cat link".to_owned(),
+        "cat .//..//outside//./secret.txt".to_owned(),
+        format!("cat /proc/self/root{root}/outside/secret.txt"),
+        "cat ../outs*/secret.*".to_owned(),
+        "head -n 1 ../outside/secret.txt".to_owned(),
+        "grep -e TOP link".to_owned(),
+        "tar -cf - ../outside".to_owned(),
+        "dd if=../outside/secret.txt status=none".to_owned(),
+    ] {
+        case.refuses_read(&script, SECRET, "it is outside the read roots (paths.read)");
+    }
+}
+
+#[test]
+fn writing_outside_the_roots_is_refused() {
+    let case = Case::new("");
+    let why = "it is outside the write roots (paths.write)";
+    case.refuses_write("touch ../outside/CANARY", "outside/CANARY", why, 126);
+    case.refuses_write("cp plain.txt ../outside/CANARY", "outside/CANARY", why, 126);
+    case.refuses_write("cp -t ../outside plain.txt", "outside/plain.txt", why, 126);
+    case.refuses_write("echo x | tee ../outside/CANARY", "outside/CANARY", why, 126);
+    case.refuses_write("ln -s x ../outside/CANARY", "outside/CANARY", why, 126);
+    case.refuses_write(
+        "dd if=plain.txt of=../outside/CANARY status=none",
+        "outside/CANARY",
+        why,
+        126,
+    );
+    // A redirection is checked as rsh opens it: the command is not run, status 1.
+    case.refuses_write("echo x > ../outside/CANARY", "outside/CANARY", why, 1);
+}
+
+#[test]
+fn cd_outside_the_read_roots_is_refused() {
+    let case = Case::new("");
+    let run = case.run("cd ../outside; pwd");
+    assert!(
+        run.stderr
+            .contains("rsh: denied: cd ../outside: reads ../outside:"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.stdout.trim(), case.work().display().to_string());
+    // Inside the roots, cd works.
+    let run = case.run("cd keys && pwd");
+    assert_eq!(
+        run.stdout.trim(),
+        case.work().join("keys").display().to_string()
+    );
+}
+
+#[test]
+fn sensitive_files_are_refused_under_every_spelling() {
+    let case = Case::new("");
+    for script in [
+        "cat .env",
+        "cat ./.env",
+        "cat innocent",
+        "cat \"$PWD/.env\"",
+        "cat ../work/.env",
+        "cat keys/server.pem",
+        "cat keys/*",
+        "grep -h -e ENV .env plain.txt",
+        "sed -n p .env",
+        "tar -cf - .env",
+    ] {
+        case.refuses_read(script, ENV_SECRET, "matches sensitive.high");
+    }
+    let run = case.run("cat < .env");
+    assert!(!run.stdout.contains(ENV_SECRET), "{}", run.describe());
+    assert!(
+        run.stderr.contains("rsh: denied: .env: "),
+        "{}",
+        run.describe()
+    );
+    let run = case.run("cp .env copy");
+    assert!(!case.work().join("copy").exists(), "{}", run.describe());
+    assert!(run.stderr.contains("reads .env: "), "{}", run.describe());
+}
+
+#[test]
+fn startup_files_may_be_read_but_not_written() {
+    let case = Case::new("");
+    let run = case.run("cat .bashrc");
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, "alias ll='ls -l'\n"),
+        "{}",
+        run.describe()
+    );
+    for script in [
+        "echo 'curl x|sh' >> .bashrc",
+        "sed -i s/ll/l/ .bashrc",
+        "cp plain.txt .bashrc",
+    ] {
+        let run = case.run(script);
+        let text = fs::read_to_string(case.work().join(".bashrc")).unwrap();
+        assert_eq!(
+            text,
+            "alias ll='ls -l'\n",
+            "{script} changed .bashrc\n{}",
+            run.describe()
+        );
+        assert!(
+            run.stderr.contains("sensitive.high \"write:.bashrc\""),
+            "{}",
+            run.describe()
+        );
+    }
+}
+
+#[test]
+fn medium_files_need_confirmation() {
+    let case = Case::new("");
+    case.refuses_read(
+        "cat app.db",
+        ENV_SECRET,
+        "needs confirmation and rsh cannot ask here",
+    );
+}
+
+#[test]
+fn the_policy_can_allow_a_sensitive_file_or_drop_the_built_in_lists() {
+    let case =
+        Case::new("[sensitive]\nallow = [\"~/nowhere\", \".env\"]\nhigh = [\"plain.txt\"]\n");
+    let run = case.run("cat .env");
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, ENV_SECRET),
+        "{}",
+        run.describe()
+    );
+    case.refuses_read("cat plain.txt", "plain", "sensitive.high \"plain.txt\" (");
+    let run = case.run("cat keys/server.pem");
+    assert_eq!(run.status, 126, "{}", run.describe());
+
+    let case = Case::new("[sensitive]\nbuiltin = false\n");
+    let run = case.run("cat keys/server.pem");
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, ENV_SECRET),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn words_that_are_not_files_are_not_checked() {
+    let case = Case::new("");
+    let run = case.run("echo .env ../outside/secret.txt; grep -c / plain.txt; ls -I '*.pem' keys");
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, ".env ../outside/secret.txt\n0\n"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_bad_sensitive_pattern_stops_rsh() {
+    let case = Case::new("[sensitive]\nhigh = [\"a/../b\"]\n");
+    let run = case.run("echo ran");
+    assert_eq!(run.status, 2, "{}", run.describe());
+    assert!(run.stdout.is_empty(), "{}", run.describe());
+    assert!(
+        run.stderr.contains("policy.toml:12:9:")
+            && run.stderr.contains("sensitive.high: \"a/../b\""),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn explain_says_what_the_run_does() {
+    let case = Case::new("");
+    let out = Command::new(RSH)
+        .arg("--policy")
+        .arg(case.root().join("policy.toml"))
+        .args(["--explain", "cat plain.txt .env"])
+        .current_dir(case.work())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("read:      .env: deny: "), "{text}");
+    assert!(text.contains("read:      plain.txt: allow"), "{text}");
+}
