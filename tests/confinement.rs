@@ -35,6 +35,7 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 /// The commands every test policy allows (by name, looked up on `[shell] path`).
 const ALLOWED: &[&str] = &[
     "find", "env", "python3", "cat", "touch", "ls", "sleep", "dd", "kill", "nice", "sh", "cp",
+    "taskset",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1203,12 +1204,25 @@ fn find_exec_cannot_fork() {
     );
 }
 
+/// A wrapper rsh knows is refused before it runs: what it runs would get its confinement.
 #[test]
 fn env_cannot_exec() {
     require_confinement!();
     assert_cannot_start_programs(
         "env /bin/sh -c 'touch CANARY'",
-        "env: '/bin/sh': Operation not permitted",
+        "rsh: denied: env /bin/sh -c 'touch CANARY': runs /bin/sh -c 'touch CANARY', and may \
+         not start programs (give env subprocesses = true to let it)",
+        126,
+    );
+}
+
+/// One rsh does not know as a wrapper is stopped by the kernel when it tries.
+#[test]
+fn unknown_wrapper_cannot_exec() {
+    require_confinement!();
+    assert_cannot_start_programs(
+        "taskset -c 0 /bin/sh -c 'touch CANARY'",
+        "taskset: failed to execute /bin/sh: Operation not permitted",
         126,
     );
 }

@@ -989,3 +989,77 @@ fn exec_runs_only_a_decided_command() {
     let run = sb.run("exec echo replaced; echo never");
     assert_eq!(run.stdout, "replaced\n", "{}", run.describe());
 }
+
+/// Wrappers are allowed here, and may start programs; what they run is decided as if typed.
+const WRAPPERS: &str = r#"[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+unknown = "deny"
+
+[commands]
+allow = ["nice", "timeout", "env", "xargs", "echo", "awk", "python3", "touch"]
+deny = ["sh", "dash", "bash"]
+nice = { subprocesses = true }
+timeout = { subprocesses = true }
+env = { subprocesses = true }
+xargs = { subprocesses = true }
+python3 = { subprocesses = true }
+
+[paths]
+read = ["/"]
+write = ["."]
+exec = ["/usr/bin", "/bin", "/usr/local/bin"]
+"#;
+
+#[test]
+fn a_wrapped_command_is_decided_as_if_typed() {
+    let sb = Sandbox::with_policy(WRAPPERS);
+    for (script, command) in [
+        ("nice sh -c 'touch CANARY'", "nice sh -c 'touch CANARY'"),
+        (
+            "nice -n 5 sh -c 'touch CANARY'",
+            "nice -n 5 sh -c 'touch CANARY'",
+        ),
+        (
+            "timeout 5 env A=1 sh -c 'touch CANARY'",
+            "timeout 5 env A=1 sh -c 'touch CANARY'",
+        ),
+        (
+            "echo x | xargs sh -c 'touch CANARY'",
+            "xargs sh -c 'touch CANARY'",
+        ),
+        (
+            "env -S \"sh -c 'touch CANARY'\"",
+            "env -S 'sh -c '\\''touch CANARY'\\'''",
+        ),
+        (
+            "env PATH=/bin sh -c 'touch CANARY'",
+            "env PATH=/bin sh -c 'touch CANARY'",
+        ),
+        // awk may not start programs; under nice it could.
+        (
+            "nice awk 'BEGIN{system(\"touch CANARY\")}'",
+            "nice awk 'BEGIN{system(\"touch CANARY\")}'",
+        ),
+    ] {
+        let run = sb.denied(script, command, 126);
+        assert!(
+            run.stderr.contains(": runs ") || run.stderr.contains("env "),
+            "{}",
+            run.describe()
+        );
+        sb.control(script);
+    }
+}
+
+#[test]
+fn a_wrapped_command_that_is_allowed_runs() {
+    let sb = Sandbox::with_policy(WRAPPERS);
+    let run = sb.run("timeout 5 nice python3 -c 'open(\"made\", \"w\")' && echo ok");
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, "ok\n"),
+        "{}",
+        run.describe()
+    );
+    assert!(sb.path().join("made").exists());
+}

@@ -160,6 +160,14 @@ const GIT: &[(&str, Value)] = &[
 
 #[rustfmt::skip]
 const SPECS: &[Spec<'static>] = &[
+    // Wrappers: their command's files are decided with it (see `wrapper`).
+    Spec {
+        options: &[("-o", Write), ("--output", Write), ("-a", Read), ("--arg-file", Read)],
+        ..spec(
+            &["env", "nice", "timeout", "stdbuf", "nohup", "setsid", "ionice", "time", "xargs", "sudo", "doas"],
+            Operands::All(T),
+        )
+    },
     spec(
         &[
             "echo", "printf", "true", "false", "seq", "sleep", "id", "whoami", "groups", "uname",
@@ -981,6 +989,13 @@ mod tests {
         );
         assert_eq!(t("tool --out=o"), ["w:o"]);
         assert_eq!(t("tool --color=auto"), ["r:auto"]);
+    }
+
+    #[test]
+    fn wrappers_name_only_their_own_files() {
+        assert!(t("nice cat .env").is_empty());
+        assert_eq!(t("time -o log make"), ["w:log"]);
+        assert_eq!(t("xargs -a list rm"), ["r:list"]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! answer. This module knows nothing of parsing, expansion, confirmation or spawning.
 
 pub mod args;
+pub mod wrapper;
 
 use std::fmt;
 use std::path::Path;
@@ -238,12 +239,14 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
     }
 }
 
-/// A file the file rules (`[paths]`) keep from commands; `why` names the rule.
-pub fn path_rule(policy: &Policy, why: String) -> Decision {
+/// A refusal that no single policy entry makes: a file the file rules (`[paths]`) keep from
+/// commands (`key` "paths"), a wrapper whose command cannot be known ("wrapper"). `reason`
+/// says why.
+pub fn refused(policy: &Policy, key: &str, reason: String) -> Decision {
     Decision {
         verdict: Verdict::Deny,
-        rule: rule_ref(policy, "paths", None, None),
-        reason: why,
+        rule: rule_ref(policy, key, None, None),
+        reason,
     }
 }
 

@@ -594,12 +594,13 @@ impl Explainer<'_> {
         segment.program = Some(self.describe(&target));
         let files = self.files(&argv, &target);
         segment.paths.extend(files);
-        let decisions = self.shell.decisions(&argv, &target);
+        let mut decisions = self.shell.decisions(&argv, &target);
+        decisions.extend(self.shell.wrapped_decisions(&argv, &target, 0));
         self.decided(&mut segment, &decisions);
         if let Target::External(resolved) = &target
             && !matches!(resolved.kind, FileKind::ShellText { .. })
         {
-            let profile = self.shell.profile(resolved);
+            let profile = self.shell.profile(&argv, resolved);
             let timeout = self
                 .shell
                 .sandbox()

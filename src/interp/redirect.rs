@@ -318,7 +318,7 @@ impl Shell {
             Err(message) => Err(message),
         };
         if let Err(why) = rules {
-            return Some(decide::path_rule(self.policy(), why));
+            return Some(decide::refused(self.policy(), "paths", why));
         }
         let home = self.home().to_path_buf();
         std::iter::once(landing)

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use crate::decide::args::{self, Touch};
+use crate::decide::wrapper::{self, Inner};
 use crate::decide::{self, Decision, Request};
 use crate::expand::{self, ExpandError};
 use crate::parse::{Assignment, FunctionDef, SimpleCommand, Word, WordPart};
-use crate::policy::Verdict;
+use crate::policy::{SandboxMode, Verdict};
 use crate::spawn;
 
 use super::builtins::{self, Builtin};
@@ -507,15 +508,7 @@ impl Shell {
     /// interpreter its `#!` line names must be allowed, and the command may have the files it
     /// names.
     fn refusal(&mut self, argv: &[String], target: &Target) -> Option<Refusal> {
-        let mut decisions = self.decisions(argv, target);
-        for touch in touches(argv, target) {
-            if let Some(decision) = self.touch_decision(&touch) {
-                decisions.push(Refusal {
-                    decision,
-                    interpreter: None,
-                });
-            }
-        }
+        let decisions = self.all_decisions(argv, target, 0);
         strongest(&decisions)
             .filter(|r| r.decision.verdict != Verdict::Allow)
             .cloned()
@@ -532,6 +525,103 @@ impl Shell {
             }],
             Target::External(resolved) => self.decide_external(argv, resolved),
         }
+    }
+
+    /// Every decision on a command: its program's (`decisions`), the files it names, and for
+    /// a wrapper the command it runs.
+    pub(crate) fn all_decisions(
+        &mut self,
+        argv: &[String],
+        target: &Target,
+        depth: usize,
+    ) -> Vec<Refusal> {
+        let mut decisions = self.decisions(argv, target);
+        for touch in touches(argv, target) {
+            if let Some(decision) = self.touch_decision(&touch) {
+                decisions.push(Refusal {
+                    decision,
+                    interpreter: None,
+                });
+            }
+        }
+        decisions.extend(self.wrapped_decisions(argv, target, depth));
+        decisions
+    }
+
+    /// For a wrapper (`nice`, `timeout`, `env`, ...), the decisions on the command it runs, as
+    /// if that had been typed, each saying so. A command rsh cannot know is refused, and so is
+    /// one the kernel would not let the wrapper start: the wrapper needs `subprocesses`, and
+    /// the command runs with the wrapper's confinement, so it must have `subprocesses` too
+    /// (else `nice awk 'BEGIN{system("sh")}'` could start what awk alone may not).
+    pub(crate) fn wrapped_decisions(
+        &mut self,
+        argv: &[String],
+        target: &Target,
+        depth: usize,
+    ) -> Vec<Refusal> {
+        let refuse = |shell: &Self, reason: String| Refusal {
+            decision: decide::refused(shell.policy(), "wrapper", reason),
+            interpreter: None,
+        };
+        let Target::External(outer) = target else {
+            return Vec::new();
+        };
+        let inner = match wrapped(argv, outer) {
+            None => return Vec::new(),
+            // As for any program the policy does not name: a policy that allows those has
+            // no way to stop this one either.
+            Some(Inner::Unknowable(why)) => {
+                let mut decision = decide::refused(self.policy(), "shell.unknown", why);
+                decision.verdict = self.policy().unknown();
+                decision.reason = format!(
+                    "{}, which the policy cannot see (shell.unknown = \"{}\")",
+                    decision.reason, decision.verdict
+                );
+                return vec![Refusal {
+                    decision,
+                    interpreter: None,
+                }];
+            }
+            Some(Inner::Runs(inner)) => inner,
+        };
+        if depth >= MAX_WRAPPERS {
+            return vec![refuse(self, "wrappers nested too deeply".to_owned())];
+        }
+        let shown = builtins::display_command(&inner);
+        let runs = match self.resolve_external(&inner[0]) {
+            Ok(found) => found,
+            Err(reason) => {
+                return vec![refuse(self, format!("runs {}", reason.message(&inner[0])))];
+            }
+        };
+        let own = self.own_profile(outer);
+        let theirs = self.profile(&inner, &runs);
+        let runs = Target::External(runs);
+        let mut decisions = self.all_decisions(&inner, &runs, depth + 1);
+        for refusal in &mut decisions {
+            refusal.decision.reason = format!("runs {shown}: {}", refusal.decision.reason);
+        }
+        let (wrapper, program) = (&argv[0], &inner[0]);
+        if self.policy().sandbox().mode == SandboxMode::Off {
+            // Nothing is confined: the wrapper starts its command as it would under bash.
+        } else if !own.subprocesses {
+            decisions.push(refuse(
+                self,
+                format!(
+                    "runs {shown}, and may not start programs (give {wrapper} \
+                     subprocesses = true to let it)"
+                ),
+            ));
+        } else if !theirs.subprocesses {
+            decisions.push(refuse(
+                self,
+                format!(
+                    "runs {shown}: {program} may not start programs, and under {wrapper} it \
+                     could (run {program} without {wrapper})"
+                ),
+            ));
+        }
+        decisions
     }
 
     pub(crate) fn decide_builtin(&self, argv: &[String]) -> Decision {
@@ -588,7 +678,7 @@ impl Shell {
     // ----- execution --------------------------------------------------------------------------
 
     fn run_external(&mut self, argv: &[String], resolved: Resolved, last_in_process: bool) -> i32 {
-        let profile = self.profile(&resolved);
+        let profile = self.profile(argv, &resolved);
         // A script runs as its interpreter, with exactly the argv that was decided for it.
         let (argv, file) = match resolved.kind {
             FileKind::ShellText { ref options } => {
@@ -638,7 +728,25 @@ impl Shell {
 
     /// What the command tables of a program (and of its `#!` interpreter) let it do once
     /// started: both must grant a permission.
-    pub(crate) fn profile(&self, resolved: &Resolved) -> decide::CommandProfile {
+    /// How the kernel confines the program `argv` runs: its own profile and its `#!`
+    /// interpreter's; for a wrapper, also the profile of the command it runs (which is
+    /// started inside the wrapper's confinement).
+    pub(crate) fn profile(&self, argv: &[String], resolved: &Resolved) -> decide::CommandProfile {
+        let mut profile = self.own_profile(resolved);
+        let inner = match wrapped(argv, resolved) {
+            Some(Inner::Runs(inner)) => inner,
+            _ => return profile,
+        };
+        if let Ok(runs) = self.resolve_external(&inner[0]) {
+            let theirs = self.profile(&inner, &runs);
+            profile.network &= theirs.network;
+            profile.subprocesses &= theirs.subprocesses;
+        }
+        profile
+    }
+
+    /// The profile of a program file, and its `#!` interpreter's.
+    fn own_profile(&self, resolved: &Resolved) -> decide::CommandProfile {
         let of = |file: &Resolved| {
             decide::profile(
                 self.policy(),
@@ -772,6 +880,15 @@ pub(crate) fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
                 .unwrap_or_else(|| args::generic(argv))
         }
     }
+}
+
+/// How many wrappers may wrap each other (`nice timeout 5 env A=1 make`).
+const MAX_WRAPPERS: usize = 16;
+
+/// What a wrapper program runs; None for any other program.
+fn wrapped(argv: &[String], resolved: &Resolved) -> Option<Inner> {
+    let name = resolved.canonical.file_name().and_then(|n| n.to_str())?;
+    wrapper::inner(name, argv)
 }
 
 /// A decision's reason as a refusal states it: one that needs confirmation says it cannot
