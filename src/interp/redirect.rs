@@ -290,7 +290,7 @@ impl Shell {
         path: &str,
         write: bool,
     ) -> Result<PathBuf, ReadError> {
-        let (landing, links) = would_open(&self.absolute(Path::new(path)));
+        let (landing, links, _) = would_open(&self.absolute(Path::new(path)));
         match self.landing_decision(&landing, &links, write) {
             None => Ok(landing),
             Some(decision) => Err(ReadError::Denied(format!(
@@ -333,8 +333,8 @@ impl Shell {
         if standard_descriptor(&touch.path).is_some() {
             return None;
         }
-        let (landing, links) = would_open(&self.absolute(Path::new(&touch.path)));
-        if !touch.write && std::fs::symlink_metadata(&landing).is_err() {
+        let (landing, links, exists) = would_open(&self.absolute(Path::new(&touch.path)));
+        if !touch.write && !exists {
             return None;
         }
         let mut decision = self.landing_decision(&landing, &links, touch.write)?;
@@ -409,8 +409,9 @@ fn reserved(fd: RawFd) -> Option<String> {
 /// Where opening `path` would land: symbolic links followed one by one (the last one too,
 /// even when it points at nothing: `>` would create its target), then the directory made
 /// canonical. The result names no symbolic link, so it can be opened with RESOLVE_NO_SYMLINKS.
-/// Also returns each link followed on the way (its directory canonical).
-fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>) {
+/// Also returns each link followed on the way (its directory canonical), and whether the
+/// file it lands on exists.
+fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>, bool) {
     let mut path = path.to_path_buf();
     let mut links = Vec::new();
     // As many links as the kernel follows before ELOOP.
@@ -426,11 +427,11 @@ fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>) {
                     _ => target,
                 };
             }
-            Ok(_) => return (std::fs::canonicalize(&path).unwrap_or(path), links),
+            Ok(_) => return (std::fs::canonicalize(&path).unwrap_or(path), links, true),
             Err(_) => break,
         }
     }
-    (canonical_parent(&path), links)
+    (canonical_parent(&path), links, false)
 }
 
 /// `path` with its directory canonical and its last component as it is.

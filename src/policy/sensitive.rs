@@ -3,6 +3,7 @@
 //! (denied) or `medium` (needs confirmation). Only the patterns and their matching live here;
 //! which paths a command touches, and the verdict, are the decision's business.
 
+use std::borrow::Cow;
 use std::path::{Component, Path};
 
 use super::Place;
@@ -105,18 +106,14 @@ impl PathPattern {
     /// Whether `path` (absolute, canonical) is a file this pattern names, or lies below one,
     /// for reading (`write` false) or writing.
     pub fn matches(&self, path: &Path, home: &Path, write: bool) -> bool {
+        self.matches_names(&names(path), &names(home), write)
+    }
+
+    /// `matches`, on the paths already split into their names (once for every pattern).
+    fn matches_names(&self, path: &[Cow<str>], home: &[Cow<str>], write: bool) -> bool {
         if self.writes_only && !write {
             return false;
         }
-        let names = |p: &Path| -> Vec<String> {
-            p.components()
-                .filter_map(|c| match c {
-                    Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-                    _ => None,
-                })
-                .collect()
-        };
-        let path = names(path);
         let at = |start: usize| {
             path.len() >= start + self.components.len()
                 && self
@@ -127,13 +124,20 @@ impl PathPattern {
         };
         match self.anchor {
             Anchor::Root => at(0),
-            Anchor::Home => {
-                let home = names(home);
-                path.starts_with(&home) && at(home.len())
-            }
+            Anchor::Home => path.starts_with(home) && at(home.len()),
             Anchor::Anywhere => (0..path.len()).any(at),
         }
     }
+}
+
+/// The names of a path's components, as patterns match them.
+fn names(path: &Path) -> Vec<Cow<'_, str>> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_string_lossy()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One `[sensitive]` entry, or a built-in one.
@@ -185,7 +189,8 @@ impl Sensitive {
         home: &Path,
         write: bool,
     ) -> Option<(Level, &'a SensitiveEntry)> {
-        let named = |e: &&SensitiveEntry| e.pattern.matches(path, home, write);
+        let (path, home) = (names(path), names(home));
+        let named = |e: &&SensitiveEntry| e.pattern.matches_names(&path, &home, write);
         if self.allow.iter().any(|e| named(&e)) {
             return None;
         }
