@@ -15,6 +15,18 @@ pub struct Touch {
     pub write: bool,
 }
 
+impl Touch {
+    /// `read` or `write`.
+    pub fn access(&self) -> &'static str {
+        if self.write { "write" } else { "read" }
+    }
+
+    /// `reads` or `writes`, for messages.
+    pub fn verb(&self) -> &'static str {
+        if self.write { "writes" } else { "reads" }
+    }
+}
+
 /// What a word is, to the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Access {
@@ -542,7 +554,8 @@ fn output_like(name: &str) -> bool {
 
 struct Scan {
     touches: Vec<Touch>,
-    operands: Vec<String>,
+    /// Placed as they were met: a base directory applies to the operands after it.
+    operands: Vec<Option<String>>,
     script_given: bool,
     target_dir: bool,
     writes: bool,
@@ -568,17 +581,26 @@ impl Scan {
         }
     }
 
+    /// `path` as the command will take it (under the base directory); None for `-` (standard
+    /// input or output) and for an empty word.
+    fn place(&self, path: &str) -> Option<String> {
+        (!path.is_empty() && path != "-").then(|| self.under_base(path))
+    }
+
     fn touch(&mut self, path: &str, access: Access) {
+        let placed = self.place(path);
+        self.add(placed, access);
+    }
+
+    fn add(&mut self, placed: Option<String>, access: Access) {
         let write = match access {
             Access::Text => return,
             Access::Read => false,
             Access::Write => true,
         };
-        if path.is_empty() || path == "-" {
-            return;
+        if let Some(path) = placed {
+            self.touches.push(Touch { path, write });
         }
-        let path = self.under_base(path);
-        self.touches.push(Touch { path, write });
     }
 
     fn value(&mut self, value: &str, kind: Value) {
@@ -625,7 +647,7 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
             if spec.assignments && is_assignment(arg) {
                 continue;
             }
-            let operand = scan.under_base(arg);
+            let operand = scan.place(arg);
             scan.operands.push(operand);
             continue;
         }
@@ -716,12 +738,9 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
                 .collect()
         }
     };
-    let base = scan.base.take();
-    for (operand, access) in operands.iter().zip(accesses) {
-        // Operands were put under the base directory as they were met.
-        scan.touch(operand, access);
+    for (operand, access) in operands.into_iter().zip(accesses) {
+        scan.add(operand, access);
     }
-    scan.base = base;
     scan
 }
 

@@ -776,18 +776,13 @@ impl Explainer<'_> {
     fn files(&mut self, argv: &[String], target: &Target) -> Vec<PathCheck> {
         let mut checks = Vec::new();
         for touch in touches(argv, target) {
-            let access = if touch.write { "write" } else { "read" };
+            let access = touch.access();
             let (verdict, reason) = if self.moved && !touch.path.starts_with('/') {
                 let why = "decided when it runs: it is found from the directory `cd` leads to";
                 ("unknown", why.to_owned())
             } else {
                 match self.shell.touch_decision(&touch) {
-                    Some(decision) => {
-                        // The line names the file already.
-                        let reason = decision.reason.split_once(": ").map(|(_, why)| why);
-                        let reason = reason.unwrap_or(&decision.reason).to_owned();
-                        (decision.verdict.as_str(), reason)
-                    }
+                    Some(decision) => (decision.verdict.as_str(), decision.reason),
                     None => ("allow", "the policy lets commands have it".to_owned()),
                 }
             };

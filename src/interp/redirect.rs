@@ -337,10 +337,7 @@ impl Shell {
         if !touch.write && !exists {
             return None;
         }
-        let mut decision = self.landing_decision(&landing, &links, touch.write)?;
-        let verb = if touch.write { "writes" } else { "reads" };
-        decision.reason = format!("{verb} {}: {}", touch.path, decision.reason);
-        Some(decision)
+        self.landing_decision(&landing, &links, touch.write)
     }
 
     /// `N>&M`, `N<&M`, `N>&M-` (move), `N>&-` (close), and `>&file` (same as `&>file`).

@@ -537,7 +537,8 @@ impl Shell {
     ) -> Vec<Refusal> {
         let mut decisions = self.decisions(argv, target);
         for touch in touches(argv, target) {
-            if let Some(decision) = self.touch_decision(&touch) {
+            if let Some(mut decision) = self.touch_decision(&touch) {
+                decision.reason = format!("{} {}: {}", touch.verb(), touch.path, decision.reason);
                 decisions.push(Refusal {
                     decision,
                     interpreter: None,
