@@ -225,19 +225,20 @@ impl Unresolved {
 
     /// How started programs are confined; needs no command name.
     pub fn sandbox(&self) -> &SandboxConfig {
-        &self.0.sandbox
+        &self.0.settings.sandbox
     }
 
     /// Looks up every command name the policy mentions.
     pub fn resolve(self) -> Policy {
         let mut policy = self.0;
         let mut resolver = Resolver::new(&policy.resolve_dirs);
-        let commands = policy
+        let settings = &mut policy.settings;
+        let commands = settings
             .listed
             .iter_mut()
             .map(|l| &mut l.command)
-            .chain(policy.tables.iter_mut().map(|t| &mut t.command))
-            .chain(policy.rules.iter_mut().map(|r| &mut r.command));
+            .chain(settings.tables.iter_mut().map(|t| &mut t.command))
+            .chain(settings.rules.iter_mut().map(|r| &mut r.command));
         for command in commands {
             command.targets = resolver.targets(&command.name);
         }
@@ -252,14 +253,7 @@ pub struct Policy {
     /// Where the command names are looked up: the policy's path, or the absolute entries of
     /// the PATH it was loaded with.
     resolve_dirs: Vec<PathBuf>,
-    search_path: Option<Vec<PathBuf>>,
-    unknown: Verdict,
-    unknown_at: Option<Place>,
-    listed: Vec<Listed>,
-    tables: Vec<CommandTable>,
-    rules: Vec<Rule>,
-    sandbox: SandboxConfig,
-    sensitive: Sensitive,
+    settings: Built,
 }
 
 impl Policy {
@@ -288,7 +282,7 @@ impl Policy {
 
     /// Directories to search for a command name, in order: the policy's path, or None to mean "use $PATH".
     pub fn search_path(&self) -> Option<&[PathBuf]> {
-        self.search_path.as_deref()
+        self.settings.search_path.as_deref()
     }
 
     /// Where the policy's command names were looked up: its `[shell] path`, or the absolute
@@ -304,7 +298,7 @@ impl Policy {
 
     /// The verdict for commands the policy does not name (`[shell] unknown`).
     pub fn unknown(&self) -> Verdict {
-        self.unknown
+        self.settings.unknown
     }
 
     /// Command names the policy mentions that resolved to no file when it was loaded, in the
@@ -312,9 +306,24 @@ impl Policy {
     /// external program. Useful for warnings; not an error.
     pub fn unresolved_names(&self) -> Vec<&str> {
         let mut refs: Vec<(&CommandRef, usize)> = Vec::new();
-        refs.extend(self.listed.iter().map(|l| (&l.command, l.at.offset)));
-        refs.extend(self.tables.iter().map(|t| (&t.command, t.at.offset)));
-        refs.extend(self.rules.iter().map(|r| (&r.command, r.rule.at.offset)));
+        refs.extend(
+            self.settings
+                .listed
+                .iter()
+                .map(|l| (&l.command, l.at.offset)),
+        );
+        refs.extend(
+            self.settings
+                .tables
+                .iter()
+                .map(|t| (&t.command, t.at.offset)),
+        );
+        refs.extend(
+            self.settings
+                .rules
+                .iter()
+                .map(|r| (&r.command, r.rule.at.offset)),
+        );
         refs.sort_by_key(|(_, offset)| *offset);
         let mut names: Vec<&str> = Vec::new();
         for (command, _) in refs {
@@ -327,28 +336,28 @@ impl Policy {
 
     /// How started programs are confined (`[sandbox]`, `[paths]`, `[limits]`, `[env]`).
     pub fn sandbox(&self) -> &SandboxConfig {
-        &self.sandbox
+        &self.settings.sandbox
     }
 
     /// Files recognised by name (`[sensitive]` and the built-in lists).
     pub fn sensitive(&self) -> &Sensitive {
-        &self.sensitive
+        &self.settings.sensitive
     }
 
     pub(crate) fn unknown_at(&self) -> Option<Place> {
-        self.unknown_at
+        self.settings.unknown_at
     }
 
     pub(crate) fn listed(&self) -> &[Listed] {
-        &self.listed
+        &self.settings.listed
     }
 
     pub(crate) fn tables(&self) -> &[CommandTable] {
-        &self.tables
+        &self.settings.tables
     }
 
     pub(crate) fn rules(&self) -> &[Rule] {
-        &self.rules
+        &self.settings.rules
     }
 }
 
@@ -383,6 +392,7 @@ struct Loader<'t> {
 }
 
 /// The settings of a policy (or of one section), built and checked.
+#[derive(Debug, Clone)]
 struct Built {
     search_path: Option<Vec<PathBuf>>,
     unknown: Verdict,
@@ -537,17 +547,8 @@ impl Loader<'_> {
                 raw.overlay(named.section);
             }
         }
-        let Built {
-            search_path,
-            unknown,
-            unknown_at,
-            mut listed,
-            mut tables,
-            mut rules,
-            sandbox,
-            sensitive,
-        } = self.section(raw, &mut problems);
-        let resolve_dirs: Vec<PathBuf> = match &search_path {
+        let mut settings = self.section(raw, &mut problems);
+        let resolve_dirs: Vec<PathBuf> = match &settings.search_path {
             Some(dirs) => dirs.clone(),
             // Relative PATH entries (".", "") are ignored: a name in the policy never means a
             // file that depends on the directory rsh was started in.
@@ -562,20 +563,13 @@ impl Loader<'_> {
             return Err(self.error_at(Some(offset), message));
         }
         // serde hands tables over in name order; keep everything in file order instead.
-        listed.sort_by_key(|l| l.at.offset);
-        tables.sort_by_key(|t| t.at.offset);
-        rules.sort_by_key(|r| r.rule.at.offset);
+        settings.listed.sort_by_key(|l| l.at.offset);
+        settings.tables.sort_by_key(|t| t.at.offset);
+        settings.rules.sort_by_key(|r| r.rule.at.offset);
         Ok(Unresolved(Policy {
             origin: self.origin.to_owned(),
             resolve_dirs,
-            search_path,
-            unknown,
-            unknown_at,
-            listed,
-            tables,
-            rules,
-            sandbox,
-            sensitive,
+            settings,
         }))
     }
 
