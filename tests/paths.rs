@@ -12,6 +12,10 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod common;
+
+use common::Run;
+
 const RSH: &str = env!("CARGO_BIN_EXE_rsh");
 
 const SECRET: &str = "TOPSECRET";
@@ -45,21 +49,6 @@ mode = "off"
 [sensitive]
 builtin = false
 "#;
-
-struct Run {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn describe(&self) -> String {
-        format!(
-            "status: {}\nstdout: {:?}\nstderr: {:?}",
-            self.status, self.stdout, self.stderr
-        )
-    }
-}
 
 struct Case {
     dir: tempfile::TempDir,
@@ -103,11 +92,7 @@ impl Case {
             .stdin(Stdio::null())
             .output()
             .expect("run rsh");
-        Run {
-            status: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::of(out)
     }
 
     fn run(&self, script: &str) -> Run {

@@ -7,12 +7,13 @@
 //! answer. This module knows nothing of parsing, expansion, confirmation or spawning.
 
 pub mod args;
+pub mod risk;
 pub mod wrapper;
 
 use std::fmt;
 use std::path::Path;
 
-use crate::policy::{CommandRef, Level, Place, Policy, Verdict};
+use crate::policy::{CommandRef, Level, Mode, Place, Policy, Risk, Verdict};
 
 /// The program a simple command would run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +76,12 @@ pub struct Decision {
     /// A short sentence naming the rule, e.g.
     /// `matches commands.git.deny "*:-c:*" (/etc/rsh/policy.toml:14)`.
     pub reason: String,
+    /// How much harm the command can do, and what says so.
+    pub risk: Risk,
+    pub risk_reason: String,
+    /// The policy itself set the risk (`[risk]`, a table's `risk`): the files the command
+    /// writes do not raise it.
+    pub risk_set: bool,
 }
 
 /// How a started program is confined, as far as the policy decides it per command.
@@ -121,11 +128,22 @@ pub fn profile(policy: &Policy, program: &Program) -> CommandProfile {
 /// 2. Otherwise the base verdict: the table's `default`; else the `[commands]` lists naming the
 ///    program (highest verdict); else allow for a builtin; else `[shell] unknown`.
 pub fn decide(policy: &Policy, request: &Request) -> Decision {
+    let (verdict, rule, reason) = judge(policy, request);
+    let (risk, risk_reason, risk_set) = risk_of(policy, request);
+    Decision {
+        verdict,
+        rule,
+        reason,
+        risk,
+        risk_reason,
+        risk_set,
+    }
+}
+
+/// The verdict on a request, the rule that gave it, and why.
+fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
     let args = request.argv.get(1..).unwrap_or_default();
-    let is_program = |command: &CommandRef| match request.program {
-        Program::Builtin(name) => command.matches_builtin(name),
-        Program::External { path, dev, ino } => command.matches_file(path, dev, ino),
-    };
+    let is_program = |command: &CommandRef| is(command, &request.program);
 
     let table_patterns = policy
         .tables()
@@ -150,11 +168,7 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
             p.text,
             rule.location()
         );
-        return Decision {
-            verdict: Verdict::Deny,
-            rule,
-            reason,
-        };
+        return (Verdict::Deny, rule, reason);
     }
     let matched = strongest(
         table_patterns
@@ -165,11 +179,7 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
     if let Some((verdict, at, p)) = matched {
         let rule = rule_ref(policy, &p.key, Some(&p.text), Some(at));
         let reason = format!("matches {} {:?} ({})", p.key, p.text, rule.location());
-        return Decision {
-            verdict,
-            rule,
-            reason,
-        };
+        return (verdict, rule, reason);
     }
 
     let default = strongest(
@@ -186,11 +196,7 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
             "no argument pattern matched; {key} = \"{verdict}\" ({})",
             rule.location()
         );
-        return Decision {
-            verdict,
-            rule,
-            reason,
-        };
+        return (verdict, rule, reason);
     }
 
     let listed = strongest(
@@ -210,19 +216,15 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
         } else {
             format!("listed in {} as {name:?} ({})", entry.key, rule.location())
         };
-        return Decision {
-            verdict,
-            rule,
-            reason,
-        };
+        return (verdict, rule, reason);
     }
 
     if let Program::Builtin(_) = request.program {
-        return Decision {
-            verdict: Verdict::Allow,
-            rule: rule_ref(policy, "builtin", None, None),
-            reason: "shell builtin not named by the policy".to_owned(),
-        };
+        return (
+            Verdict::Allow,
+            rule_ref(policy, "builtin", None, None),
+            "shell builtin not named by the policy".to_owned(),
+        );
     }
 
     let verdict = policy.unknown();
@@ -232,10 +234,111 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
             format!("not named by the policy (shell.unknown = \"{verdict}\")")
         }
     };
-    Decision {
+    let rule = rule_ref(policy, "shell.unknown", None, policy.unknown_at());
+    (verdict, rule, reason)
+}
+
+/// Whether the policy's `command` names `program`.
+fn is(command: &CommandRef, program: &Program) -> bool {
+    match *program {
+        Program::Builtin(name) => command.matches_builtin(name),
+        Program::External { path, dev, ino } => command.matches_file(path, dev, ino),
+    }
+}
+
+/// The risk of a request, and what says so:
+/// 1. the policy's `[risk]` patterns that match (the highest risk wins);
+/// 2. else the `risk` of the program's command tables (the highest);
+/// 3. else rsh's built-in classification of the program by its file name (unless
+///    `[risk] builtin = false`), and low for a shell builtin;
+/// 4. else medium.
+fn risk_of(policy: &Policy, request: &Request) -> (Risk, String, bool) {
+    let args = request.argv.get(1..).unwrap_or_default();
+    let matched = policy
+        .risks()
+        .iter()
+        .filter(|r| is(&r.command, &request.program) && r.entry.pattern.matches(args))
+        .min_by_key(|r| (std::cmp::Reverse(r.risk), r.entry.at.offset));
+    if let Some(r) = matched {
+        let rule = rule_ref(policy, &r.entry.key, None, Some(r.entry.at));
+        let why = format!(
+            "matches {} {:?} ({})",
+            r.entry.key,
+            r.entry.text,
+            rule.location()
+        );
+        return (r.risk, why, true);
+    }
+    let table = policy
+        .tables()
+        .iter()
+        .filter(|t| is(&t.command, &request.program))
+        .filter_map(|t| t.risk.map(|(risk, at)| (risk, at, t)))
+        .min_by_key(|(risk, at, _)| (std::cmp::Reverse(*risk), at.offset));
+    if let Some((risk, at, t)) = table {
+        let rule = rule_ref(policy, &t.key, None, Some(at));
+        let why = format!("{}.risk = \"{risk}\" ({})", t.key, rule.location());
+        return (risk, why, true);
+    }
+    if policy.builtin_risk() {
+        let classified = match request.program {
+            Program::Builtin(_) => Some((Risk::Low, "a shell builtin")),
+            Program::External { path, .. } => path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|name| risk::classify(name, request.argv)),
+        };
+        if let Some((risk, why)) = classified {
+            return (risk, why.to_owned(), false);
+        }
+    }
+    (Risk::Medium, UNCLASSIFIED.to_owned(), false)
+}
+
+/// Why a command nothing classifies is medium risk.
+pub const UNCLASSIFIED: &str = "not known to only read";
+
+/// What `[shell] mode` and `[shell] strict` make of a command of risk `risk` (`why` says what
+/// gave it that risk): in readonly mode anything above low is denied; with strict, it needs
+/// confirmation. None when they add nothing.
+pub fn by_mode(policy: &Policy, risk: Risk, why: &str) -> Option<Decision> {
+    if risk == Risk::Low {
+        return None;
+    }
+    let (verdict, key, reason) = if policy.mode() == Mode::Readonly {
+        let reason = format!(
+            "shell.mode = \"readonly\" runs only read-only commands, and this is {risk} risk \
+             ({why})"
+        );
+        (Verdict::Deny, "shell.mode", reason)
+    } else if policy.strict() {
+        let reason = format!(
+            "shell.strict = true asks before every command that is not read-only, and this \
+             is {risk} risk ({why})"
+        );
+        (Verdict::Ask, "shell.strict", reason)
+    } else {
+        return None;
+    };
+    Some(Decision {
         verdict,
-        rule: rule_ref(policy, "shell.unknown", None, policy.unknown_at()),
+        rule: rule_ref(policy, key, None, None),
         reason,
+        risk,
+        risk_reason: why.to_owned(),
+        risk_set: false,
+    })
+}
+
+/// A command writing a file the policy lets it have: allowed, and at least medium risk.
+pub fn writes(policy: &Policy, path: &str) -> Decision {
+    Decision {
+        verdict: Verdict::Allow,
+        rule: rule_ref(policy, "paths.write", None, None),
+        reason: format!("writes {path}"),
+        risk: Risk::Medium,
+        risk_reason: format!("writes {path}"),
+        risk_set: false,
     }
 }
 
@@ -246,7 +349,10 @@ pub fn refused(policy: &Policy, key: &str, reason: String) -> Decision {
     Decision {
         verdict: Verdict::Deny,
         rule: rule_ref(policy, key, None, None),
+        risk_reason: reason.clone(),
         reason,
+        risk: Risk::Medium,
+        risk_set: false,
     }
 }
 
@@ -255,9 +361,9 @@ pub fn refused(policy: &Policy, key: &str, reason: String) -> Decision {
 /// and canonical; `home` is what the policy's `~` means.
 pub fn sensitive(policy: &Policy, path: &Path, home: &Path, write: bool) -> Option<Decision> {
     let (level, entry) = policy.sensitive().level(path, home, write)?;
-    let verdict = match level {
-        Level::High => Verdict::Deny,
-        Level::Medium => Verdict::Ask,
+    let (verdict, risk) = match level {
+        Level::High => (Verdict::Deny, Risk::High),
+        Level::Medium => (Verdict::Ask, Risk::Medium),
     };
     let rule = RuleRef {
         key: entry.key.clone(),
@@ -278,7 +384,10 @@ pub fn sensitive(policy: &Policy, path: &Path, home: &Path, write: bool) -> Opti
     Some(Decision {
         verdict,
         rule,
+        risk_reason: format!("a {} sensitive file", level.as_str()),
         reason,
+        risk,
+        risk_set: false,
     })
 }
 
@@ -865,6 +974,65 @@ allow = ["npm run test:*"]
                 subprocesses: false
             }
         );
+    }
+
+    #[test]
+    fn risk_comes_from_the_policy_then_its_tables_then_the_built_in_classification() {
+        let fx = Fixture::new(&["cat", "cp", "tool"]);
+        let p = fx.policy(
+            "",
+            "[commands]\nallow = [\"cat\", \"cp\", \"tool\"]\n\
+             [commands.cp]\nrisk = \"low\"\n\
+             [risk]\nhigh = [\"cp -r :*\", \"cat /etc/shadow\"]\nmedium = [\"cp -r x y\"]\n",
+        );
+        let risk = |name: &str, line: &str| {
+            let d = run(&p, &fx.exe(name), line);
+            (d.risk, d.risk_set)
+        };
+        assert_eq!(risk("cat", "cat a"), (Risk::Low, false));
+        assert_eq!(risk("cat", "cat /etc/shadow"), (Risk::High, true));
+        assert_eq!(risk("cp", "cp a b"), (Risk::Low, true));
+        // The highest of the matching [risk] entries.
+        assert_eq!(risk("cp", "cp -r x y"), (Risk::High, true));
+        assert_eq!(risk("tool", "tool"), (Risk::Medium, false));
+        assert_eq!(run(&p, &fx.exe("tool"), "tool").risk_reason, UNCLASSIFIED);
+        assert_eq!(builtin(&p, "cd /").risk, Risk::Low);
+        // The verdict does not depend on the risk.
+        assert_eq!(
+            run(&p, &fx.exe("cat"), "cat /etc/shadow").verdict,
+            Verdict::Allow
+        );
+
+        let off = fx.policy("", "[risk]\nbuiltin = false\n");
+        assert_eq!(run(&off, &fx.exe("cat"), "cat a").risk, Risk::Medium);
+        assert_eq!(builtin(&off, "cd /").risk, Risk::Medium);
+    }
+
+    #[test]
+    fn readonly_denies_and_strict_asks_above_low_risk() {
+        let fx = Fixture::new(&[]);
+        let enforce = fx.policy("", "");
+        assert!(by_mode(&enforce, Risk::High, "x").is_none());
+        let readonly = fx.policy("mode = \"readonly\"\nstrict = true", "");
+        assert!(by_mode(&readonly, Risk::Low, "x").is_none());
+        let d = by_mode(&readonly, Risk::Medium, "writes f").unwrap();
+        assert_eq!(
+            (d.verdict, d.rule.key.as_str()),
+            (Verdict::Deny, "shell.mode")
+        );
+        assert!(
+            d.reason.ends_with("this is medium risk (writes f)"),
+            "{}",
+            d.reason
+        );
+        let strict = fx.policy("strict = true", "");
+        let d = by_mode(&strict, Risk::High, "x").unwrap();
+        assert_eq!(
+            (d.verdict, d.rule.key.as_str()),
+            (Verdict::Ask, "shell.strict")
+        );
+        let audit = fx.policy("mode = \"audit\"", "");
+        assert!(by_mode(&audit, Risk::High, "x").is_none());
     }
 
     #[test]

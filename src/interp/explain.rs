@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::decide::Decision;
+use crate::decide::{self, Decision};
 use crate::parse::{
     self, AndOr, Command, Compound, CondExpr, FunctionDef, Param, ParamOp, Program, RedirOp,
     Redirect, SimpleCommand, Word, WordPart,
@@ -19,8 +19,8 @@ use crate::policy::Verdict;
 
 use super::Shell;
 use super::builtins;
-use super::redirect::ReadError;
-use super::simple::{FileKind, Lookup, Refusal, Target, strongest, touches};
+use super::redirect::{ReadError, is_device};
+use super::simple::{FileKind, Lookup, Refusal, Target, riskiest, strongest, touches};
 
 /// Variables whose value changes by itself: never known in advance.
 const VOLATILE: &[&str] = &[
@@ -75,6 +75,10 @@ pub struct Segment {
     /// the command would fail before any decision (not found, an expansion error).
     pub verdict: &'static str,
     pub reason: String,
+    /// The command's risk (its riskiest decision's), and what says so; None when no
+    /// decision was made.
+    pub risk: Option<&'static str>,
+    pub risk_reason: Option<String>,
     /// The rules that decided (the program's, and a script's `#!` interpreter's).
     pub decisions: Vec<DecisionOut>,
     /// How the kernel would confine the program.
@@ -89,6 +93,9 @@ pub struct DecisionOut {
     pub about: String,
     pub verdict: &'static str,
     pub reason: String,
+    /// `low`, `medium` or `high`, and what says so.
+    pub risk: &'static str,
+    pub risk_reason: String,
     pub rule: String,
     pub pattern: Option<String>,
     pub origin: String,
@@ -112,6 +119,13 @@ pub struct PathCheck {
     pub access: &'static str,
     pub verdict: &'static str,
     pub reason: String,
+    /// Whether the command would change a file there (a write, not to a terminal or
+    /// /dev/null).
+    #[serde(skip)]
+    pub changes_file: bool,
+    /// Named on the command line, rather than by a redirection.
+    #[serde(skip)]
+    pub named: bool,
 }
 
 impl Segment {
@@ -596,6 +610,23 @@ impl Explainer<'_> {
         segment.paths.extend(files);
         let mut decisions = self.shell.decisions(&argv, &target);
         decisions.extend(self.shell.wrapped_decisions(&argv, &target, 0));
+        let policy = self.shell.policy();
+        // As when running: a risk the policy sets for the command is not raised by the files
+        // it names; a redirection is the shell's own write.
+        let risk_set = decisions.first().is_some_and(|r| r.decision.risk_set);
+        let writes = segment
+            .paths
+            .iter()
+            .filter(|p| p.changes_file && p.verdict == "allow" && !(risk_set && p.named))
+            .map(|p| Refusal {
+                decision: decide::writes(policy, &p.path),
+                interpreter: None,
+            })
+            .collect::<Vec<_>>();
+        decisions.extend(writes);
+        if let Some(by_mode) = self.shell.by_mode(&decisions) {
+            decisions.insert(0, by_mode);
+        }
         self.decided(&mut segment, &decisions);
         if let Target::External(resolved) = &target
             && !matches!(resolved.kind, FileKind::ShellText { .. })
@@ -708,7 +739,26 @@ impl Explainer<'_> {
 
     fn decided(&self, segment: &mut Segment, decisions: &[Refusal]) {
         segment.decisions = decisions.iter().map(decision_out).collect();
+        if let Some(riskiest) = riskiest(decisions) {
+            segment.risk = Some(riskiest.decision.risk.as_str());
+            segment.risk_reason = Some(riskiest.decision.risk_reason.clone());
+        }
+        let refusal = strongest(decisions)
+            .filter(|r| r.decision.verdict != Verdict::Allow)
+            .cloned();
+        let audited = refusal.is_some()
+            && self
+                .shell
+                .unless_audit(&segment.text, refusal.clone())
+                .is_none();
         match strongest(decisions).map(|r| &r.decision) {
+            Some(decision) if audited => {
+                segment.verdict = "allow";
+                segment.reason = format!(
+                    "shell.mode = \"audit\": it runs, and rsh reports that it would {}: {}",
+                    decision.verdict, decision.reason
+                );
+            }
             Some(decision) => {
                 segment.verdict = decision.verdict.as_str();
                 segment.reason = decision.reason.clone();
@@ -792,6 +842,8 @@ impl Explainer<'_> {
                 access,
                 verdict,
                 reason,
+                changes_file: touch.write,
+                named: true,
             });
         }
         checks
@@ -841,6 +893,8 @@ impl Explainer<'_> {
             access,
             verdict: "unknown",
             reason,
+            changes_file: false,
+            named: false,
         };
         if let Some(why) = self.dynamic(&redirect.target) {
             return Some(unknown(format!("decided when it runs: {why}")));
@@ -854,25 +908,35 @@ impl Explainer<'_> {
                 "decided when it runs: {path} is found from the directory `cd` leads to"
             )));
         }
-        Some(match self.shell.checked_landing(&path, write) {
-            Ok(landing) => PathCheck {
-                path,
-                resolved: Some(landing.display().to_string()),
-                access,
-                verdict: "allow",
-                reason: "the policy lets commands have it".to_owned(),
+        let checked = match write {
+            true => self.shell.redirect_write(&path),
+            false => Ok(()),
+        };
+        Some(
+            match checked.and_then(|()| self.shell.checked_landing(&path, write)) {
+                Ok(landing) => PathCheck {
+                    path,
+                    resolved: Some(landing.display().to_string()),
+                    access,
+                    verdict: "allow",
+                    reason: "the policy lets commands have it".to_owned(),
+                    changes_file: write && !is_device(&landing),
+                    named: false,
+                },
+                Err(ReadError::Denied(message)) | Err(ReadError::Io(message)) => PathCheck {
+                    path,
+                    resolved: None,
+                    access,
+                    verdict: "deny",
+                    reason: message
+                        .strip_prefix("denied: ")
+                        .unwrap_or(&message)
+                        .to_owned(),
+                    changes_file: false,
+                    named: false,
+                },
             },
-            Err(ReadError::Denied(message)) | Err(ReadError::Io(message)) => PathCheck {
-                path,
-                resolved: None,
-                access,
-                verdict: "deny",
-                reason: message
-                    .strip_prefix("denied: ")
-                    .unwrap_or(&message)
-                    .to_owned(),
-            },
-        })
+        )
     }
 
     /// Why a word's value cannot be known before the line runs; None when it can.
@@ -947,6 +1011,8 @@ impl Explainer<'_> {
             program: None,
             verdict: "unknown",
             reason: String::new(),
+            risk: None,
+            risk_reason: None,
             decisions: Vec::new(),
             confinement: None,
             paths: Vec::new(),
@@ -972,6 +1038,9 @@ fn decision_out(refusal: &Refusal) -> DecisionOut {
         verdict,
         rule,
         reason,
+        risk,
+        risk_reason,
+        ..
     } = &refusal.decision;
     DecisionOut {
         about: match &refusal.interpreter {
@@ -980,6 +1049,8 @@ fn decision_out(refusal: &Refusal) -> DecisionOut {
         },
         verdict: verdict.as_str(),
         reason: reason.clone(),
+        risk: risk.as_str(),
+        risk_reason: risk_reason.clone(),
         rule: rule.key.clone(),
         pattern: rule.pattern.clone(),
         origin: rule.origin.clone(),
@@ -1062,6 +1133,9 @@ pub fn render_text(segments: &[Segment]) -> String {
             out.push_str(&format!("  program:   {program}\n"));
         }
         out.push_str(&format!("  decision:  {}: {}\n", s.verdict, s.reason));
+        if let (Some(risk), Some(why)) = (s.risk, &s.risk_reason) {
+            out.push_str(&format!("  risk:      {risk}: {why}\n"));
+        }
         for d in s.decisions.iter().filter(|d| d.about != "program") {
             out.push_str(&format!("  {}:  {}: {}\n", d.about, d.verdict, d.reason));
         }

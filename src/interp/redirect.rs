@@ -13,8 +13,10 @@ use crate::decide::args::Touch;
 use crate::decide::{self, Decision};
 use crate::expand::{self, ExpandError};
 use crate::parse::{RedirOp, Redirect};
+use crate::policy::Risk;
 use crate::spawn::fd;
 
+use super::simple::Refusal;
 use super::{Outcome, Shell};
 
 /// Descriptors a set of redirections replaced, to put back afterwards.
@@ -252,6 +254,10 @@ impl Shell {
             nix::sys::stat::Mode::empty()
         };
         let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
+        let write = flags.intersects(OFlag::O_WRONLY | OFlag::O_RDWR);
+        if write {
+            self.redirect_write(path)?;
+        }
         let confined = self.sandbox().is_ok_and(|s| s.restricts_files());
         if !confined {
             return nix::fcntl::open(path, flags, mode).map_err(io);
@@ -264,7 +270,6 @@ impl Shell {
                 .map_err(io)?
                 .ok_or(ReadError::Io(nix::errno::Errno::EBADF.desc().to_string()));
         }
-        let write = flags.intersects(OFlag::O_WRONLY | OFlag::O_RDWR);
         let landing = self.checked_landing(path, write)?;
         let how = OpenHow::new()
             .flags(flags)
@@ -291,11 +296,44 @@ impl Shell {
         write: bool,
     ) -> Result<PathBuf, ReadError> {
         let (landing, links, _) = would_open(&self.absolute(Path::new(path)));
-        match self.landing_decision(&landing, &links, write) {
+        let decision = self.landing_decision(&landing, &links, write);
+        // The file rules are the kernel's: audit mode keeps them.
+        let decision = match decision {
+            Some(d) if d.rule.key == "paths" => Some(d),
+            other => {
+                let refusal = other.map(|decision| Refusal {
+                    decision,
+                    interpreter: None,
+                });
+                self.unless_audit(path, refusal).map(|r| r.decision)
+            }
+        };
+        match decision {
             None => Ok(landing),
             Some(decision) => Err(ReadError::Denied(format!(
                 "denied: {path}: {}",
                 super::simple::unconfirmed(&decision)
+            ))),
+        }
+    }
+
+    /// What `[shell] mode` and `strict` say about a redirection writing `path`: a write
+    /// makes a command medium risk. Terminals, `/dev/null` and the shell's own descriptors
+    /// are not files it changes.
+    pub(crate) fn redirect_write(&self, path: &str) -> Result<(), ReadError> {
+        if is_device(&self.absolute(Path::new(path))) || standard_descriptor(path).is_some() {
+            return Ok(());
+        }
+        let why = format!("writes {path}");
+        let refusal = decide::by_mode(self.policy(), Risk::Medium, &why).map(|decision| Refusal {
+            decision,
+            interpreter: None,
+        });
+        match self.unless_audit(&format!("> {path}"), refusal) {
+            None => Ok(()),
+            Some(refusal) => Err(ReadError::Denied(format!(
+                "denied: {path}: {}",
+                super::simple::unconfirmed(&refusal.decision)
             ))),
         }
     }
@@ -401,6 +439,12 @@ fn reserved(fd: RawFd) -> Option<String> {
             crate::SHELL_FDS_FROM
         )
     })
+}
+
+/// A terminal, /dev/null or a pipe: writing there changes no file.
+pub(crate) fn is_device(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device() || m.file_type().is_fifo())
 }
 
 /// Where opening `path` would land: symbolic links followed one by one (the last one too,

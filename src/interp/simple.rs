@@ -15,7 +15,7 @@ use crate::decide::wrapper::{self, Inner};
 use crate::decide::{self, Decision, Request};
 use crate::expand::{self, ExpandError};
 use crate::parse::{Assignment, FunctionDef, SimpleCommand, Word, WordPart};
-use crate::policy::{SandboxMode, Verdict};
+use crate::policy::{Mode, Risk, SandboxMode, Verdict};
 use crate::spawn;
 
 use super::builtins::{self, Builtin};
@@ -508,10 +508,47 @@ impl Shell {
     /// interpreter its `#!` line names must be allowed, and the command may have the files it
     /// names.
     fn refusal(&mut self, argv: &[String], target: &Target) -> Option<Refusal> {
-        let decisions = self.all_decisions(argv, target, 0);
-        strongest(&decisions)
+        let mut decisions = self.all_decisions(argv, target, 0);
+        // First, so that its reason is the one given among equal verdicts.
+        if let Some(by_mode) = self.by_mode(&decisions) {
+            decisions.insert(0, by_mode);
+        }
+        let refusal = strongest(&decisions)
             .filter(|r| r.decision.verdict != Verdict::Allow)
-            .cloned()
+            .cloned();
+        self.unless_audit(&builtins::display_command(argv), refusal)
+    }
+
+    /// What `[shell] mode` and `strict` add to a command's decisions, going by the riskiest
+    /// of them.
+    pub(crate) fn by_mode(&self, decisions: &[Refusal]) -> Option<Refusal> {
+        let decision = &riskiest(decisions)?.decision;
+        decide::by_mode(self.policy(), decision.risk, &decision.risk_reason).map(|decision| {
+            Refusal {
+                decision,
+                interpreter: None,
+            }
+        })
+    }
+
+    /// In audit mode a refusal is reported (`rsh: audit: ...`) and the command runs; otherwise
+    /// the refusal stands.
+    pub(crate) fn unless_audit(&self, what: &str, refusal: Option<Refusal>) -> Option<Refusal> {
+        let refusal = refusal?;
+        if self.policy().mode() != Mode::Audit {
+            return Some(refusal);
+        }
+        if !self.explaining {
+            let verb = match refusal.decision.verdict {
+                Verdict::Ask => "would ask before",
+                _ => "would refuse",
+            };
+            self.error(&format!(
+                "audit: {verb} {what}: {}",
+                refusal.decision.reason
+            ));
+        }
+        None
     }
 
     /// Every decision that must allow the command: the program's, and for a script its `#!`
@@ -536,14 +573,26 @@ impl Shell {
         depth: usize,
     ) -> Vec<Refusal> {
         let mut decisions = self.decisions(argv, target);
+        // A risk the policy sets for the command is not raised by the files it writes.
+        let risk_set = decisions.first().is_some_and(|r| r.decision.risk_set);
         for touch in touches(argv, target) {
-            if let Some(mut decision) = self.touch_decision(&touch) {
-                decision.reason = format!("{} {}: {}", touch.verb(), touch.path, decision.reason);
-                decisions.push(Refusal {
-                    decision,
-                    interpreter: None,
-                });
-            }
+            let decision = match self.touch_decision(&touch) {
+                Some(mut decision) => {
+                    let what = format!("{} {}", touch.verb(), touch.path);
+                    decision.reason = format!("{what}: {}", decision.reason);
+                    decision.risk_reason = format!("{what}: {}", decision.risk_reason);
+                    if touch.write {
+                        decision.risk = decision.risk.max(Risk::Medium);
+                    }
+                    decision
+                }
+                None if touch.write && !risk_set => decide::writes(self.policy(), &touch.path),
+                None => continue,
+            };
+            decisions.push(Refusal {
+                decision,
+                interpreter: None,
+            });
         }
         decisions.extend(self.wrapped_decisions(argv, target, depth));
         decisions
@@ -908,6 +957,17 @@ pub(crate) fn unconfirmed(decision: &Decision) -> String {
 /// program's own decision (it comes first).
 pub(crate) fn strongest(decisions: &[Refusal]) -> Option<&Refusal> {
     decisions.iter().rev().max_by_key(|r| r.decision.verdict)
+}
+
+/// The decision that gives a command its risk: the riskiest; on a tie, one that says more
+/// than that the program is not known to only read.
+pub(crate) fn riskiest(decisions: &[Refusal]) -> Option<&Refusal> {
+    decisions.iter().min_by_key(|r| {
+        (
+            std::cmp::Reverse(r.decision.risk),
+            r.decision.risk_reason == decide::UNCLASSIFIED,
+        )
+    })
 }
 
 /// A decision that stops a command, and whether it was about a script's interpreter.

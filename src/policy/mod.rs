@@ -27,7 +27,9 @@ use identity::Resolver;
 use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
 pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
-use schema::{RawCommandTable, RawLists, RawPolicy, RawSection, RawSensitive, SpannedList};
+use schema::{
+    RawCommandTable, RawLists, RawPolicy, RawRisk, RawSection, RawSensitive, SpannedList,
+};
 pub use sensitive::{Level, PathPattern, Sensitive, SensitiveEntry};
 pub use trust::Owners;
 pub use who::Who;
@@ -81,6 +83,59 @@ impl FromStr for Verdict {
             other => Err(format!(
                 r#"expected "allow", "ask" or "deny", found {other:?}"#
             )),
+        }
+    }
+}
+
+/// How much harm a command can do, by what it is known to do with its arguments. Ordered:
+/// `Low < Medium < High`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Risk {
+    /// Reads only: the files it reads are the only thing it touches.
+    Low,
+    /// Changes files, or may: most commands that are not known to read only.
+    Medium,
+    /// Hard to undo (recursive removal, force pushes, raw disk writes), or runs what rsh
+    /// cannot see.
+    High,
+}
+
+impl Risk {
+    /// The word used in policy files: "low", "medium" or "high".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Risk::Low => "low",
+            Risk::Medium => "medium",
+            Risk::High => "high",
+        }
+    }
+}
+
+impl fmt::Display for Risk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `[shell] mode`: what the decisions are used for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Decisions are enforced.
+    #[default]
+    Enforce,
+    /// As enforce, and only low-risk commands run: the others are denied.
+    Readonly,
+    /// Every command runs; what enforce would refuse is reported instead. The confinement
+    /// (`[sandbox]`, `[paths]`, `[limits]`) still holds.
+    Audit,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Enforce => "enforce",
+            Mode::Readonly => "readonly",
+            Mode::Audit => "audit",
         }
     }
 }
@@ -152,9 +207,30 @@ pub(crate) struct CommandTable {
     pub at: Place,
     pub default: Option<(Verdict, Place)>,
     pub patterns: Vec<PatternRule>,
+    /// `risk`: the command's risk whatever its arguments.
+    pub risk: Option<(Risk, Place)>,
     /// Confinement settings for this command; None: the `[sandbox]` default.
     pub network: Option<bool>,
     pub subprocesses: Option<bool>,
+}
+
+/// A whole-command pattern as written in `[rules]` or `[risk]`.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// The list it came from, e.g. `risk.high`.
+    pub key: String,
+    /// The entry exactly as written, including the command word.
+    pub text: String,
+    pub pattern: ArgPattern,
+    pub at: Place,
+}
+
+/// A `[risk]` entry: the risk of a command when its arguments match.
+#[derive(Debug, Clone)]
+pub(crate) struct RiskRule {
+    pub command: CommandRef,
+    pub risk: Risk,
+    pub entry: Entry,
 }
 
 /// A `[rules]` entry: a command and an argument pattern.
@@ -238,7 +314,8 @@ impl Unresolved {
             .iter_mut()
             .map(|l| &mut l.command)
             .chain(settings.tables.iter_mut().map(|t| &mut t.command))
-            .chain(settings.rules.iter_mut().map(|r| &mut r.command));
+            .chain(settings.rules.iter_mut().map(|r| &mut r.command))
+            .chain(settings.risks.iter_mut().map(|r| &mut r.command));
         for command in commands {
             command.targets = resolver.targets(&command.name);
         }
@@ -324,6 +401,12 @@ impl Policy {
                 .iter()
                 .map(|r| (&r.command, r.rule.at.offset)),
         );
+        refs.extend(
+            self.settings
+                .risks
+                .iter()
+                .map(|r| (&r.command, r.entry.at.offset)),
+        );
         refs.sort_by_key(|(_, offset)| *offset);
         let mut names: Vec<&str> = Vec::new();
         for (command, _) in refs {
@@ -358,6 +441,25 @@ impl Policy {
 
     pub(crate) fn rules(&self) -> &[Rule] {
         &self.settings.rules
+    }
+
+    pub(crate) fn risks(&self) -> &[RiskRule] {
+        &self.settings.risks
+    }
+
+    /// Whether rsh's built-in classification of commands by risk applies (`[risk] builtin`).
+    pub fn builtin_risk(&self) -> bool {
+        self.settings.builtin_risk
+    }
+
+    /// `[shell] mode`.
+    pub fn mode(&self) -> Mode {
+        self.settings.mode
+    }
+
+    /// `[shell] strict`: every command that is not low-risk needs confirmation.
+    pub fn strict(&self) -> bool {
+        self.settings.strict
     }
 }
 
@@ -402,6 +504,11 @@ struct Built {
     rules: Vec<Rule>,
     sandbox: SandboxConfig,
     sensitive: Sensitive,
+    mode: Mode,
+    strict: bool,
+    risks: Vec<RiskRule>,
+    /// Whether the built-in classification of commands applies (`risk.builtin`).
+    builtin_risk: bool,
 }
 
 /// Validation errors found so far; the one reported is the first in the file.
@@ -566,6 +673,7 @@ impl Loader<'_> {
         settings.listed.sort_by_key(|l| l.at.offset);
         settings.tables.sort_by_key(|t| t.at.offset);
         settings.rules.sort_by_key(|r| r.rule.at.offset);
+        settings.risks.sort_by_key(|r| r.entry.at.offset);
         Ok(Unresolved(Policy {
             origin: self.origin.to_owned(),
             resolve_dirs,
@@ -592,7 +700,36 @@ impl Loader<'_> {
         let rules = self.rules(raw.rules.unwrap_or_default(), problems);
         let sandbox = self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, problems);
         let sensitive = self.sensitive(raw.sensitive.unwrap_or_default(), problems);
+        let mode = shell.mode.map_or(Mode::Enforce, |mode| {
+            match mode.get_ref().as_str() {
+                "enforce" => Mode::Enforce,
+                "readonly" => Mode::Readonly,
+                "audit" => Mode::Audit,
+                other => {
+                    problems.add(
+                        mode.span().start,
+                        format!(
+                            r#"shell.mode: expected "enforce", "readonly" or "audit", found {other:?}"#
+                        ),
+                    );
+                    Mode::Enforce
+                }
+            }
+        });
+        // Read-only is the kernel's too: the programs that run get no write roots, so what
+        // the classification gets wrong still writes nothing.
+        let mut sandbox = sandbox;
+        if mode == Mode::Readonly
+            && let Some(paths) = &mut sandbox.paths
+        {
+            paths.write.clear();
+        }
+        let (risks, builtin_risk) = self.risk(raw.risk.unwrap_or_default(), problems);
         Built {
+            mode,
+            strict: shell.strict.unwrap_or(false),
+            risks,
+            builtin_risk,
             search_path,
             unknown,
             unknown_at,
@@ -859,6 +996,9 @@ impl Loader<'_> {
             at: self.place(name.span().start),
             default,
             patterns,
+            risk: table
+                .risk
+                .map(|r| (*r.get_ref(), self.place(r.span().start))),
             network: table.network,
             subprocesses: table.subprocesses,
         })
@@ -866,14 +1006,58 @@ impl Loader<'_> {
 
     /// `[rules]`: a command word, then an argument pattern.
     fn rules(&self, lists: RawLists, problems: &mut Problems) -> Vec<Rule> {
-        let mut rules = Vec::new();
-        for (verdict, list_name, list) in [
+        let lists = vec![
             (Verdict::Allow, "allow", lists.allow),
             (Verdict::Ask, "ask", lists.ask),
             (Verdict::Deny, "deny", lists.deny),
-        ] {
+        ];
+        self.command_patterns("rules", lists, problems)
+            .into_iter()
+            .map(|(verdict, command, entry)| Rule {
+                command,
+                rule: PatternRule {
+                    key: entry.key,
+                    verdict,
+                    text: entry.text,
+                    pattern: entry.pattern,
+                    at: entry.at,
+                },
+            })
+            .collect()
+    }
+
+    /// `[risk]`: the policy's own risk patterns, and whether the built-in classification
+    /// applies.
+    fn risk(&self, raw: RawRisk, problems: &mut Problems) -> (Vec<RiskRule>, bool) {
+        let lists = vec![
+            (Risk::Low, "low", raw.low),
+            (Risk::Medium, "medium", raw.medium),
+            (Risk::High, "high", raw.high),
+        ];
+        let rules = self
+            .command_patterns("risk", lists, problems)
+            .into_iter()
+            .map(|(risk, command, entry)| RiskRule {
+                command,
+                risk,
+                entry,
+            })
+            .collect();
+        (rules, raw.builtin.unwrap_or(true))
+    }
+
+    /// The lists of a table of whole-command patterns (`[rules]`, `[risk]`): each entry a
+    /// command word, then an argument pattern, with the value its list stands for.
+    fn command_patterns<T: Copy>(
+        &self,
+        table: &str,
+        lists: Vec<(T, &str, Option<SpannedList>)>,
+        problems: &mut Problems,
+    ) -> Vec<(T, CommandRef, Entry)> {
+        let mut out = Vec::new();
+        for (value, list_name, list) in lists {
             let Some(list) = list else { continue };
-            let key = format!("{}rules.{list_name}", self.section_at(list.span().start));
+            let key = format!("{}{table}.{list_name}", self.section_at(list.span().start));
             let mut seen = Seen::default();
             for entry in list.into_inner() {
                 let offset = entry.span().start;
@@ -883,21 +1067,21 @@ impl Loader<'_> {
                     continue;
                 }
                 match parse_rule(&text) {
-                    Ok((command, pattern)) => rules.push(Rule {
-                        command: CommandRef::named(&command),
-                        rule: PatternRule {
+                    Ok((command, pattern)) => out.push((
+                        value,
+                        CommandRef::named(&command),
+                        Entry {
                             key: key.clone(),
-                            verdict,
                             text,
                             pattern,
                             at: self.place(offset),
                         },
-                    }),
+                    )),
                     Err(e) => problems.add(offset, format!("{key}: invalid rule {text:?}: {e}")),
                 }
             }
         }
-        rules
+        out
     }
 
     fn pattern_list(

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 use toml::Spanned;
 
-use super::Verdict;
+use super::{Risk, Verdict};
 
 pub(crate) type SpannedList = Spanned<Vec<Spanned<String>>>;
 
@@ -25,6 +25,7 @@ pub(crate) struct RawPolicy {
     pub limits: Option<RawLimits>,
     pub env: Option<RawEnv>,
     pub sensitive: Option<RawSensitive>,
+    pub risk: Option<RawRisk>,
     pub users: Option<BTreeMap<String, Spanned<RawSection>>>,
     pub groups: Option<BTreeMap<String, Spanned<RawSection>>>,
 }
@@ -36,7 +37,7 @@ pub(crate) struct RawPolicy {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a policy section (tables `shell`, `commands`, `rules`, `sandbox`, `paths`, `limits`, `env`, `sensitive`)"
+    expecting = "a policy section (tables `shell`, `commands`, `rules`, `sandbox`, `paths`, `limits`, `env`, `sensitive`, `risk`)"
 )]
 pub(crate) struct RawSection {
     pub shell: Option<RawShell>,
@@ -47,6 +48,7 @@ pub(crate) struct RawSection {
     pub limits: Option<RawLimits>,
     pub env: Option<RawEnv>,
     pub sensitive: Option<RawSensitive>,
+    pub risk: Option<RawRisk>,
 }
 
 /// A `[users.NAME]` or `[groups.NAME]` section, with where it is written.
@@ -69,6 +71,7 @@ impl RawPolicy {
             limits: self.limits,
             env: self.env,
             sensitive: self.sensitive,
+            risk: self.risk,
         };
         let named = |map: Option<BTreeMap<String, Spanned<RawSection>>>| {
             let mut sections: Vec<NamedSection> = map
@@ -100,6 +103,8 @@ impl RawSection {
             let s = self.shell.get_or_insert_with(Default::default);
             set(&mut s.path, o.path);
             set(&mut s.unknown, o.unknown);
+            set(&mut s.mode, o.mode);
+            set(&mut s.strict, o.strict);
         }
         if let Some(o) = over.commands {
             let c = self.commands.get_or_insert_with(Default::default);
@@ -150,6 +155,13 @@ impl RawSection {
             set(&mut s.medium, o.medium);
             set(&mut s.allow, o.allow);
             set(&mut s.builtin, o.builtin);
+        }
+        if let Some(o) = over.risk {
+            let r = self.risk.get_or_insert_with(Default::default);
+            set(&mut r.low, o.low);
+            set(&mut r.medium, o.medium);
+            set(&mut r.high, o.high);
+            set(&mut r.builtin, o.builtin);
         }
     }
 }
@@ -213,6 +225,19 @@ pub(crate) struct RawSensitive {
     pub builtin: Option<bool>,
 }
 
+/// `[risk]`: the risk of commands, by whole-command patterns as in `[rules]`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `low`, `medium`, `high` and `builtin`"
+)]
+pub(crate) struct RawRisk {
+    pub low: Option<SpannedList>,
+    pub medium: Option<SpannedList>,
+    pub high: Option<SpannedList>,
+    pub builtin: Option<bool>,
+}
+
 /// A size in bytes: an integer, or a string with a K, M, G or T suffix (powers of 1024).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Size(pub u64);
@@ -268,11 +293,13 @@ impl Visitor<'_> for SizeVisitor {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table with keys `path` and `unknown`"
+    expecting = "a table with keys `path`, `unknown`, `mode` and `strict`"
 )]
 pub(crate) struct RawShell {
     pub path: Option<SpannedList>,
     pub unknown: Option<Spanned<Verdict>>,
+    pub mode: Option<Spanned<String>>,
+    pub strict: Option<bool>,
 }
 
 /// `[rules]`: three optional lists.
@@ -291,10 +318,11 @@ pub(crate) struct RawLists {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a command table with keys `default`, `allow`, `ask`, `deny`, `network` and `subprocesses`"
+    expecting = "a command table with keys `default`, `allow`, `ask`, `deny`, `risk`, `network` and `subprocesses`"
 )]
 pub(crate) struct RawCommandTable {
     pub default: Option<Spanned<Verdict>>,
+    pub risk: Option<Spanned<Risk>>,
     pub allow: Option<SpannedList>,
     pub ask: Option<SpannedList>,
     pub deny: Option<SpannedList>,
@@ -401,6 +429,33 @@ impl Visitor<'_> for VerdictVisitor {
             "deny" => Ok(Verdict::Deny),
             other => Err(E::custom(format_args!(
                 r#"expected "allow", "ask" or "deny", found {other:?}"#
+            ))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Risk {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(RiskVisitor)
+    }
+}
+
+struct RiskVisitor;
+
+impl Visitor<'_> for RiskVisitor {
+    type Value = Risk;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#""low", "medium" or "high""#)
+    }
+
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<Risk, E> {
+        match value {
+            "low" => Ok(Risk::Low),
+            "medium" => Ok(Risk::Medium),
+            "high" => Ok(Risk::High),
+            other => Err(E::custom(format_args!(
+                r#"expected "low", "medium" or "high", found {other:?}"#
             ))),
         }
     }

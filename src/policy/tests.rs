@@ -128,7 +128,7 @@ fn error_display_names_file_line_and_column() {
     );
     assert_eq!(
         e.to_string(),
-        "/etc/rsh/policy.toml:3:1: unknown key `foo` in [shell] (expected `path` or `unknown`)"
+        "/etc/rsh/policy.toml:3:1: unknown key `foo` in [shell] (expected one of `path`, `unknown`, `mode`, `strict`)"
     );
     let e = PolicyError {
         origin: "p.toml".into(),
@@ -146,7 +146,7 @@ fn rejects_unknown_keys_with_their_line() {
     assert_error(
         "[commands.git]\nallow = []\n\nalow = []\n",
         4,
-        "unknown key `alow` in [commands.git] (expected one of `default`, `allow`, `ask`, `deny`, `network`, `subprocesses`)",
+        "unknown key `alow` in [commands.git] (expected one of `default`, `risk`, `allow`, `ask`, `deny`, `network`, `subprocesses`)",
     );
     assert_error(
         "[commands]\nls = {}\ngit.alow = []\n",
@@ -759,4 +759,52 @@ allow = ["/srv/ann/.env"]
         err.contains("users.ann.sensitive.high: \"x\" is listed twice"),
         "{err}"
     );
+}
+
+#[test]
+fn modes_and_risk_tables_load_and_a_user_section_overrides_them() {
+    let p = load("[shell]\nmode = \"readonly\"\nstrict = true\n[risk]\nlow = [\"make -n :*\"]\n");
+    assert_eq!(p.mode(), Mode::Readonly);
+    assert!(p.strict());
+    assert!(p.builtin_risk());
+    assert_eq!(p.risks().len(), 1);
+    assert_eq!(p.risks()[0].entry.key, "risk.low");
+    assert_eq!(p.risks()[0].entry.at.line, 5);
+    let p = load("");
+    assert_eq!((p.mode(), p.strict()), (Mode::Enforce, false));
+
+    let text = "[shell]\nmode = \"audit\"\n[risk]\nbuiltin = false\n\
+                [users.ann.shell]\nmode = \"readonly\"\n[users.ann.risk]\nhigh = [\"rm :*\"]\n";
+    let ann = Who {
+        user: "ann".into(),
+        groups: Vec::new(),
+    };
+    let p = Unresolved::from_toml_for(text, ORIGIN, Some(""), Some(ann))
+        .unwrap()
+        .resolve();
+    assert_eq!(p.mode(), Mode::Readonly);
+    assert!(!p.builtin_risk());
+    assert_eq!(p.risks()[0].entry.key, "users.ann.risk.high");
+}
+
+#[test]
+fn rejects_bad_modes_and_risks_with_their_place() {
+    assert_error(
+        "[shell]\nmode = \"plan\"\n",
+        2,
+        r#"shell.mode: expected "enforce", "readonly" or "audit""#,
+    );
+    assert_error("[shell]\nstrict = \"yes\"\n", 2, "shell.strict");
+    assert_error(
+        "[commands.ls]\nrisk = \"none\"\n",
+        2,
+        r#"expected "low", "medium" or "high", found "none""#,
+    );
+    assert_error(
+        "[risk]\nlow = [\"ls\", \"ls\"]\n",
+        2,
+        "risk.low: \"ls\" is listed twice",
+    );
+    assert_error("[risk]\nmedium = [\"\"]\n", 2, "risk.medium: invalid rule");
+    assert_error("[risk]\nlowest = []\n", 2, "unknown key `lowest` in [risk]");
 }

@@ -1,3 +1,30 @@
 //! Helpers shared by the integration tests.
 
+// Each test binary compiles this module and uses only some of it.
+#![allow(dead_code)]
+
 pub mod pty;
+
+/// What one run of rsh did.
+pub struct Run {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn of(out: std::process::Output) -> Run {
+        Run {
+            status: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "status: {}\nstdout: {:?}\nstderr: {:?}",
+            self.status, self.stdout, self.stderr
+        )
+    }
+}
