@@ -208,7 +208,9 @@ pub fn load_policy(explicit: Option<&Path>) -> Result<Unresolved, String> {
         }
         Some(file) => Unresolved::load(file, env_path.as_deref(), Owners::RootOr(uid)),
         None if system_exists => Unresolved::load(system, env_path.as_deref(), Owners::RootOr(0)),
-        None => Unresolved::built_in(env_path.as_deref()),
+        // The administrator may add to the built-in policy without replacing it.
+        None => Unresolved::built_in(env_path.as_deref())
+            .and_then(|p| p.include_dir(Path::new(policy::SYSTEM_INCLUDE_DIR), Owners::RootOnly)),
     };
     loaded.map_err(|err| format!("cannot start: policy {err}"))
 }
@@ -297,7 +299,13 @@ fn check_policy(inv: &Invocation) -> i32 {
         ));
     }
     if missing.is_empty() && escapes.is_empty() {
-        let _ = fd::write_all(1, format!("policy {}: ok\n", policy.origin()).as_bytes());
+        let included: Vec<&str> = policy.included().collect();
+        let with = match included.is_empty() {
+            true => String::new(),
+            false => format!(" (with {})", included.join(", ")),
+        };
+        let ok = format!("policy {}{with}: ok\n", policy.origin());
+        let _ = fd::write_all(1, ok.as_bytes());
         0
     } else {
         1

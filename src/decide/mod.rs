@@ -369,7 +369,7 @@ pub fn sensitive(policy: &Policy, path: &Path, home: &Path, write: bool) -> Opti
         key: entry.key.clone(),
         pattern: Some(entry.text.clone()),
         origin: match entry.at {
-            Some(_) => policy.origin().to_owned(),
+            Some(at) => policy.origin_of(at).to_owned(),
             None => "built-in".to_owned(),
         },
         line: entry.at.map(|at| at.line),
@@ -402,7 +402,10 @@ fn rule_ref(policy: &Policy, key: &str, pattern: Option<&str>, at: Option<Place>
     RuleRef {
         key: key.to_owned(),
         pattern: pattern.map(str::to_owned),
-        origin: policy.origin().to_owned(),
+        origin: match at {
+            Some(at) => policy.origin_of(at).to_owned(),
+            None => policy.origin().to_owned(),
+        },
         line: at.map(|at| at.line),
     }
 }

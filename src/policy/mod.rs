@@ -46,6 +46,13 @@ pub const PERMISSIVE_POLICY: &str = include_str!("../../policy/permissive.toml")
 /// Where the system policy lives.
 pub const SYSTEM_POLICY_PATH: &str = "/etc/rsh/policy.toml";
 
+/// The directory beside a policy file whose `*.toml` files add to it.
+pub const INCLUDE_DIR: &str = "policy.d";
+
+/// The include directory of the system policy, also read on top of the built-in default
+/// policy.
+pub const SYSTEM_INCLUDE_DIR: &str = "/etc/rsh/policy.d";
+
 /// What the policy says about a command. Ordered so that combining verdicts is `max()`:
 /// `Allow < Ask < Deny`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -170,7 +177,8 @@ impl std::error::Error for PolicyError {}
 pub(crate) struct Place {
     /// 1-based line.
     pub line: usize,
-    /// Byte offset, used to order entries as they appear in the file.
+    /// Byte offset, used to order entries as they appear in the file; the entries of an
+    /// included file come after those of the files before it.
     pub offset: usize,
 }
 
@@ -265,16 +273,47 @@ impl Unresolved {
         env_path: Option<&str>,
         who: Option<Who>,
     ) -> Result<Unresolved, PolicyError> {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Loader {
-            text,
-            origin,
-            line_starts,
-            who,
-            sections: Vec::new(),
+        Loader::new(text, origin, who, 0).load(env_path)
+    }
+
+    /// Adds the policy files of `dir` (`*.toml`, in name order) to this policy, each with the
+    /// owners a policy file may have. A missing directory adds nothing. Included files add
+    /// entries (see [`Loader::include`]); what they say is decided as if written in the main
+    /// file, and each entry keeps its own file and line.
+    pub fn include_dir(mut self, dir: &Path, owners: Owners) -> Result<Unresolved, PolicyError> {
+        let error = |message: String| PolicyError {
+            origin: dir.display().to_string(),
+            line: None,
+            column: None,
+            message,
+        };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(self),
+            Err(e) => return Err(error(format!("cannot read the include directory: {e}"))),
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.ends_with(".toml") && !n.starts_with('.'))
+            })
+            .collect();
+        files.sort();
+        for file in files {
+            let origin = file.display().to_string();
+            let (text, _) = trust::read_trusted(&file, owners).map_err(|message| PolicyError {
+                origin: origin.clone(),
+                line: None,
+                column: None,
+                message,
+            })?;
+            let base = self.0.next_base();
+            let added = Loader::new(&text, &origin, None, base).include()?;
+            self.0.add(added, base, origin, text.len());
         }
-        .load(env_path)
+        Ok(self)
     }
 
     /// As [`Policy::load`], without looking up the command names, and with the owners the
@@ -285,13 +324,20 @@ impl Unresolved {
         owners: Owners,
     ) -> Result<Unresolved, PolicyError> {
         let origin = path.display().to_string();
-        let (text, _) = trust::read_trusted(path, owners).map_err(|message| PolicyError {
+        let (text, real) = trust::read_trusted(path, owners).map_err(|message| PolicyError {
             origin: origin.clone(),
             line: None,
             column: None,
             message,
         })?;
-        Unresolved::from_toml(&text, &origin, env_path)
+        let policy = Unresolved::from_toml(&text, &origin, env_path)?;
+        // The included files sit beside the policy, not necessarily in the administrator's
+        // directory itself.
+        let owners = match owners {
+            Owners::SystemDir => Owners::RootOnly,
+            other => other,
+        };
+        policy.include_dir(&real.with_file_name(INCLUDE_DIR), owners)
     }
 
     /// As [`Policy::built_in`], without looking up the command names.
@@ -327,6 +373,11 @@ impl Unresolved {
 #[derive(Debug, Clone)]
 pub struct Policy {
     origin: String,
+    /// The files included after the main one: where each one's entries start in the order
+    /// of all entries (see [`Place::offset`]), and its name.
+    included: Vec<(usize, String)>,
+    /// Where the next included file's entries start.
+    end: usize,
     /// Where the command names are looked up: the policy's path, or the absolute entries of
     /// the PATH it was loaded with.
     resolve_dirs: Vec<PathBuf>,
@@ -371,6 +422,39 @@ impl Policy {
     /// The file name or description given when loading.
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// The file an entry is written in: the main policy's origin, or an included file.
+    pub(crate) fn origin_of(&self, at: Place) -> &str {
+        self.included
+            .iter()
+            .rev()
+            .find(|(start, _)| *start <= at.offset)
+            .map_or(&self.origin, |(_, origin)| origin)
+    }
+
+    /// The files included after the main one, in order.
+    pub fn included(&self) -> impl Iterator<Item = &str> {
+        self.included.iter().map(|(_, origin)| origin.as_str())
+    }
+
+    fn next_base(&self) -> usize {
+        self.end
+    }
+
+    /// Adds the entries of an included file, loaded with its offsets starting at `base`.
+    fn add(&mut self, added: Built, base: usize, origin: String, len: usize) {
+        let settings = &mut self.settings;
+        settings.listed.extend(added.listed);
+        settings.tables.extend(added.tables);
+        settings.rules.extend(added.rules);
+        settings.risks.extend(added.risks);
+        let sensitive = added.sensitive;
+        settings.sensitive.high.extend(sensitive.high);
+        settings.sensitive.medium.extend(sensitive.medium);
+        settings.sensitive.allow.extend(sensitive.allow);
+        self.included.push((base, origin));
+        self.end = base + len + 1;
     }
 
     /// The verdict for commands the policy does not name (`[shell] unknown`).
@@ -491,6 +575,9 @@ struct Loader<'t> {
     who: Option<Who>,
     /// Where each `[users.NAME]` and `[groups.NAME]` section is written, with its key prefix.
     sections: Vec<(std::ops::Range<usize>, String)>,
+    /// Added to this text's offsets in the places it records, so that entries of several
+    /// files are ordered file after file.
+    base: usize,
 }
 
 /// The settings of a policy (or of one section), built and checked.
@@ -543,7 +630,82 @@ impl Seen {
     }
 }
 
+impl<'t> Loader<'t> {
+    fn new(text: &'t str, origin: &'t str, who: Option<Who>, base: usize) -> Loader<'t> {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Loader {
+            text,
+            origin,
+            line_starts,
+            who,
+            sections: Vec::new(),
+            base,
+        }
+    }
+}
+
 impl Loader<'_> {
+    /// An included file: it may add to the lists and tables of `[commands]`, `[rules]`,
+    /// `[risk]` and `[sensitive]`, and nothing else. Settings with one value (`[shell]`,
+    /// `[sandbox]`, `[paths]`, ...) and `[users]`/`[groups]` sections stay in the main file,
+    /// so that what an included file can change is easy to see. Its entries are decided as
+    /// if written after the main file's.
+    fn include(self) -> Result<Built, PolicyError> {
+        let raw = match toml::from_str::<RawPolicy>(self.text) {
+            Ok(raw) => raw,
+            Err(e) => {
+                return Err(match DeTable::parse(self.text) {
+                    Err(syntax) => self.syntax_error(&syntax),
+                    Ok(doc) => self.schema_error(&e, doc.get_ref()),
+                });
+            }
+        };
+        let settings = [
+            ("shell", raw.shell.is_some()),
+            ("sandbox", raw.sandbox.is_some()),
+            ("paths", raw.paths.is_some()),
+            ("limits", raw.limits.is_some()),
+            ("env", raw.env.is_some()),
+            ("users", raw.users.is_some()),
+            ("groups", raw.groups.is_some()),
+            (
+                "sensitive.builtin",
+                raw.sensitive.as_ref().is_some_and(|s| s.builtin.is_some()),
+            ),
+            (
+                "risk.builtin",
+                raw.risk.as_ref().is_some_and(|r| r.builtin.is_some()),
+            ),
+        ];
+        if let Some((key, _)) = settings.iter().find(|(_, given)| *given) {
+            let offset = key_offset(self.text, key);
+            let key = if key.contains('.') {
+                (*key).to_owned()
+            } else {
+                format!("[{key}]")
+            };
+            return Err(self.error_at(
+                offset,
+                format!(
+                    "{key} cannot be set in an included file: included files add entries to \
+                     [commands], [rules], [risk] and [sensitive]; set it in the main policy"
+                ),
+            ));
+        }
+        let mut problems = Problems::default();
+        let (raw, _, _) = raw.split();
+        let mut settings = self.section(raw, &mut problems);
+        if let Some((offset, message)) = problems.first() {
+            return Err(self.error_at(Some(offset), message));
+        }
+        // The built-in lists are the main policy's already.
+        settings.sensitive.high.retain(|e| e.at.is_some());
+        settings.sensitive.medium.retain(|e| e.at.is_some());
+        settings.sensitive.allow.retain(|e| e.at.is_some());
+        Ok(settings)
+    }
+
     fn load(mut self, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
         match toml::from_str::<RawPolicy>(self.text) {
             Ok(raw) => self.build(raw, env_path),
@@ -559,7 +721,7 @@ impl Loader<'_> {
     fn place(&self, offset: usize) -> Place {
         Place {
             line: self.position(offset).0,
-            offset,
+            offset: self.base + offset,
         }
     }
 
@@ -676,6 +838,8 @@ impl Loader<'_> {
         settings.risks.sort_by_key(|r| r.entry.at.offset);
         Ok(Unresolved(Policy {
             origin: self.origin.to_owned(),
+            included: Vec::new(),
+            end: self.text.len() + 1,
             resolve_dirs,
             settings,
         }))
@@ -1125,6 +1289,22 @@ fn parse_rule(text: &str) -> Result<(String, ArgPattern), pattern::PatternError>
     let (command, rest) = pattern::split_command_word(text)?;
     identity::check_name(&command).map_err(|message| pattern::PatternError { message })?;
     Ok((command, ArgPattern::parse(rest)?))
+}
+
+/// Where the dotted key `key` (`shell`, `risk.builtin`) is written in `text`.
+fn key_offset(text: &str, key: &str) -> Option<usize> {
+    let doc = DeTable::parse(text).ok()?;
+    let mut table = doc.get_ref();
+    let mut found = None;
+    for part in key.split('.') {
+        let (k, v) = table.get_key_value(part)?;
+        found = Some(k.span().start);
+        match v.get_ref() {
+            DeValue::Table(inner) => table = inner,
+            _ => break,
+        }
+    }
+    found
 }
 
 /// What a byte offset falls on: a key, or a value (or inside one).

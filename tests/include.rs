@@ -1,0 +1,188 @@
+//! The include directory: `policy.d/*.toml` beside a policy file add commands, rules, risks and
+//! sensitive files to it, in name order, each entry keeping its own file and line. They are
+//! trusted like the policy itself and cannot change its settings.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+
+use common::Run;
+
+const RSH: &str = env!("CARGO_BIN_EXE_rsh");
+
+const MAIN: &str = r#"[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+
+[commands]
+allow = ["echo", "ls"]
+deny = ["rm"]
+"#;
+
+struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Case {
+    /// A policy with `files` (name, text) in its include directory.
+    fn new(files: &[(&str, &str)]) -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("policy.toml"), MAIN).unwrap();
+        fs::create_dir(dir.path().join("policy.d")).unwrap();
+        for (name, text) in files {
+            fs::write(dir.path().join("policy.d").join(name), text).unwrap();
+        }
+        fs::write(dir.path().join("data.txt"), "data\n").unwrap();
+        Case { dir }
+    }
+
+    fn include(&self, name: &str) -> std::path::PathBuf {
+        self.dir.path().join("policy.d").join(name)
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let out = Command::new(RSH)
+            .arg("--policy")
+            .arg(self.dir.path().join("policy.toml"))
+            .args(args)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run rsh");
+        Run::of(out)
+    }
+}
+
+#[test]
+fn included_files_add_entries_that_keep_their_place() {
+    let case = Case::new(&[
+        ("10-team.toml", "[commands]\nallow = [\"cat\", \"touch\"]\n"),
+        ("20-rules.toml", "\n[rules]\ndeny = [\"touch forbidden\"]\n"),
+        ("README", "[shell]\nunknown = \"allow\"\n"),
+        ("off.toml~", "[shell]\nunknown = \"allow\"\n"),
+    ]);
+    let run = case.run(&[
+        "-c",
+        "cat data.txt; touch made; touch forbidden; head data.txt",
+    ]);
+    assert_eq!(run.stdout, "data\n", "{}", run.describe());
+    assert!(case.dir.path().join("made").exists(), "{}", run.describe());
+    assert!(
+        !case.dir.path().join("forbidden").exists(),
+        "{}",
+        run.describe()
+    );
+    let rules = case.include("20-rules.toml");
+    assert!(
+        run.stderr.contains(&format!(
+            "rsh: denied: touch forbidden: matches rules.deny \"touch forbidden\" ({}:3)",
+            rules.display()
+        )),
+        "{}",
+        run.describe()
+    );
+    // Files that are not *.toml are not read: head stays unknown.
+    assert!(
+        run.stderr
+            .contains("rsh: denied: head data.txt: not allowed by the policy"),
+        "{}",
+        run.describe()
+    );
+
+    let run = case.run(&["--explain", "cat data.txt"]);
+    let team = case.include("10-team.toml");
+    assert!(
+        run.stdout
+            .contains(&format!("listed in commands.allow ({}:2)", team.display())),
+        "{}",
+        run.describe()
+    );
+    let run = case.run(&["--check-policy"]);
+    assert!(
+        run.stdout
+            .contains(&format!("(with {}, {})", team.display(), rules.display())),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn an_included_list_cannot_lift_a_listed_denial_nor_change_a_setting() {
+    let case = Case::new(&[("team.toml", "[commands]\nallow = [\"rm\"]\n")]);
+    let run = case.run(&["-c", "rm data.txt"]);
+    assert!(
+        case.dir.path().join("data.txt").exists(),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stderr.contains("listed in commands.deny"),
+        "{}",
+        run.describe()
+    );
+
+    for (text, key, at) in [
+        ("[shell]\nunknown = \"allow\"\n", "[shell]", ":1:2:"),
+        (
+            "[commands]\nallow = []\n[paths]\nwrite = [\"/\"]\n",
+            "[paths]",
+            ":3:2:",
+        ),
+        (
+            "[users.ann.commands]\nallow = [\"rm\"]\n",
+            "[users]",
+            ":1:2:",
+        ),
+        ("[risk]\nbuiltin = false\n", "risk.builtin", ":2:1:"),
+    ] {
+        let case = Case::new(&[("team.toml", text)]);
+        let run = case.run(&["-c", "touch canary"]);
+        assert!(
+            !case.dir.path().join("canary").exists(),
+            "{}",
+            run.describe()
+        );
+        assert_eq!(run.status, 2, "{}", run.describe());
+        let expected = format!(
+            "rsh: cannot start: policy {}{at} {key} cannot be set in an included file",
+            case.include("team.toml").display()
+        );
+        assert!(
+            run.stderr.contains(&expected),
+            "{expected}\n{}",
+            run.describe()
+        );
+    }
+}
+
+#[test]
+fn an_included_file_others_can_write_stops_rsh() {
+    let case = Case::new(&[("team.toml", "[commands]\nallow = [\"touch\"]\n")]);
+    let file = case.include("team.toml");
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o666)).unwrap();
+    let run = case.run(&["-c", "echo ran; touch canary"]);
+    assert_eq!(run.stdout, "", "{}", run.describe());
+    assert!(!case.dir.path().join("canary").exists());
+    assert!(
+        run.stderr.contains(&format!(
+            "the file {} is writable by its group and by everyone (mode 0666)",
+            file.display()
+        )),
+        "{}",
+        run.describe()
+    );
+    // A bad pattern in an included file names that file.
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::write(&file, "[rules]\n\nallow = [\"\"]\n").unwrap();
+    let run = case.run(&["-c", "echo ran"]);
+    assert_eq!(run.stdout, "", "{}", run.describe());
+    assert!(
+        run.stderr.contains(&format!(
+            "{}:3:10: rules.allow: invalid rule",
+            file.display()
+        )),
+        "{}",
+        run.describe()
+    );
+}
