@@ -6,11 +6,8 @@ mod common;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::process::{Command, Stdio};
 
-use common::Run;
-
-const RSH: &str = env!("CARGO_BIN_EXE_rsh");
+use common::{Run, run_rsh};
 
 const MAIN: &str = r#"[shell]
 path = ["/usr/local/bin", "/usr/bin", "/bin"]
@@ -42,15 +39,7 @@ impl Case {
     }
 
     fn run(&self, args: &[&str]) -> Run {
-        let out = Command::new(RSH)
-            .arg("--policy")
-            .arg(self.dir.path().join("policy.toml"))
-            .args(args)
-            .current_dir(self.dir.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run rsh");
-        Run::of(out)
+        run_rsh(&self.dir.path().join("policy.toml"), self.dir.path(), args)
     }
 }
 

@@ -8,13 +8,10 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 mod common;
 
-use common::Run;
-
-const RSH: &str = env!("CARGO_BIN_EXE_rsh");
+use common::{Run, run_rsh};
 
 fn policy(shell: &str, extra: &str) -> String {
     format!(
@@ -52,15 +49,7 @@ impl Case {
     }
 
     fn run_with(&self, policy: &str, args: &[&str]) -> Run {
-        let out = Command::new(RSH)
-            .arg("--policy")
-            .arg(self.path(policy))
-            .args(args)
-            .current_dir(self.dir.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run rsh");
-        Run::of(out)
+        run_rsh(&self.path(policy), self.dir.path(), args)
     }
 
     fn run(&self, script: &str) -> Run {

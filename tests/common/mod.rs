@@ -28,3 +28,16 @@ impl Run {
         )
     }
 }
+
+/// Runs the rsh under test with `--policy POLICY ARGS…` in `dir`, stdin empty.
+pub fn run_rsh(policy: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rsh"))
+        .arg("--policy")
+        .arg(policy)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run rsh");
+    Run::of(out)
+}
