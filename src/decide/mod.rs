@@ -238,6 +238,64 @@ fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
     (verdict, rule, reason)
 }
 
+/// Decisions already made under one policy. A decision depends on nothing but the policy
+/// and the request (`decide` is pure), so it is kept by the request: argv and the program's
+/// identity (a builtin's name; a file's canonical path, device and inode). Commands that
+/// repeat (a loop, an agent running the same check again) are decided once.
+pub struct Cache {
+    decisions: lru::LruCache<Key, Decision>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    argv: Vec<String>,
+    program: ProgramKey,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ProgramKey {
+    Builtin(String),
+    External {
+        path: std::path::PathBuf,
+        dev: u64,
+        ino: u64,
+    },
+}
+
+impl Cache {
+    /// How many decisions a shell keeps.
+    pub const SIZE: usize = 1024;
+
+    pub fn new(size: usize) -> Cache {
+        let size = std::num::NonZeroUsize::new(size).unwrap_or(std::num::NonZeroUsize::MIN);
+        Cache {
+            decisions: lru::LruCache::new(size),
+        }
+    }
+
+    /// As [`decide`], from the cache when this request was decided before. The cache must
+    /// only ever see one policy.
+    pub fn decide(&mut self, policy: &Policy, request: &Request) -> Decision {
+        let key = Key {
+            argv: request.argv.to_vec(),
+            program: match request.program {
+                Program::Builtin(name) => ProgramKey::Builtin(name.to_owned()),
+                Program::External { path, dev, ino } => ProgramKey::External {
+                    path: path.to_path_buf(),
+                    dev,
+                    ino,
+                },
+            },
+        };
+        if let Some(decision) = self.decisions.get(&key) {
+            return decision.clone();
+        }
+        let decision = decide(policy, request);
+        self.decisions.put(key, decision.clone());
+        decision
+    }
+}
+
 /// Whether the policy's `command` names `program`.
 fn is(command: &CommandRef, program: &Program) -> bool {
     match *program {
@@ -1009,6 +1067,31 @@ allow = ["npm run test:*"]
         let off = fx.policy("", "[risk]\nbuiltin = false\n");
         assert_eq!(run(&off, &fx.exe("cat"), "cat a").risk, Risk::Medium);
         assert_eq!(builtin(&off, "cd /").risk, Risk::Medium);
+    }
+
+    #[test]
+    fn the_cache_answers_as_decide_does_and_keeps_programs_apart() {
+        let fx = Fixture::new(&["tool", "other"]);
+        let p = fx.policy(
+            "",
+            "[commands]\nallow = [\"tool\"]\n[commands.tool]\ndeny = [\"-x\"]\n",
+        );
+        let mut cache = Cache::new(2);
+        let (tool, other) = (fx.exe("tool"), fx.exe("other"));
+        for _ in 0..2 {
+            for (exe, line) in [(&tool, "tool -x"), (&tool, "tool -y"), (&other, "tool -y")] {
+                let argv = words(line);
+                let request = Request {
+                    argv: &argv,
+                    program: Program::External {
+                        path: &exe.path,
+                        dev: exe.dev,
+                        ino: exe.ino,
+                    },
+                };
+                assert_eq!(cache.decide(&p, &request), decide(&p, &request), "{line}");
+            }
+        }
     }
 
     #[test]

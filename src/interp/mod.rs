@@ -88,6 +88,8 @@ pub struct Shell {
     positional: Vec<String>,
     last_status: i32,
     policy: Arc<Policy>,
+    /// Decisions made under `policy` (which never changes for a shell).
+    decisions: std::cell::RefCell<crate::decide::Cache>,
     mode: Mode,
     shell_pid: i32,
     call_depth: usize,
@@ -154,6 +156,9 @@ impl Shell {
             positional,
             last_status: 0,
             policy,
+            decisions: std::cell::RefCell::new(crate::decide::Cache::new(
+                crate::decide::Cache::SIZE,
+            )),
             mode,
             shell_pid,
             call_depth: 0,

@@ -675,13 +675,14 @@ impl Shell {
     }
 
     pub(crate) fn decide_builtin(&self, argv: &[String]) -> Decision {
-        decide::decide(
-            self.policy(),
-            &Request {
-                argv,
-                program: decide::Program::Builtin(&argv[0]),
-            },
-        )
+        self.decide(&Request {
+            argv,
+            program: decide::Program::Builtin(&argv[0]),
+        })
+    }
+
+    fn decide(&self, request: &Request) -> Decision {
+        self.decisions.borrow_mut().decide(&self.policy, request)
     }
 
     fn decide_external(&self, argv: &[String], resolved: &Resolved) -> Vec<Refusal> {
@@ -702,17 +703,14 @@ impl Shell {
     }
 
     fn decide_file(&self, argv: &[String], file: &Resolved) -> Decision {
-        decide::decide(
-            self.policy(),
-            &Request {
-                argv,
-                program: decide::Program::External {
-                    path: &file.canonical,
-                    dev: file.dev,
-                    ino: file.ino,
-                },
+        self.decide(&Request {
+            argv,
+            program: decide::Program::External {
+                path: &file.canonical,
+                dev: file.dev,
+                ino: file.ino,
             },
-        )
+        })
     }
 
     fn report_refusal(&self, argv: &[String], refusal: &Refusal) -> i32 {
