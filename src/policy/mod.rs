@@ -62,38 +62,6 @@ pub enum Verdict {
     Deny,
 }
 
-impl Verdict {
-    /// The word used in policy files: "allow", "ask" or "deny".
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Allow => "allow",
-            Verdict::Ask => "ask",
-            Verdict::Deny => "deny",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Verdict {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Verdict, String> {
-        match s {
-            "allow" => Ok(Verdict::Allow),
-            "ask" => Ok(Verdict::Ask),
-            "deny" => Ok(Verdict::Deny),
-            other => Err(format!(
-                r#"expected "allow", "ask" or "deny", found {other:?}"#
-            )),
-        }
-    }
-}
-
 /// How much harm a command can do, by what it is known to do with its arguments. Ordered:
 /// `Low < Medium < High`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -105,23 +73,6 @@ pub enum Risk {
     /// Hard to undo (recursive removal, force pushes, raw disk writes), or runs what rsh
     /// cannot see.
     High,
-}
-
-impl Risk {
-    /// The word used in policy files: "low", "medium" or "high".
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Risk::Low => "low",
-            Risk::Medium => "medium",
-            Risk::High => "high",
-        }
-    }
-}
-
-impl fmt::Display for Risk {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// `[shell] mode`: what the decisions are used for.
@@ -137,15 +88,47 @@ pub enum Mode {
     Audit,
 }
 
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Enforce => "enforce",
-            Mode::Readonly => "readonly",
-            Mode::Audit => "audit",
+/// The words a policy file uses for the values of an enum: `as_str`, `Display`, `FromStr`
+/// (whose error lists the words) and `Deserialize`, all from one list.
+macro_rules! policy_words {
+    ($ty:ident { $($variant:ident => $word:literal),+ $(,)? }) => {
+        impl $ty {
+            /// The word used in policy files.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $word),+
+                }
+            }
+
+            const WORDS: &'static [(&'static str, $ty)] = &[$(($word, $ty::$variant)),+];
         }
-    }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$ty, String> {
+                schema::word(s, $ty::WORDS)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<$ty, D::Error> {
+                deserializer.deserialize_str(schema::WordVisitor($ty::WORDS))
+            }
+        }
+    };
 }
+
+policy_words!(Verdict { Allow => "allow", Ask => "ask", Deny => "deny" });
+policy_words!(Risk { Low => "low", Medium => "medium", High => "high" });
+policy_words!(Mode { Enforce => "enforce", Readonly => "readonly", Audit => "audit" });
+policy_words!(SandboxMode { Enforce => "enforce", Degraded => "degraded", Off => "off" });
 
 /// A policy that cannot be used. Displays as `ORIGIN:LINE:COLUMN: MESSAGE` (or `ORIGIN: MESSAGE`
 /// when there is no position, as for a file that cannot be read).
@@ -309,7 +292,7 @@ impl Unresolved {
                 column: None,
                 message,
             })?;
-            let base = self.0.next_base();
+            let base = self.0.end;
             let added = Loader::new(&text, &origin, None, base).include()?;
             self.0.add(added, base, origin, text.len());
         }
@@ -436,10 +419,6 @@ impl Policy {
     /// The files included after the main one, in order.
     pub fn included(&self) -> impl Iterator<Item = &str> {
         self.included.iter().map(|(_, origin)| origin.as_str())
-    }
-
-    fn next_base(&self) -> usize {
-        self.end
     }
 
     /// Adds the entries of an included file, loaded with its offsets starting at `base`.
@@ -652,15 +631,7 @@ impl Loader<'_> {
     /// so that what an included file can change is easy to see. Its entries are decided as
     /// if written after the main file's.
     fn include(self) -> Result<Built, PolicyError> {
-        let raw = match toml::from_str::<RawPolicy>(self.text) {
-            Ok(raw) => raw,
-            Err(e) => {
-                return Err(match DeTable::parse(self.text) {
-                    Err(syntax) => self.syntax_error(&syntax),
-                    Ok(doc) => self.schema_error(&e, doc.get_ref()),
-                });
-            }
-        };
+        let raw = self.parse()?;
         let settings = [
             ("shell", raw.shell.is_some()),
             ("sandbox", raw.sandbox.is_some()),
@@ -707,15 +678,20 @@ impl Loader<'_> {
     }
 
     fn load(mut self, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
-        match toml::from_str::<RawPolicy>(self.text) {
-            Ok(raw) => self.build(raw, env_path),
+        let raw = self.parse()?;
+        self.build(raw, env_path)
+    }
+
+    /// The text read into the schema.
+    fn parse(&self) -> Result<RawPolicy, PolicyError> {
+        toml::from_str::<RawPolicy>(self.text).map_err(|e| {
             // Parse again, without the schema, to tell a syntax error from a schema error and
             // to find the key the schema error is about.
-            Err(e) => Err(match DeTable::parse(self.text) {
+            match DeTable::parse(self.text) {
                 Err(syntax) => self.syntax_error(&syntax),
                 Ok(doc) => self.schema_error(&e, doc.get_ref()),
-            }),
-        }
+            }
+        })
     }
 
     fn place(&self, offset: usize) -> Place {
@@ -864,22 +840,7 @@ impl Loader<'_> {
         let rules = self.rules(raw.rules.unwrap_or_default(), problems);
         let sandbox = self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, problems);
         let sensitive = self.sensitive(raw.sensitive.unwrap_or_default(), problems);
-        let mode = shell.mode.map_or(Mode::Enforce, |mode| {
-            match mode.get_ref().as_str() {
-                "enforce" => Mode::Enforce,
-                "readonly" => Mode::Readonly,
-                "audit" => Mode::Audit,
-                other => {
-                    problems.add(
-                        mode.span().start,
-                        format!(
-                            r#"shell.mode: expected "enforce", "readonly" or "audit", found {other:?}"#
-                        ),
-                    );
-                    Mode::Enforce
-                }
-            }
-        });
+        let mode = shell.mode.unwrap_or_default();
         // Read-only is the kernel's too: the programs that run get no write roots, so what
         // the classification gets wrong still writes nothing.
         let mut sandbox = sandbox;
@@ -995,21 +956,8 @@ impl Loader<'_> {
     ) -> SandboxConfig {
         let mut config = SandboxConfig::default();
         if let Some(raw) = raw {
-            if let Some(mode) = &raw.mode {
-                config.mode = match mode.get_ref().as_str() {
-                    "enforce" => SandboxMode::Enforce,
-                    "degraded" => SandboxMode::Degraded,
-                    "off" => SandboxMode::Off,
-                    other => {
-                        problems.add(
-                            mode.span().start,
-                            format!(
-                                r#"sandbox.mode: expected "enforce", "degraded" or "off", found {other:?}"#
-                            ),
-                        );
-                        SandboxMode::Enforce
-                    }
-                };
+            if let Some(mode) = raw.mode {
+                config.mode = mode;
             }
             config.network = raw.network.unwrap_or(false);
             config.subprocesses = raw.subprocesses.unwrap_or(false);

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 use toml::Spanned;
 
-use super::{Risk, Verdict};
+use super::{Mode, Risk, SandboxMode, Verdict};
 
 pub(crate) type SpannedList = Spanned<Vec<Spanned<String>>>;
 
@@ -173,7 +173,7 @@ impl RawSection {
     expecting = "a table with keys `mode`, `network` and `subprocesses`"
 )]
 pub(crate) struct RawSandbox {
-    pub mode: Option<Spanned<String>>,
+    pub mode: Option<SandboxMode>,
     pub network: Option<bool>,
     pub subprocesses: Option<bool>,
 }
@@ -298,7 +298,7 @@ impl Visitor<'_> for SizeVisitor {
 pub(crate) struct RawShell {
     pub path: Option<SpannedList>,
     pub unknown: Option<Spanned<Verdict>>,
-    pub mode: Option<Spanned<String>>,
+    pub mode: Option<Mode>,
     pub strict: Option<bool>,
 }
 
@@ -407,56 +407,35 @@ impl<'de> Visitor<'de> for CommandTableSeed<'_> {
     }
 }
 
-impl<'de> Deserialize<'de> for Verdict {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(VerdictVisitor)
+/// The value of a policy word (see `policy_words!`), one of `words`.
+pub(crate) fn word<T: Copy>(text: &str, words: &[(&str, T)]) -> Result<T, String> {
+    match words.iter().find(|(word, _)| *word == text) {
+        Some(&(_, value)) => Ok(value),
+        None => Err(format!("expected {}, found {text:?}", one_of(words))),
     }
 }
 
-struct VerdictVisitor;
+/// `"a", "b" or "c"`.
+fn one_of<T>(words: &[(&str, T)]) -> String {
+    let quoted: Vec<String> = words.iter().map(|(word, _)| format!("{word:?}")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
 
-impl Visitor<'_> for VerdictVisitor {
-    type Value = Verdict;
+/// Reads a policy word: a string, one of the words.
+pub(crate) struct WordVisitor<T: 'static>(pub &'static [(&'static str, T)]);
+
+impl<T: Copy> Visitor<'_> for WordVisitor<T> {
+    type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(r#""allow", "ask" or "deny""#)
+        f.write_str(&one_of(self.0))
     }
 
-    fn visit_str<E: de::Error>(self, value: &str) -> Result<Verdict, E> {
-        match value {
-            "allow" => Ok(Verdict::Allow),
-            "ask" => Ok(Verdict::Ask),
-            "deny" => Ok(Verdict::Deny),
-            other => Err(E::custom(format_args!(
-                r#"expected "allow", "ask" or "deny", found {other:?}"#
-            ))),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Risk {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(RiskVisitor)
-    }
-}
-
-struct RiskVisitor;
-
-impl Visitor<'_> for RiskVisitor {
-    type Value = Risk;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(r#""low", "medium" or "high""#)
-    }
-
-    fn visit_str<E: de::Error>(self, value: &str) -> Result<Risk, E> {
-        match value {
-            "low" => Ok(Risk::Low),
-            "medium" => Ok(Risk::Medium),
-            "high" => Ok(Risk::High),
-            other => Err(E::custom(format_args!(
-                r#"expected "low", "medium" or "high", found {other:?}"#
-            ))),
-        }
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<T, E> {
+        word(value, self.0).map_err(E::custom)
     }
 }
