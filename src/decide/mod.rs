@@ -243,23 +243,9 @@ fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
 /// identity (a builtin's name; a file's canonical path, device and inode). Commands that
 /// repeat (a loop, an agent running the same check again) are decided once.
 pub struct Cache {
-    decisions: lru::LruCache<Key, Decision>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Key {
-    argv: Vec<String>,
-    program: ProgramKey,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum ProgramKey {
-    Builtin(String),
-    External {
-        path: std::path::PathBuf,
-        dev: u64,
-        ino: u64,
-    },
+    /// Keyed by the request's bytes (see `encode`): a lookup allocates nothing.
+    decisions: lru::LruCache<Vec<u8>, Decision>,
+    scratch: Vec<u8>,
 }
 
 impl Cache {
@@ -270,29 +256,45 @@ impl Cache {
         let size = std::num::NonZeroUsize::new(size).unwrap_or(std::num::NonZeroUsize::MIN);
         Cache {
             decisions: lru::LruCache::new(size),
+            scratch: Vec::new(),
         }
     }
 
     /// As [`decide`], from the cache when this request was decided before. The cache must
     /// only ever see one policy.
     pub fn decide(&mut self, policy: &Policy, request: &Request) -> Decision {
-        let key = Key {
-            argv: request.argv.to_vec(),
-            program: match request.program {
-                Program::Builtin(name) => ProgramKey::Builtin(name.to_owned()),
-                Program::External { path, dev, ino } => ProgramKey::External {
-                    path: path.to_path_buf(),
-                    dev,
-                    ino,
-                },
-            },
-        };
-        if let Some(decision) = self.decisions.get(&key) {
+        encode(request, &mut self.scratch);
+        if let Some(decision) = self.decisions.get(self.scratch.as_slice()) {
             return decision.clone();
         }
         let decision = decide(policy, request);
-        self.decisions.put(key, decision.clone());
+        self.decisions.put(self.scratch.clone(), decision.clone());
         decision
+    }
+}
+
+/// The request as bytes that differ whenever the requests do: the program's identity, then
+/// each argument, every variable-length piece preceded by its length.
+fn encode(request: &Request, out: &mut Vec<u8>) {
+    fn piece(bytes: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(&bytes.len().to_le_bytes());
+        out.extend_from_slice(bytes);
+    }
+    out.clear();
+    match request.program {
+        Program::Builtin(name) => {
+            out.push(b'b');
+            piece(name.as_bytes(), out);
+        }
+        Program::External { path, dev, ino } => {
+            out.push(b'x');
+            out.extend_from_slice(&dev.to_le_bytes());
+            out.extend_from_slice(&ino.to_le_bytes());
+            piece(path.as_os_str().as_encoded_bytes(), out);
+        }
+    }
+    for arg in request.argv {
+        piece(arg.as_bytes(), out);
     }
 }
 
@@ -1092,6 +1094,46 @@ allow = ["npm run test:*"]
                 assert_eq!(cache.decide(&p, &request), decide(&p, &request), "{line}");
             }
         }
+    }
+
+    #[test]
+    fn cache_keys_differ_whenever_requests_do() {
+        let path = std::path::Path::new("/bin/x");
+        let key = |argv: &[&str], builtin: bool| {
+            let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            let program = if builtin {
+                Program::Builtin("x")
+            } else {
+                Program::External {
+                    path,
+                    dev: 1,
+                    ino: 2,
+                }
+            };
+            let mut out = Vec::new();
+            encode(
+                &Request {
+                    argv: &argv,
+                    program,
+                },
+                &mut out,
+            );
+            out
+        };
+        let keys = [
+            key(&["x", "a b"], false),
+            key(&["x", "a", "b"], false),
+            key(&["x", "ab", ""], false),
+            key(&["x", "", "ab"], false),
+            key(&["x", "a", "b"], true),
+            key(&["x"], false),
+        ];
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert_eq!(key(&["x", "a"], false), key(&["x", "a"], false));
     }
 
     #[test]
