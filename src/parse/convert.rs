@@ -14,13 +14,15 @@ use super::{MAX_DEPTH, ParseError, line_column};
 
 pub(super) struct Converter<'a> {
     pub(super) src: &'a str,
-    pub(super) root: Node<'a>,
+    /// None when a line was read without tree-sitter (`fast`): its words hold nothing that
+    /// needs a node looked up.
+    pub(super) root: Option<Node<'a>>,
     /// Offsets of `<>` operators that were rewritten to `>|` before parsing.
     read_write_ops: &'a [usize],
     line_starts: Vec<usize>,
     pub(super) depth: usize,
     /// The source again, shared by every command (see `command_at`).
-    source: Rc<str>,
+    pub(super) source: Rc<str>,
     /// Commands whose leading children were split off as separate lines (see
     /// `leading_assignment_lines`): node id → offset where the command really starts.
     command_starts: std::collections::HashMap<usize, usize>,
@@ -37,7 +39,7 @@ struct Continuation {
 impl<'a> Converter<'a> {
     pub(super) fn new(
         src: &'a str,
-        tree: &'a Tree,
+        tree: Option<&'a Tree>,
         read_write_ops: &'a [usize],
         depth: usize,
     ) -> Converter<'a> {
@@ -45,7 +47,7 @@ impl<'a> Converter<'a> {
         line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
         Converter {
             src,
-            root: tree.root_node(),
+            root: tree.map(Tree::root_node),
             read_write_ops,
             line_starts,
             depth,
@@ -347,21 +349,34 @@ impl<'a> Converter<'a> {
         result.ok_or_else(|| self.syntax("empty list", node.start_byte()))
     }
 
+    /// tree-sitter-bash hangs lists inside pipelines: `a | b | c && d` is a pipeline whose
+    /// last stage is `c && d`, and `a && b 2>&1 | c` one whose first stage is `a && b` with
+    /// the redirection. bash reads both as and-or lists of pipelines (`&&` binds looser than
+    /// `|`), so the commands after such a stage join the list's last pipeline.
     fn pipeline(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
-        let mut pipeline = Pipeline {
-            negated: false,
-            commands: Vec::new(),
-            span: Self::span(node),
+        let mut result = AndOr {
+            first: Pipeline {
+                negated: false,
+                commands: Vec::new(),
+                span: Self::span(node),
+            },
+            rest: Vec::new(),
         };
-        let mut trailing = Vec::new();
+        // Whether the pipeline being built came out of such a list (its span then grows with
+        // every stage added; otherwise it is the node's).
+        let mut from_list = false;
         let mut cursor = node.walk();
         let children: Vec<Node> = node.children(&mut cursor).collect();
         for (index, &child) in children.iter().enumerate() {
+            let current = match result.rest.last_mut() {
+                Some((_, pipeline)) => pipeline,
+                None => &mut result.first,
+            };
             match child.kind() {
                 "|" => {}
                 "|&" => {
                     // `a |& b` is `a 2>&1 | b`, applied after a's own redirections.
-                    let last = pipeline
+                    let last = current
                         .commands
                         .last_mut()
                         .ok_or_else(|| self.unexpected(child))?;
@@ -374,27 +389,26 @@ impl<'a> Converter<'a> {
                     let stage = self.statement(child)?;
                     if index == 0 && stage.rest.is_empty() {
                         // tree-sitter puts `!` on the first command; bash negates the pipeline.
-                        pipeline.negated = stage.first.negated;
+                        current.negated = stage.first.negated;
                     } else if stage.first.negated {
                         return Err(self.syntax("`!` inside a pipeline", child.start_byte()));
                     }
-                    pipeline.commands.extend(stage.first.commands);
+                    current.commands.extend(stage.first.commands);
+                    if from_list || !stage.rest.is_empty() {
+                        current.span.end = current
+                            .commands
+                            .last()
+                            .map_or(current.span.end, command_end);
+                    }
                     if !stage.rest.is_empty() {
-                        // Only a here-document continuation puts a list inside a pipeline, and
-                        // only as the last element.
-                        if index + 1 != children.len() {
-                            return Err(self.unexpected(child));
-                        }
-                        trailing = stage.rest;
+                        result.rest.extend(stage.rest);
+                        from_list = true;
                     }
                 }
                 _ => return Err(self.unexpected(child)),
             }
         }
-        Ok(AndOr {
-            first: pipeline,
-            rest: trailing,
-        })
+        Ok(result)
     }
 
     fn negated(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
@@ -421,7 +435,11 @@ impl<'a> Converter<'a> {
         let mut extra_words = Vec::new();
         let mut continuation = Continuation::default();
         let mut cursor = node.walk();
+        let mut previous_end = None;
         for (i, child) in node.children(&mut cursor).enumerate() {
+            if let Some(end) = previous_end.replace(child.end_byte()) {
+                extra_words.extend(self.skipped_words(end, child.start_byte())?);
+            }
             if node.field_name_for_child(i as u32) == Some("redirect")
                 || child.kind() == "herestring_redirect"
             {
@@ -472,6 +490,30 @@ impl<'a> Converter<'a> {
             }
         }
         Ok(self.extend_with(result, node, continuation))
+    }
+
+    /// Words tree-sitter-bash made no node for: it drops the `-` of `echo a - 2>f`. Plain
+    /// text between two children is read as words; anything else there is refused rather than
+    /// guessed at.
+    fn skipped_words(&mut self, start: usize, end: usize) -> Result<Vec<Word>, ParseError> {
+        let gap = &self.src[start..end.max(start)];
+        let mut words = Vec::new();
+        let mut offset = start;
+        for piece in gap.split([' ', '\t']) {
+            let at = offset;
+            offset += piece.len() + 1;
+            if piece.is_empty() || piece == "\\\n" || piece == "\n" {
+                continue;
+            }
+            let plain = piece.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'_' | b'.' | b'/')
+            });
+            if !plain {
+                return Err(self.syntax(&format!("cannot tell what `{piece}` belongs to"), at));
+            }
+            words.push(self.word(at, at + piece.len())?);
+        }
+        Ok(words)
     }
 
     /// Wraps a command in its pipeline/list continuation (see `Continuation`).
@@ -1400,6 +1442,16 @@ fn leftmost_command(node: Node) -> Option<Node> {
 fn all_children<'a>(node: Node<'a>) -> Vec<Node<'a>> {
     let mut cursor = node.walk();
     node.children(&mut cursor).collect()
+}
+
+/// Where a command ends, without the redirections after a simple command's words (as
+/// tree-sitter's spans have it).
+fn command_end(command: &Command) -> usize {
+    match command {
+        Command::Simple(simple) => simple.span.end,
+        Command::Compound(compound) => compound.span.end,
+        Command::FunctionDef(def) => def.span.end,
+    }
 }
 
 fn single(command: Command, span: Span) -> AndOr {

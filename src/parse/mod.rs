@@ -1,5 +1,9 @@
 //! Parsing: tree-sitter-bash text → rsh's own syntax tree (`ast`).
 //!
+//! Simple lines (commands, quotes, `$name`, pipes, `&&`, `;`, trailing redirections) are read
+//! by `fast` without tree-sitter, into the tree tree-sitter's path would build for them; the
+//! tests hold the two paths to identical trees.
+//!
 //! A tree with ERROR or MISSING nodes is a syntax error and nothing of the line runs; a construct
 //! outside the supported subset is an `Unsupported` error naming the construct and its position.
 //! Parsing never panics and is bounded: NUL bytes, invalid UTF-8, huge inputs and deep nesting
@@ -7,6 +11,7 @@
 
 pub mod ast;
 mod convert;
+mod fast;
 mod scan;
 mod word;
 
@@ -145,8 +150,15 @@ pub(crate) fn parse_at_depth(source: &str, depth: usize) -> Result<Program, Pars
             "nesting deeper than {MAX_DEPTH} levels"
         )));
     }
+    match fast::program(source, depth) {
+        Some(program) => Ok(program),
+        None => parse_with_tree_sitter(source, depth),
+    }
+}
+
+fn parse_with_tree_sitter(source: &str, depth: usize) -> Result<Program, ParseError> {
     let (tree, patched) = parse_tree_repaired(source)?;
-    convert::Converter::new(source, &tree, &patched, depth).program(tree.root_node())
+    convert::Converter::new(source, Some(&tree), &patched, depth).program(tree.root_node())
 }
 
 fn with_parser<R>(f: impl FnOnce(&mut tree_sitter::Parser) -> R) -> R {

@@ -1029,6 +1029,45 @@ fn accepts_pipe_with_stderr_as_a_redirect_on_the_left_command() {
     assert_eq!(show("a | b |& c"), "a | b 2>&1 | c");
 }
 
+/// Through tree-sitter alone, whatever the fast reader would take.
+fn show_with_tree_sitter(text: &str) -> String {
+    match parse_with_tree_sitter(text, 0) {
+        Ok(program) => show_program(&program),
+        Err(err) => panic!("{text:?} should parse, got: {err}"),
+    }
+}
+
+#[test]
+fn and_or_lists_bind_looser_than_pipes_wherever_tree_sitter_puts_them() {
+    // tree-sitter-bash makes `a && b 2>&1` the first stage of a pipeline, and `c && d`
+    // the last stage of `a | b | c && d`.
+    for (text, shown) in [
+        ("a && b 2>&1 | c", "a && b 2>&1 | c"),
+        ("a | b | c && d", "a | b | c && d"),
+        ("a || b >f | c | d && e", "a || b >f | c | d && e"),
+    ] {
+        assert_eq!(show_with_tree_sitter(text), shown, "{text}");
+        assert_eq!(show(text), shown, "{text}");
+    }
+    let program = parse_with_tree_sitter("a && b 2>&1 | c", 0).unwrap();
+    let shape: Vec<usize> = pipelines(&program.body)
+        .iter()
+        .map(|p| p.commands.len())
+        .collect();
+    assert_eq!(shape, [1, 2]);
+}
+
+#[test]
+fn a_dash_before_a_redirection_stays_an_argument() {
+    // tree-sitter-bash makes no node for the `-` of `echo a - 2>f`.
+    for text in ["echo a - 2>f", "echo - 2>f", "cat a - -- 2>&1"] {
+        let words: Vec<&str> = text.split(' ').take_while(|w| !w.contains('>')).collect();
+        let program = parse_with_tree_sitter(text, 0).unwrap();
+        assert_eq!(texts(&first_simple(&program).words), words, "{text}");
+        assert_eq!(argv(text), words, "{text}");
+    }
+}
+
 #[test]
 fn accepts_negation_of_the_whole_pipeline() {
     assert_eq!(pipeline_shape("! a | b"), [(true, 2)]);

@@ -412,7 +412,7 @@ impl<'a> Converter<'a> {
         let at = *pos;
         let text = format!("{PREFIX}{}", &self.src[at..end]);
         let tree = super::parse_tree(&text)?;
-        let mut sub = Converter::new(&text, &tree, &[], self.depth + 1);
+        let mut sub = Converter::new(&text, Some(&tree), &[], self.depth + 1);
         let start = PREFIX.len();
         let found = sub
             .node_starting_at(start, &["command_substitution", "arithmetic_expansion"])
@@ -427,7 +427,7 @@ impl<'a> Converter<'a> {
     }
 
     fn node_starting_at(&self, at: usize, kinds: &[&str]) -> Option<Node<'a>> {
-        let mut node = self.root.descendant_for_byte_range(at, at + 1)?;
+        let mut node = self.root?.descendant_for_byte_range(at, at + 1)?;
         loop {
             // Inside strings tree-sitter sometimes starts the `$(` token at the blank before it.
             let start = node.start_byte();
