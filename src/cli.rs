@@ -262,8 +262,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
 }
 
 /// `--check-policy`: the policy loads (or the error, status 2), and warnings (status 1): what
-/// it names that this system lacks (paths that grant nothing here), and allowed commands that
-/// can run arbitrary code or other programs. Nothing runs.
+/// it names that this system lacks (paths that grant nothing here), allowed commands that can
+/// run arbitrary code or other programs, entries that never decide, and `[users.NAME]` or
+/// `[groups.NAME]` sections for no one. Nothing runs.
 fn check_policy(inv: &Invocation) -> i32 {
     let policy = match load_policy(inv.policy.as_deref()) {
         Ok(policy) => policy.resolve(),
@@ -298,7 +299,14 @@ fn check_policy(inv: &Invocation) -> i32 {
             e.what,
         ));
     }
-    if missing.is_empty() && escapes.is_empty() {
+    let ineffective: Vec<crate::lint::Finding> = crate::lint::unreachable(&policy)
+        .into_iter()
+        .chain(crate::lint::nobody(&policy))
+        .collect();
+    for f in &ineffective {
+        eprint_line(&format!("rsh: warning: policy {}: {}", f.at, f.message));
+    }
+    if missing.is_empty() && escapes.is_empty() && ineffective.is_empty() {
         let included: Vec<&str> = policy.included().collect();
         let with = match included.is_empty() {
             true => String::new(),

@@ -1,5 +1,6 @@
 //! What `--check-policy` says about a policy beyond its syntax: allowed commands that can run
-//! arbitrary code or other programs, found by asking the decision engine itself.
+//! arbitrary code or other programs, found by asking the decision engine itself; entries that
+//! never decide anything; and `[users.NAME]`/`[groups.NAME]` sections for no one.
 //!
 //! For each program known to have such an escape, a typical escaping command line (`find .
 //! -exec sh ;`, `git -c core.pager=sh log`, `python3 -c …`) is decided against the policy,
@@ -13,7 +14,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
 use crate::decide::{self, Program, Request};
-use crate::policy::{Policy, SandboxMode, Verdict};
+use crate::policy::{CommandRef, Place, Policy, SandboxMode, Verdict};
 
 /// How an escape works.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -224,6 +225,143 @@ pub fn escapes(policy: &Policy) -> Vec<Escape> {
     found
 }
 
+/// Something the policy says that has no effect, and where it says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// `FILE:LINE` of the entry.
+    pub at: String,
+    pub message: String,
+    /// Where the entry is in the order of all the policy's files.
+    offset: usize,
+}
+
+fn finding(policy: &Policy, at: Place, message: String) -> Finding {
+    Finding {
+        at: format!("{}:{}", policy.origin_of(at), at.line),
+        message,
+        offset: at.offset,
+    }
+}
+
+/// Whether two names in the policy mean the same program (the same name, or a file both
+/// resolved to).
+fn same_program(a: &CommandRef, b: &CommandRef) -> bool {
+    a.name == b.name || a.targets.iter().any(|t| b.targets.contains(t))
+}
+
+/// Entries that can never decide (see DECISION ORDER in rsh-policy(5)):
+/// - a `[commands]` list entry when a higher verdict's list names the same program, or when
+///   the program's table sets `default`;
+/// - an argument pattern written again for the same program with a higher verdict.
+pub fn unreachable(policy: &Policy) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for entry in policy.listed() {
+        let default = policy
+            .tables()
+            .iter()
+            .filter(|t| same_program(&t.command, &entry.command))
+            .find_map(|t| Some((t, t.default?)));
+        if let Some((table, (verdict, at))) = default {
+            found.push(finding(
+                policy,
+                entry.at,
+                format!(
+                    "{} \"{}\" never decides: {}.default = \"{verdict}\" ({}:{}) decides for that program",
+                    entry.key,
+                    entry.command.name,
+                    table.key,
+                    policy.origin_of(at),
+                    at.line
+                ),
+            ));
+            continue;
+        }
+        let stronger = policy
+            .listed()
+            .iter()
+            .filter(|other| {
+                other.verdict > entry.verdict && same_program(&other.command, &entry.command)
+            })
+            .max_by_key(|other| other.verdict);
+        if let Some(other) = stronger {
+            found.push(finding(
+                policy,
+                entry.at,
+                format!(
+                    "{} \"{}\" never decides: {} \"{}\" ({}:{}) names the same program, and {} wins",
+                    entry.key,
+                    entry.command.name,
+                    other.key,
+                    other.command.name,
+                    policy.origin_of(other.at),
+                    other.at.line,
+                    other.verdict
+                ),
+            ));
+        }
+    }
+    found.extend(repeated_patterns(policy));
+    found.sort_by_key(|f| f.offset);
+    found
+}
+
+/// Argument patterns for one program written twice with different verdicts: when they match,
+/// the higher verdict is the one that counts.
+fn repeated_patterns(policy: &Policy) -> Vec<Finding> {
+    let mut patterns: Vec<(&CommandRef, &crate::policy::PatternRule)> = Vec::new();
+    for table in policy.tables() {
+        patterns.extend(table.patterns.iter().map(|p| (&table.command, p)));
+    }
+    patterns.extend(policy.rules().iter().map(|r| (&r.command, &r.rule)));
+    let mut found = Vec::new();
+    for &(command, rule) in &patterns {
+        let stronger = patterns.iter().find(|(other_command, other)| {
+            other.verdict > rule.verdict
+                && other.pattern.text() == rule.pattern.text()
+                && same_program(other_command, command)
+        });
+        if let Some((_, other)) = stronger {
+            found.push(finding(
+                policy,
+                rule.at,
+                format!(
+                    "{} \"{}\" never decides: {} ({}:{}) has the same pattern for the same program, and {} wins",
+                    rule.key,
+                    rule.text,
+                    other.key,
+                    policy.origin_of(other.at),
+                    other.at.line,
+                    other.verdict
+                ),
+            ));
+        }
+    }
+    found
+}
+
+/// `[users.NAME]` sections naming no user of this system and `[groups.NAME]` sections naming
+/// no group: they apply to no one (a typo, or an account not created yet).
+pub fn nobody(policy: &Policy) -> Vec<Finding> {
+    policy
+        .sections()
+        .iter()
+        .filter(|(kind, name, _)| match *kind {
+            "users" => !matches!(nix::unistd::User::from_name(name), Ok(Some(_))),
+            _ => !matches!(nix::unistd::Group::from_name(name), Ok(Some(_))),
+        })
+        .map(|(kind, name, at)| {
+            let what = if *kind == "users" { "user" } else { "group" };
+            finding(
+                policy,
+                *at,
+                format!(
+                    "[{kind}.{name}] applies to no one: there is no {what} {name} on this system"
+                ),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +382,67 @@ mod tests {
     fn the_shipped_default_policy_allows_no_escape() {
         let p = Policy::from_toml(DEFAULT_POLICY, "default", None).unwrap();
         assert_eq!(escapes(&p), Vec::new());
+    }
+
+    #[test]
+    fn the_shipped_default_policy_has_no_entry_that_never_decides() {
+        let p = Policy::from_toml(DEFAULT_POLICY, "default", None).unwrap();
+        assert_eq!(unreachable(&p), Vec::new());
+    }
+
+    fn messages(found: &[Finding]) -> Vec<String> {
+        found
+            .iter()
+            .map(|f| format!("{}: {}", f.at, f.message))
+            .collect()
+    }
+
+    #[test]
+    fn entries_that_never_decide_are_named_with_what_decides_instead() {
+        let p = policy(
+            "[commands]\nallow = [\"ls\", \"cat\", \"git\", \"wc\"]\ndeny = [\"cat\"]\nask = [\"ls\"]\n\
+             [commands.git]\ndefault = \"ask\"\nallow = [\"status\", \"log\"]\ndeny = [\"status\"]\n\
+             [rules]\nallow = [\"git log\"]\nask = [\"git log\"]\n",
+        );
+        assert_eq!(
+            messages(&unreachable(&p)),
+            [
+                "test.toml:4: commands.allow \"ls\" never decides: commands.ask \"ls\" \
+                 (test.toml:6) names the same program, and ask wins",
+                "test.toml:4: commands.allow \"cat\" never decides: commands.deny \"cat\" \
+                 (test.toml:5) names the same program, and deny wins",
+                "test.toml:4: commands.allow \"git\" never decides: commands.git.default = \
+                 \"ask\" (test.toml:8) decides for that program",
+                "test.toml:9: commands.git.allow \"status\" never decides: commands.git.deny \
+                 (test.toml:10) has the same pattern for the same program, and deny wins",
+                "test.toml:9: commands.git.allow \"log\" never decides: rules.ask \
+                 (test.toml:13) has the same pattern for the same program, and ask wins",
+                "test.toml:12: rules.allow \"git log\" never decides: rules.ask (test.toml:13) \
+                 has the same pattern for the same program, and ask wins",
+            ]
+        );
+        // Different patterns, or the same verdict twice, are not findings.
+        let p = policy(
+            "[commands]\nallow = [\"ls\"]\n[commands.ls]\nallow = [\"-l\"]\ndeny = [\"-R\"]\n\
+             [rules]\nallow = [\"ls -l\"]\n",
+        );
+        assert_eq!(unreachable(&p), Vec::new());
+    }
+
+    #[test]
+    fn user_and_group_sections_for_no_one_are_reported() {
+        let text =
+            "[users.root]\n[users.no-such-user-rsh]\n[groups.root]\n[groups.no-such-group-rsh]\n";
+        let p = Policy::from_toml(text, "test.toml", None).unwrap();
+        assert_eq!(
+            messages(&nobody(&p)),
+            [
+                "test.toml:2: [users.no-such-user-rsh] applies to no one: there is no user \
+                 no-such-user-rsh on this system",
+                "test.toml:4: [groups.no-such-group-rsh] applies to no one: there is no group \
+                 no-such-group-rsh on this system",
+            ]
+        );
     }
 
     #[test]

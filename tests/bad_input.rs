@@ -1097,6 +1097,30 @@ fn check_policy_accepts_a_sound_policy_and_refuses_a_broken_one() {
 }
 
 #[test]
+fn check_policy_names_entries_that_never_decide_and_sections_for_no_one() {
+    let sb = Sandbox::new();
+    let text = "[shell]\npath = [\"/usr/bin\", \"/bin\"]\n\n\
+                [commands]\nallow = [\"ls\", \"cat\"]\ndeny = [\"cat\"]\n\n\
+                [users.no-such-user-rsh]\n";
+    let file = sb.write("dead.toml", text);
+    let run = sb.rsh(&["--check-policy".as_ref(), file.as_os_str()]);
+    assert_eq!(run.status, 1, "{}", run.describe());
+    let f = file.display();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "rsh: warning: policy {f}:5: commands.allow \"cat\" never decides: commands.deny \
+             \"cat\" ({f}:6) names the same program, and deny wins\n\
+             rsh: warning: policy {f}:8: [users.no-such-user-rsh] applies to no one: there is no \
+             user no-such-user-rsh on this system\n"
+        ),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.stdout, "", "{}", run.describe());
+}
+
+#[test]
 fn check_policy_names_allowed_commands_that_escape_it() {
     let sb = Sandbox::new();
     if !Path::new("/bin/sh").exists() {

@@ -365,6 +365,9 @@ pub struct Policy {
     /// the PATH it was loaded with.
     resolve_dirs: Vec<PathBuf>,
     settings: Built,
+    /// Every `[users.NAME]` and `[groups.NAME]` section, whoever it is for: `users` or
+    /// `groups`, the name, and where it is written.
+    sections: Vec<(&'static str, String, Place)>,
 }
 
 impl Policy {
@@ -492,6 +495,11 @@ impl Policy {
 
     pub(crate) fn unknown_at(&self) -> Option<Place> {
         self.settings.unknown_at
+    }
+
+    /// Every `[users.NAME]` and `[groups.NAME]` section: `users` or `groups`, and the name.
+    pub(crate) fn sections(&self) -> &[(&'static str, String, Place)] {
+        &self.sections
     }
 
     pub(crate) fn listed(&self) -> &[Listed] {
@@ -776,6 +784,12 @@ impl Loader<'_> {
     fn build(&mut self, raw: RawPolicy, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
         let mut problems = Problems::default();
         let (mut raw, users, groups) = raw.split();
+        let sections: Vec<(&'static str, String, Place)> = users
+            .iter()
+            .map(|u| ("users", u))
+            .chain(groups.iter().map(|g| ("groups", g)))
+            .map(|(kind, n)| (kind, n.name.clone(), self.place(n.span.start)))
+            .collect();
         if !users.is_empty() || !groups.is_empty() {
             self.sections = self.section_spans();
             // Every section is checked, whoever it is for: a mistake must not wait for the
@@ -818,6 +832,7 @@ impl Loader<'_> {
             end: self.text.len() + 1,
             resolve_dirs,
             settings,
+            sections,
         }))
     }
 
