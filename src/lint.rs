@@ -237,7 +237,7 @@ pub struct Finding {
 
 fn finding(policy: &Policy, at: Place, message: String) -> Finding {
     Finding {
-        at: format!("{}:{}", policy.origin_of(at), at.line),
+        at: policy.location(at),
         message,
         offset: at.offset,
     }
@@ -266,12 +266,11 @@ pub fn unreachable(policy: &Policy) -> Vec<Finding> {
                 policy,
                 entry.at,
                 format!(
-                    "{} \"{}\" never decides: {}.default = \"{verdict}\" ({}:{}) decides for that program",
+                    "{} \"{}\" never decides: {}.default = \"{verdict}\" ({}) decides for that program",
                     entry.key,
                     entry.command.name,
                     table.key,
-                    policy.origin_of(at),
-                    at.line
+                    policy.location(at),
                 ),
             ));
             continue;
@@ -288,13 +287,12 @@ pub fn unreachable(policy: &Policy) -> Vec<Finding> {
                 policy,
                 entry.at,
                 format!(
-                    "{} \"{}\" never decides: {} \"{}\" ({}:{}) names the same program, and {} wins",
+                    "{} \"{}\" never decides: {} \"{}\" ({}) names the same program, and {} wins",
                     entry.key,
                     entry.command.name,
                     other.key,
                     other.command.name,
-                    policy.origin_of(other.at),
-                    other.at.line,
+                    policy.location(other.at),
                     other.verdict
                 ),
             ));
@@ -325,12 +323,11 @@ fn repeated_patterns(policy: &Policy) -> Vec<Finding> {
                 policy,
                 rule.at,
                 format!(
-                    "{} \"{}\" never decides: {} ({}:{}) has the same pattern for the same program, and {} wins",
+                    "{} \"{}\" never decides: {} ({}) has the same pattern for the same program, and {} wins",
                     rule.key,
                     rule.text,
                     other.key,
-                    policy.origin_of(other.at),
-                    other.at.line,
+                    policy.location(other.at),
                     other.verdict
                 ),
             ));

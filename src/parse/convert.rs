@@ -362,12 +362,12 @@ impl<'a> Converter<'a> {
             },
             rest: Vec::new(),
         };
-        // Whether the pipeline being built came out of such a list (its span then grows with
-        // every stage added; otherwise it is the node's).
-        let mut from_list = false;
         let mut cursor = node.walk();
         let children: Vec<Node> = node.children(&mut cursor).collect();
         for (index, &child) in children.iter().enumerate() {
+            // The pipeline being built came out of such a list: its span grows with every
+            // stage added (otherwise it is the node's).
+            let from_list = !result.rest.is_empty();
             let current = match result.rest.last_mut() {
                 Some((_, pipeline)) => pipeline,
                 None => &mut result.first,
@@ -400,10 +400,7 @@ impl<'a> Converter<'a> {
                             .last()
                             .map_or(current.span.end, command_end);
                     }
-                    if !stage.rest.is_empty() {
-                        result.rest.extend(stage.rest);
-                        from_list = true;
-                    }
+                    result.rest.extend(stage.rest);
                 }
                 _ => return Err(self.unexpected(child)),
             }
@@ -1505,7 +1502,8 @@ fn push_redirect(command: &mut Command, redirect: Redirect) -> bool {
     true
 }
 
-fn stderr_to_stdout(span: Span) -> Redirect {
+/// `|&` as the redirection bash makes of it: `2>&1` on the command before the pipe.
+pub(super) fn stderr_to_stdout(span: Span) -> Redirect {
     Redirect {
         fd: Some(2),
         op: RedirOp::DupWrite,

@@ -10,7 +10,7 @@
 //! included: the tests compare the two over the corpus, the compat cases and generated lines.
 
 use super::ast::*;
-use super::convert::Converter;
+use super::convert::{Converter, stderr_to_stdout};
 
 /// Longer lines go to tree-sitter: they are rarely simple, and the saving does not matter.
 const MAX_LINE: usize = 4096;
@@ -87,27 +87,16 @@ fn tokens(src: &[u8]) -> Option<Vec<Token>> {
                 }
                 i = operator(src, i, &mut out)?;
             }
-            b'0'..=b'9' if descriptor_end(src, i).is_some() => {
-                let end = descriptor_end(src, i)?;
-                let fd = std::str::from_utf8(&src[i..end]).ok()?.parse().ok()?;
-                let next = operator(src, end, &mut out)?;
-                match out.last_mut() {
-                    // `0<&-`: tree-sitter-bash reads the digits as an argument first.
-                    Some(Token::Redirect(r)) if r.start == end && r.fd.is_none() && !r.close => {
-                        r.fd = Some(fd);
-                        r.start = i;
-                    }
-                    _ => return None,
-                }
-                i = next;
-            }
             // `==`, `=~` are test operators to tree-sitter-bash, wherever they stand.
             b'=' => return None,
-            _ => {
-                let end = word_end(src, i)?;
-                out.push(Token::Word { start: i, end });
-                i = end;
-            }
+            _ => match descriptor_end(src, i) {
+                Some(end) => i = redirect_with_descriptor(src, i, end, &mut out)?,
+                None => {
+                    let end = word_end(src, i)?;
+                    out.push(Token::Word { start: i, end });
+                    i = end;
+                }
+            },
         }
     }
     Some(out)
@@ -119,14 +108,34 @@ fn digit_before(src: &[u8], at: usize, out: &[Token]) -> bool {
     matches!(out.last(), Some(Token::Word { end, .. }) if *end == at && src[at - 1].is_ascii_digit())
 }
 
-/// Digits written right against `<` or `>` are that redirection's descriptor.
+/// Digits written right against `<` or `>` are that redirection's descriptor: where they end.
 fn descriptor_end(src: &[u8], start: usize) -> Option<usize> {
     let end = start
         + src[start..]
             .iter()
             .take_while(|b| b.is_ascii_digit())
             .count();
-    matches!(src.get(end), Some(b'<' | b'>')).then_some(end)
+    (end > start && matches!(src.get(end), Some(b'<' | b'>'))).then_some(end)
+}
+
+/// Reads the redirection whose descriptor is `src[start..end]`; returns where it ends.
+fn redirect_with_descriptor(
+    src: &[u8],
+    start: usize,
+    end: usize,
+    out: &mut Vec<Token>,
+) -> Option<usize> {
+    let fd = std::str::from_utf8(&src[start..end]).ok()?.parse().ok()?;
+    let next = operator(src, end, out)?;
+    match out.last_mut() {
+        // `0<&-`: tree-sitter-bash reads the digits as an argument first.
+        Some(Token::Redirect(r)) if r.start == end && r.fd.is_none() && !r.close => {
+            r.fd = Some(fd);
+            r.start = start;
+            Some(next)
+        }
+        _ => None,
+    }
 }
 
 /// Reads the operator at `i`, pushes its token, and returns where it ends.
@@ -387,29 +396,24 @@ impl Builder<'_, '_> {
         while let Some(Token::Pipe { start, end, stderr }) = self.peek() {
             self.next += 1;
             if stderr {
-                let span = Span { start, end };
-                let Some(Command::Simple(last)) = commands.last_mut() else {
-                    return None;
-                };
-                last.redirects.push(Redirect {
-                    fd: Some(2),
-                    op: RedirOp::DupWrite,
-                    target: Word::literal("1", span),
-                    span,
-                });
+                let last = commands.last_mut().expect("a pipeline has a first command");
+                last.redirects.push(stderr_to_stdout(Span { start, end }));
             }
             commands.push(self.command()?);
         }
-        let span = pipeline_span(&commands);
+        let span = Span {
+            start: commands.first()?.span.start,
+            end: commands.last()?.span.end,
+        };
         Some(Pipeline {
             negated: false,
-            commands,
+            commands: commands.into_iter().map(Command::Simple).collect(),
             span,
         })
     }
 
     /// Words, then redirections, each with one target word.
-    fn command(&mut self) -> Option<Command> {
+    fn command(&mut self) -> Option<SimpleCommand> {
         let mut words = Vec::new();
         while let Some(Token::Word { start, end }) = self.peek() {
             if words.is_empty() && !command_name(&self.converter.src[start..end]) {
@@ -438,7 +442,7 @@ impl Builder<'_, '_> {
         if matches!(self.peek(), Some(Token::Word { .. })) {
             return None;
         }
-        Some(Command::Simple(SimpleCommand {
+        Some(SimpleCommand {
             assignments: Vec::new(),
             words,
             redirects,
@@ -448,7 +452,7 @@ impl Builder<'_, '_> {
             },
             line: 1,
             source: std::rc::Rc::clone(&self.converter.source),
-        }))
+        })
     }
 
     fn redirect(&mut self, token: RedirectToken) -> Option<Redirect> {
@@ -521,19 +525,6 @@ fn plain_target(text: &str) -> bool {
                         b'_' | b'.' | b'/' | b'~' | b'+' | b',' | b':' | b'@' | b'%' | b'-' | b'$'
                     )
             })
-}
-
-fn pipeline_span(commands: &[Command]) -> Span {
-    let span_of = |command: &Command| match command {
-        Command::Simple(simple) => simple.span,
-        _ => Span::default(),
-    };
-    let first = commands.first().map(span_of).unwrap_or_default();
-    let last = commands.last().map(span_of).unwrap_or_default();
-    Span {
-        start: first.start,
-        end: last.end,
-    }
 }
 
 #[cfg(test)]

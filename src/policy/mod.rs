@@ -419,6 +419,11 @@ impl Policy {
             .map_or(&self.origin, |(_, origin)| origin)
     }
 
+    /// `FILE:LINE` of an entry, naming the file it is written in.
+    pub(crate) fn location(&self, at: Place) -> String {
+        format!("{}:{}", self.origin_of(at), at.line)
+    }
+
     /// The files included after the main one, in order.
     pub fn included(&self) -> impl Iterator<Item = &str> {
         self.included.iter().map(|(_, origin)| origin.as_str())
