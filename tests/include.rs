@@ -63,14 +63,10 @@ fn included_files_add_entries_that_keep_their_place() {
         run.describe()
     );
     let rules = case.include("20-rules.toml");
-    assert!(
-        run.stderr.contains(&format!(
-            "rsh: denied: touch forbidden: matches rules.deny \"touch forbidden\" ({}:3)",
-            rules.display()
-        )),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has(&format!(
+        "rsh: denied: touch forbidden: matches rules.deny \"touch forbidden\" ({}:3)",
+        rules.display()
+    ));
     // Files that are not *.toml are not read: head stays unknown.
     assert!(
         run.stderr
@@ -105,11 +101,7 @@ fn an_included_list_cannot_lift_a_listed_denial_nor_change_a_setting() {
         "{}",
         run.describe()
     );
-    assert!(
-        run.stderr.contains("listed in commands.deny"),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has("listed in commands.deny");
 
     for (text, key, at) in [
         ("[shell]\nunknown = \"allow\"\n", "[shell]", ":1:2:"),
@@ -153,25 +145,17 @@ fn an_included_file_others_can_write_stops_rsh() {
     let run = case.run(&["-c", "echo ran; touch canary"]);
     assert_eq!(run.stdout, "", "{}", run.describe());
     assert!(!case.dir.path().join("canary").exists());
-    assert!(
-        run.stderr.contains(&format!(
-            "the file {} is writable by its group and by everyone (mode 0666)",
-            file.display()
-        )),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has(&format!(
+        "the file {} is writable by its group and by everyone (mode 0666)",
+        file.display()
+    ));
     // A bad pattern in an included file names that file.
     fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
     fs::write(&file, "[rules]\n\nallow = [\"\"]\n").unwrap();
     let run = case.run(&["-c", "echo ran"]);
     assert_eq!(run.stdout, "", "{}", run.describe());
-    assert!(
-        run.stderr.contains(&format!(
-            "{}:3:10: rules.allow: invalid rule",
-            file.display()
-        )),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has(&format!(
+        "{}:3:10: rules.allow: invalid rule",
+        file.display()
+    ));
 }

@@ -116,7 +116,7 @@ fn readonly_runs_readers_and_refuses_every_write() {
     // rm is high risk with -r; without, it is medium: refused either way.
     let run = case.run("rm -f data.txt");
     assert!(exists(&case.path("data.txt")), "{}", run.describe());
-    assert!(run.stderr.contains("medium risk"), "{}", run.describe());
+    run.assert_stderr_has("medium risk");
     let run = case.run("rm -rf data.txt");
     assert!(exists(&case.path("data.txt")), "{}", run.describe());
     assert!(
@@ -164,11 +164,7 @@ fn audit_runs_what_enforce_refuses_and_reports_it() {
     let target = outside.path().join("out");
     let run = case.run(&format!("echo x > {0}; cp moved.txt {0}", target.display()));
     assert!(!exists(&target), "{}", run.describe());
-    assert!(
-        run.stderr.contains("outside the write roots"),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has("outside the write roots");
 }
 
 #[test]
@@ -192,11 +188,7 @@ fn policy_risk_beats_the_built_in_classification() {
     let case = Case::new(r#"mode = "readonly""#, "[risk]\nbuiltin = false\n");
     let run = case.run("ls");
     assert_eq!(run.status, 126, "{}", run.describe());
-    assert!(
-        run.stderr.contains("not known to only read"),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has("not known to only read");
 }
 
 #[test]
@@ -225,11 +217,7 @@ fn readonly_leaves_programs_no_write_roots() {
     fs::remove_file(case.path("copy2")).unwrap();
     let run = case.run(script);
     assert!(!exists(&case.path("copy2")), "{}", run.describe());
-    assert!(
-        run.stderr.contains("Permission denied"),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has("Permission denied");
 }
 
 #[test]
@@ -258,12 +246,8 @@ fn explain_reports_risk_and_what_the_mode_makes_of_it() {
     // In audit mode, explain says the line runs, and what would be reported.
     let case = Case::new(r#"mode = "audit""#, "");
     let run = case.run_with("policy.toml", &["--explain", "mv a b"]);
-    assert!(
-        run.stdout.contains(
-            "decision:  allow: shell.mode = \"audit\": it runs, and rsh reports that it would deny"
-        ),
-        "{}",
-        run.describe()
+    run.assert_stdout_has(
+        "decision:  allow: shell.mode = \"audit\": it runs, and rsh reports that it would deny",
     );
 }
 

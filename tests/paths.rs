@@ -217,14 +217,10 @@ fn sensitive_files_are_refused_under_every_spelling() {
     }
     let run = case.run("cat < .env");
     assert!(!run.stdout.contains(ENV_SECRET), "{}", run.describe());
-    assert!(
-        run.stderr.contains("rsh: denied: .env: "),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has("rsh: denied: .env: ");
     let run = case.run("cp .env copy");
     assert!(!case.work().join("copy").exists(), "{}", run.describe());
-    assert!(run.stderr.contains("reads .env: "), "{}", run.describe());
+    run.assert_stderr_has("reads .env: ");
 }
 
 #[test]
@@ -250,11 +246,7 @@ fn startup_files_may_be_read_but_not_written() {
             "{script} changed .bashrc\n{}",
             run.describe()
         );
-        assert!(
-            run.stderr.contains("sensitive.high \"write:.bashrc\""),
-            "{}",
-            run.describe()
-        );
+        run.assert_stderr_has("sensitive.high \"write:.bashrc\"");
     }
 }
 
@@ -311,12 +303,8 @@ fn a_bad_sensitive_pattern_stops_rsh() {
     let run = case.run("echo ran");
     assert_eq!(run.status, 2, "{}", run.describe());
     assert!(run.stdout.is_empty(), "{}", run.describe());
-    assert!(
-        run.stderr.contains("policy.toml:12:9:")
-            && run.stderr.contains("sensitive.high: \"a/../b\""),
-        "{}",
-        run.describe()
-    );
+    run.assert_stderr_has("policy.toml:12:9:");
+    run.assert_stderr_has("sensitive.high: \"a/../b\"");
 }
 
 #[test]

@@ -27,6 +27,22 @@ impl Run {
             self.status, self.stdout, self.stderr
         )
     }
+
+    pub fn assert_stderr_has(&self, text: &str) {
+        assert!(
+            self.stderr.contains(text),
+            "expected {text:?} on stderr\n{}",
+            self.describe()
+        );
+    }
+
+    pub fn assert_stdout_has(&self, text: &str) {
+        assert!(
+            self.stdout.contains(text),
+            "expected {text:?} on stdout\n{}",
+            self.describe()
+        );
+    }
 }
 
 /// Runs the rsh under test with `--policy POLICY ARGS…` in `dir`, stdin empty.
