@@ -409,6 +409,15 @@ pub fn run(inv: Invocation) -> i32 {
         eprint_line(&format!("rsh: {message}"));
         return 2;
     }
+    let kind = match mode {
+        Mode::Command => crate::audit::Kind::Command,
+        Mode::Interactive => crate::audit::Kind::Interactive,
+        Mode::Script => crate::audit::Kind::Script,
+    };
+    if let Err(message) = shell.start_audit(kind) {
+        eprint_line(&format!("rsh: cannot start: {message}"));
+        return 126;
+    }
     let status = if let Some(command) = &inv.command {
         run_source(&mut shell, command)
     } else if let Some(script) = &inv.script {
@@ -417,6 +426,7 @@ pub fn run(inv: Invocation) -> i32 {
         crate::repl::run_stdin(&mut shell, mode == Mode::Interactive)
     };
     shell.end_process_subs();
+    shell.end_audit(status);
     status
 }
 

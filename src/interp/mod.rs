@@ -6,6 +6,7 @@
 //! copies of the shell that go on interpreting, as in bash. Nothing here runs a program without
 //! a decision; there is no path from a line of text to `execve` that skips `decide`.
 
+mod audit;
 pub mod builtins;
 mod cond;
 pub mod explain;
@@ -135,6 +136,16 @@ pub struct Shell {
     /// Lists of process substitutions still running after their pipeline ended, with the
     /// time their timeout ends them.
     lingering_subs: Vec<(nix::unistd::Pid, Option<Instant>)>,
+    /// The audit trail, once started (`start_audit`).
+    audit: Option<crate::audit::Trail>,
+    /// What was decided about the command being run, for its record.
+    segment: Option<crate::audit::Command>,
+    /// The text and place of the simple command being run.
+    segment_source: Option<(Rc<str>, crate::parse::Span)>,
+    /// In a forked shell: where the record of a program started in place goes.
+    handoff: Option<std::os::fd::OwnedFd>,
+    /// Records forked shells will hand over, by process.
+    handoffs: Vec<audit::Handoff>,
 }
 
 impl Shell {
@@ -183,6 +194,11 @@ impl Shell {
             job_group: None,
             process_subs: Vec::new(),
             lingering_subs: Vec::new(),
+            audit: None,
+            segment: None,
+            segment_source: None,
+            handoff: None,
+            handoffs: Vec::new(),
         };
         shell.init_variables();
         shell
@@ -273,7 +289,13 @@ impl Shell {
     /// built on another thread is waited for first: the child would have no such thread.
     pub(crate) fn fork(&mut self) -> Result<spawn::Fork, nix::errno::Errno> {
         self.settle_descriptors();
-        spawn::fork_shell()
+        let forked = spawn::fork_shell()?;
+        if let Fork::Child = forked {
+            // The parent's: its records are its own to complete.
+            self.handoff = None;
+            self.handoffs.clear();
+        }
+        Ok(forked)
     }
 
     /// Waits for the file-system layer being built on another thread before a redirection
@@ -445,7 +467,7 @@ impl Shell {
                 },
                 _ => first,
             };
-            match self.fork() {
+            match self.fork_waited() {
                 Ok(Fork::Child) => {
                     placement.apply_in_child();
                     self.enter_job(placement);
@@ -471,7 +493,11 @@ impl Shell {
         }
         drop(input);
         let terminal = group.and(first.terminal);
-        let statuses = self.wait_job_statuses(&children, group, terminal, timeout, "pipeline");
+        let statuses: Vec<i32> = self
+            .wait_job_statuses(&children, group, terminal, timeout, "pipeline")
+            .iter()
+            .map(|r| r.status)
+            .collect();
         let status = if self.options.pipefail {
             statuses
                 .iter()
@@ -550,10 +576,11 @@ impl Shell {
         placement: job::Placement,
         timeout: Option<std::time::Duration>,
         what: &str,
-    ) -> i32 {
+    ) -> audit::Reaped {
         let group = placement.apply_in_parent(pid);
         let terminal = group.and(placement.terminal);
-        self.wait_job_statuses(&[pid], group, terminal, timeout, what)[0]
+        self.wait_job_statuses(&[pid], group, terminal, timeout, what)
+            .remove(0)
     }
 
     /// Waits for the processes of a job (`group`: its own process group, if it has one),
@@ -565,7 +592,7 @@ impl Shell {
         terminal: Option<std::os::fd::RawFd>,
         timeout: Option<std::time::Duration>,
         what: &str,
-    ) -> Vec<i32> {
+    ) -> Vec<audit::Reaped> {
         let job = job::Job {
             pids: pids.to_vec(),
             group: group.or(self.job_group),
@@ -593,26 +620,41 @@ impl Shell {
         {
             self.report_signal(*signal, *core);
         }
-        ended
-            .exits
-            .into_iter()
-            .map(|exit| match exit {
+        let mut reaped = Vec::with_capacity(pids.len());
+        for (i, exit) in ended.exits.into_iter().enumerate() {
+            let status = match exit {
                 Ok(exit) => exit.status(),
                 Err(errno) => {
                     self.error(&format!("wait: {}", errno.desc()));
                     127
                 }
-            })
-            .collect()
+            };
+            let one = audit::Reaped {
+                status,
+                exit: exit.ok(),
+                usage: ended.usage[i],
+                timed_out: ended.timed_out,
+            };
+            self.audit_reaped(pids[i], &one);
+            reaped.push(one);
+        }
+        reaped
     }
 
     pub(crate) fn wait_child(&mut self, pid: nix::unistd::Pid) -> i32 {
-        match spawn::wait(pid) {
-            Ok(exit) => {
+        match spawn::wait_with_usage(pid) {
+            Ok((exit, usage)) => {
                 if let spawn::Exit::Signal { signal, core } = exit {
                     self.report_signal(signal, core);
                 }
-                exit.status()
+                let reaped = audit::Reaped {
+                    status: exit.status(),
+                    exit: Some(exit),
+                    usage: Some(usage),
+                    timed_out: false,
+                };
+                self.audit_reaped(pid, &reaped);
+                reaped.status
             }
             Err(errno) => {
                 self.error(&format!("wait: {}", errno.desc()));
@@ -720,7 +762,7 @@ impl Shell {
     }
 
     fn run_subshell(&mut self, list: &List) -> Outcome {
-        match self.fork() {
+        match self.fork_waited() {
             Ok(Fork::Child) => {
                 let status = self.run_in_child(|shell| shell.run_list(list));
                 spawn::exit_child(status);
@@ -1326,7 +1368,7 @@ impl Shell {
                 return String::new();
             }
         };
-        match self.fork() {
+        match self.fork_waited() {
             Ok(Fork::Child) => {
                 drop(read);
                 let _ = fd::install(write, 1);

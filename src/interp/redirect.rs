@@ -310,17 +310,20 @@ impl Shell {
         };
         match decision {
             None => Ok(landing),
-            Some(decision) => Err(ReadError::Denied(format!(
-                "denied: {path}: {}",
-                super::simple::unconfirmed(&decision)
-            ))),
+            Some(decision) => {
+                self.audit_path_refused(&decision);
+                Err(ReadError::Denied(format!(
+                    "denied: {path}: {}",
+                    super::simple::unconfirmed(&decision)
+                )))
+            }
         }
     }
 
     /// What `[shell] mode` and `strict` say about a redirection writing `path`: a write
     /// makes a command medium risk. Terminals, `/dev/null` and the shell's own descriptors
     /// are not files it changes.
-    pub(crate) fn redirect_write(&self, path: &str) -> Result<(), ReadError> {
+    pub(crate) fn redirect_write(&mut self, path: &str) -> Result<(), ReadError> {
         let why = format!("writes {path}");
         // Asked first: in most policies the mode adds nothing, and the file is not looked at.
         let Some(decision) = decide::by_mode(self.policy(), Risk::Medium, &why) else {
@@ -335,10 +338,13 @@ impl Shell {
         });
         match self.unless_audit(&format!("> {path}"), refusal) {
             None => Ok(()),
-            Some(refusal) => Err(ReadError::Denied(format!(
-                "denied: {path}: {}",
-                super::simple::unconfirmed(&refusal.decision)
-            ))),
+            Some(refusal) => {
+                self.audit_path_refused(&refusal.decision);
+                Err(ReadError::Denied(format!(
+                    "denied: {path}: {}",
+                    super::simple::unconfirmed(&refusal.decision)
+                )))
+            }
         }
     }
 

@@ -9,6 +9,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::Instant;
 
 use crate::decide::args::{self, Touch};
 use crate::decide::wrapper::{self, Inner};
@@ -112,6 +113,10 @@ fn is_declaration(name: &str) -> bool {
 impl Shell {
     pub(super) fn run_simple(&mut self, cmd: &SimpleCommand, last_in_process: bool) -> Outcome {
         self.lineno = cmd.line;
+        if self.audit.is_some() {
+            self.segment = None;
+            self.segment_source = Some((cmd.source.clone(), cmd.span));
+        }
         if let Some(outcome) = self.run_alias(cmd) {
             return outcome;
         }
@@ -513,10 +518,14 @@ impl Shell {
         if let Some(by_mode) = self.by_mode(&decisions) {
             decisions.insert(0, by_mode);
         }
-        let refusal = strongest(&decisions)
+        let decided = strongest(&decisions);
+        let refusal = decided
             .filter(|r| r.decision.verdict != Verdict::Allow)
             .cloned();
-        self.unless_audit(&builtins::display_command(argv), refusal)
+        let decided = decided.cloned();
+        let refusal = self.unless_audit(&builtins::display_command(argv), refusal);
+        self.note_segment(argv, target, decided.as_ref(), refusal.is_some());
+        refusal
     }
 
     /// What `[shell] mode` and `strict` add to a command's decisions, going by the riskiest
@@ -713,25 +722,34 @@ impl Shell {
         })
     }
 
-    fn report_refusal(&self, argv: &[String], refusal: &Refusal) -> i32 {
+    fn report_refusal(&mut self, argv: &[String], refusal: &Refusal) -> i32 {
         let command = builtins::display_command(argv);
         let mut reason = unconfirmed(&refusal.decision);
         if let Some(interpreter) = &refusal.interpreter {
             reason = format!("its #! interpreter {interpreter}: {reason}");
         }
         self.error(&format!("denied: {command}: {reason}"));
+        self.audit_refused(argv, refusal);
         126
     }
 
     // ----- execution --------------------------------------------------------------------------
 
     fn run_external(&mut self, argv: &[String], resolved: Resolved, last_in_process: bool) -> i32 {
+        let segment = self.segment.take();
+        if let Err(message) = self.audit_ready() {
+            self.error(&format!("{}: {message}", argv[0]));
+            return 126;
+        }
+        let started = Instant::now();
         let profile = self.profile(argv, &resolved);
         // A script runs as its interpreter, with exactly the argv that was decided for it.
         let (argv, file) = match resolved.kind {
             FileKind::ShellText { ref options } => {
                 let options = options.clone();
-                return self.run_shell_text(argv, &resolved, &options);
+                let status = self.run_shell_text(argv, &resolved, &options);
+                self.audit_ran(segment, started, &super::audit::Reaped::of_status(status));
+                return status;
             }
             FileKind::Script { .. } => {
                 let interpreter_argv = interpreter_argv(argv, &resolved);
@@ -761,17 +779,20 @@ impl Shell {
         if last_in_process {
             // A stage of a pipeline (the rsh waiting for the pipeline enforces its timeout), or
             // `exec` without confinement.
+            self.audit_before_exec(segment);
             let err = spawn::exec_in_place(&program, self.stack_limit);
             return self.exec_failed(&argv[0], err);
         }
         let placement = self.placement();
-        match spawn::spawn(&program, self.stack_limit, placement) {
+        let reaped = match spawn::spawn(&program, self.stack_limit, placement) {
             Ok(pid) => {
                 let timeout = program.confinement().timeout;
                 self.wait_job(pid, placement, timeout, &argv[0])
             }
-            Err(err) => self.exec_failed(&argv[0], err),
-        }
+            Err(err) => super::audit::Reaped::of_status(self.exec_failed(&argv[0], err)),
+        };
+        self.audit_ran(segment, started, &reaped);
+        reaped.status
     }
 
     /// What the command tables of a program (and of its `#!` interpreter) let it do once
@@ -890,7 +911,7 @@ impl Shell {
                 return 2;
             }
         };
-        match self.fork() {
+        match self.fork_waited() {
             Ok(spawn::Fork::Child) => {
                 self.reset_for_script(argv);
                 for option in options {

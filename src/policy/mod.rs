@@ -6,6 +6,7 @@
 //! another part of rsh. Any error in a policy is fatal (rsh refuses to start), so every error
 //! names the file, line, column and key that is wrong.
 
+pub mod audit;
 mod identity;
 pub mod pattern;
 pub mod sandbox;
@@ -22,6 +23,7 @@ use std::str::FromStr;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+pub use audit::AuditConfig;
 pub(crate) use identity::CommandRef;
 use identity::Resolver;
 use pattern::ArgPattern;
@@ -294,7 +296,7 @@ impl Unresolved {
             })?;
             let base = self.0.end;
             let added = Loader::new(&text, &origin, None, base).include()?;
-            self.0.add(added, base, origin, text.len());
+            self.0.add(added, base, origin, &text);
         }
         Ok(self)
     }
@@ -368,6 +370,11 @@ pub struct Policy {
     /// Every `[users.NAME]` and `[groups.NAME]` section, whoever it is for: `users` or
     /// `groups`, the name, and where it is written.
     sections: Vec<(&'static str, String, Place)>,
+    /// `[audit]`.
+    audit: AuditConfig,
+    /// The text of every file the policy was read from (the main one first): its origin and
+    /// SHA-256, for the audit trail.
+    digests: Vec<(String, String)>,
 }
 
 impl Policy {
@@ -430,7 +437,9 @@ impl Policy {
     }
 
     /// Adds the entries of an included file, loaded with its offsets starting at `base`.
-    fn add(&mut self, added: Built, base: usize, origin: String, len: usize) {
+    fn add(&mut self, added: Built, base: usize, origin: String, text: &str) {
+        let len = text.len();
+        self.digests.push((origin.clone(), sha256_hex(text)));
         let settings = &mut self.settings;
         settings.listed.extend(added.listed);
         settings.tables.extend(added.tables);
@@ -528,6 +537,17 @@ impl Policy {
         self.settings.builtin_risk
     }
 
+    /// `[audit]`.
+    pub fn audit(&self) -> &AuditConfig {
+        &self.audit
+    }
+
+    /// Every file the policy was read from, the main one first, with the SHA-256 of its
+    /// text (what `sha256sum FILE` prints).
+    pub fn digests(&self) -> &[(String, String)] {
+        &self.digests
+    }
+
     /// `[shell] mode`.
     pub fn mode(&self) -> Mode {
         self.settings.mode
@@ -537,6 +557,14 @@ impl Policy {
     pub fn strict(&self) -> bool {
         self.settings.strict
     }
+}
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Renders a dotted key the way TOML would need it written: bare segments as they are, others
@@ -651,6 +679,7 @@ impl Loader<'_> {
             ("paths", raw.paths.is_some()),
             ("limits", raw.limits.is_some()),
             ("env", raw.env.is_some()),
+            ("audit", raw.audit.is_some()),
             ("users", raw.users.is_some()),
             ("groups", raw.groups.is_some()),
             (
@@ -786,8 +815,20 @@ impl Loader<'_> {
         self.error_at(span.map(|s| s.start), message)
     }
 
-    fn build(&mut self, raw: RawPolicy, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
+    fn build(
+        &mut self,
+        mut raw: RawPolicy,
+        env_path: Option<&str>,
+    ) -> Result<Unresolved, PolicyError> {
         let mut problems = Problems::default();
+        let audit = match raw.audit.take().map(AuditConfig::from_raw) {
+            None => AuditConfig::default(),
+            Some(Ok(audit)) => audit,
+            Some(Err((offset, message))) => {
+                problems.add(offset, message);
+                AuditConfig::default()
+            }
+        };
         let (mut raw, users, groups) = raw.split();
         let sections: Vec<(&'static str, String, Place)> = users
             .iter()
@@ -838,6 +879,8 @@ impl Loader<'_> {
             resolve_dirs,
             settings,
             sections,
+            audit,
+            digests: vec![(self.origin.to_owned(), sha256_hex(self.text))],
         }))
     }
 

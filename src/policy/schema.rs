@@ -26,6 +26,7 @@ pub(crate) struct RawPolicy {
     pub env: Option<RawEnv>,
     pub sensitive: Option<RawSensitive>,
     pub risk: Option<RawRisk>,
+    pub audit: Option<RawAudit>,
     pub users: Option<BTreeMap<String, Spanned<RawSection>>>,
     pub groups: Option<BTreeMap<String, Spanned<RawSection>>>,
 }
@@ -61,6 +62,7 @@ pub(crate) struct NamedSection {
 impl RawPolicy {
     /// The top-level settings, the `[users.NAME]` sections and the `[groups.NAME]` sections,
     /// each in file order.
+    /// (`[audit]` is for everyone and not part of a section; take it out first.)
     pub fn split(self) -> (RawSection, Vec<NamedSection>, Vec<NamedSection>) {
         let base = RawSection {
             shell: self.shell,
@@ -203,6 +205,20 @@ pub(crate) struct RawLimits {
     pub file_size: Option<Spanned<Size>>,
     pub open_files: Option<Spanned<u64>>,
     pub timeout: Option<Spanned<u64>>,
+}
+
+/// `[audit]`: where the record of every command goes.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `syslog`, `facility`, `socket`, `required` and `fallback`"
+)]
+pub(crate) struct RawAudit {
+    pub syslog: Option<bool>,
+    pub facility: Option<Spanned<String>>,
+    pub socket: Option<Spanned<String>>,
+    pub required: Option<Spanned<bool>>,
+    pub fallback: Option<Spanned<String>>,
 }
 
 /// `[env]`: which variables reach started programs.

@@ -808,3 +808,55 @@ fn rejects_bad_modes_and_risks_with_their_place() {
     assert_error("[risk]\nmedium = [\"\"]\n", 2, "risk.medium: invalid rule");
     assert_error("[risk]\nlowest = []\n", 2, "unknown key `lowest` in [risk]");
 }
+
+#[test]
+fn reads_audit_settings_and_their_defaults() {
+    let p = load("");
+    assert_eq!(p.audit(), &super::AuditConfig::default());
+    assert!(!p.audit().configured);
+    assert_eq!(p.audit().facility, "authpriv");
+    assert_eq!(p.digests().len(), 1);
+    assert_eq!(p.digests()[0].1.len(), 64);
+
+    let p = load(
+        "[audit]\nfacility = \"local3\"\nsocket = \"/run/log\"\nrequired = true\n\
+         fallback = \"/var/log/rsh.jsonl\"\n",
+    );
+    let audit = p.audit();
+    assert!(audit.configured && audit.syslog && audit.required);
+    assert_eq!(audit.facility, "local3");
+    assert_eq!(audit.socket, std::path::Path::new("/run/log"));
+    assert_eq!(
+        audit.fallback.as_deref(),
+        Some(std::path::Path::new("/var/log/rsh.jsonl"))
+    );
+}
+
+#[test]
+fn rejects_bad_audit_settings_with_their_place() {
+    assert_error(
+        "[audit]\nfacility = \"kern\"\n",
+        2,
+        "audit.facility: \"kern\" is not a syslog facility",
+    );
+    assert_error(
+        "[audit]\nsocket = \"dev/log\"\n",
+        2,
+        "audit.socket: \"dev/log\" is not an absolute path",
+    );
+    assert_error(
+        "[audit]\nsyslog = false\nrequired = true\n",
+        3,
+        "audit.required = true needs audit.syslog = true",
+    );
+    assert_error(
+        "[audit]\nfile = \"/x\"\n",
+        2,
+        "unknown key `file` in [audit]",
+    );
+    assert_error(
+        "[users.ann.audit]\nrequired = true\n",
+        1,
+        "unknown key `audit`",
+    );
+}

@@ -31,6 +31,8 @@ pub fn read_to_end(fd: &OwnedFd) -> Result<Vec<u8>, Errno> {
             Ok(0) => return Ok(out),
             Ok(n) => out.extend_from_slice(&buf[..n]),
             Err(Errno::EINTR) => continue,
+            // A non-blocking descriptor with nothing more to read now.
+            Err(Errno::EAGAIN) => return Ok(out),
             Err(errno) => return Err(errno),
         }
     }

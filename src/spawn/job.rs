@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::unistd::Pid;
 
-use super::Exit;
+use super::{Exit, Usage};
 
 /// How long a job that timed out has between SIGTERM and SIGKILL.
 pub const GRACE: Duration = Duration::from_secs(2);
@@ -175,6 +175,8 @@ pub struct Job {
 pub struct Ended {
     /// One per process, in order.
     pub exits: Vec<Result<Exit, Errno>>,
+    /// What each process used, where it was collected.
+    pub usage: Vec<Option<Usage>>,
     /// The deadline passed and the job was ended.
     pub timed_out: bool,
 }
@@ -291,6 +293,7 @@ impl Job {
     pub fn wait(&self, timeout: Option<Duration>, interactive: bool, sweep: bool) -> Ended {
         let blocked = Blocked::new();
         let mut exits: Vec<Option<Result<Exit, Errno>>> = vec![None; self.pids.len()];
+        let mut usage: Vec<Option<Usage>> = vec![None; self.pids.len()];
         let mut deadline = timeout.map(|t| Instant::now() + t);
         let mut timed_out = false;
         let mut killed = false;
@@ -299,7 +302,7 @@ impl Job {
         // gone (SIGKILL for the job after the grace period).
         let mut dying: Option<libc::c_int> = None;
         loop {
-            self.reap(&mut exits, interactive);
+            self.reap(&mut exits, &mut usage, interactive);
             if exits.iter().all(Option::is_some) {
                 break;
             }
@@ -348,7 +351,9 @@ impl Job {
         } else if sweep {
             self.end_leftovers();
         }
-        self.reap_leader();
+        if let Some(used) = self.reap_leader() {
+            usage[0] = Some(used);
+        }
         let exits: Vec<Result<Exit, Errno>> = exits.into_iter().map(Option::unwrap).collect();
         if let Some(sig) = dying {
             drop(blocked);
@@ -370,7 +375,11 @@ impl Job {
             drop(blocked);
             die_by(libc::SIGINT);
         }
-        Ended { exits, timed_out }
+        Ended {
+            exits,
+            usage,
+            timed_out,
+        }
     }
 
     /// Ends what the job's programs left running in its group after they ended themselves
@@ -386,17 +395,23 @@ impl Job {
 
     /// Reaps the leader, kept unreaped (see `reap`) so that its group number stayed the job's
     /// while the job was signalled as a whole.
-    fn reap_leader(&self) {
+    fn reap_leader(&self) -> Option<Usage> {
         if self.own_group().is_some()
             && let Some(&leader) = self.pids.first()
         {
-            let _ = super::wait(leader);
+            return super::wait_with_usage(leader).ok().map(|(_, usage)| usage);
         }
+        None
     }
 
     /// Collects the processes that have ended; handles one that stopped. The leader of the
     /// job's own group is only looked at (WNOWAIT): it stays a zombie until `reap_leader`.
-    fn reap(&self, exits: &mut [Option<Result<Exit, Errno>>], interactive: bool) {
+    fn reap(
+        &self,
+        exits: &mut [Option<Result<Exit, Errno>>],
+        usage: &mut [Option<Usage>],
+        interactive: bool,
+    ) {
         use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
         let keep_leader = self.own_group().is_some();
         for i in 0..self.pids.len() {
@@ -404,27 +419,30 @@ impl Job {
                 continue;
             }
             let pid = self.pids[i];
-            let mut flags = WaitPidFlag::WEXITED | WaitPidFlag::WSTOPPED | WaitPidFlag::WNOHANG;
             if keep_leader && i == 0 {
                 // Stops first (consumed), then the exit without reaping.
-                flags.remove(WaitPidFlag::WEXITED);
-                if let Ok(WaitStatus::Stopped(_, sig)) = retry(|| waitid(Id::Pid(pid), flags)) {
+                let stops = WaitPidFlag::WSTOPPED | WaitPidFlag::WNOHANG;
+                if let Ok(WaitStatus::Stopped(_, sig)) = retry(|| waitid(Id::Pid(pid), stops)) {
                     self.stopped(sig as libc::c_int, interactive, exits);
                 }
-                flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
-            }
-            match retry(|| waitid(Id::Pid(pid), flags)) {
-                Ok(WaitStatus::Exited(_, code)) => exits[i] = Some(Ok(Exit::Code(code))),
-                Ok(WaitStatus::Signaled(_, signal, core)) => {
-                    exits[i] = Some(Ok(Exit::Signal {
-                        signal: signal as i32,
-                        core,
-                    }))
+                let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+                match retry(|| waitid(Id::Pid(pid), peek)) {
+                    Ok(status) => exits[i] = super::ended(status).map(Ok),
+                    Err(errno) => exits[i] = Some(Err(errno)),
                 }
-                Ok(WaitStatus::Stopped(_, sig)) => {
+                continue;
+            }
+            match retry(|| super::wait4(pid, libc::WUNTRACED | libc::WNOHANG)) {
+                Ok(Some((WaitStatus::Stopped(_, sig), _))) => {
                     self.stopped(sig as libc::c_int, interactive, exits)
                 }
-                Ok(_) => {}
+                Ok(Some((status, used))) => {
+                    if let Some(exit) = super::ended(status) {
+                        exits[i] = Some(Ok(exit));
+                        usage[i] = Some(used);
+                    }
+                }
+                Ok(None) => {}
                 Err(errno) => exits[i] = Some(Err(errno)),
             }
         }

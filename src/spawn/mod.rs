@@ -620,21 +620,66 @@ pub fn try_wait(pid: Pid) -> Result<Option<Exit>, Errno> {
 
 /// Waits for one child, retrying on EINTR.
 pub fn wait(pid: Pid) -> Result<Exit, Errno> {
+    wait_with_usage(pid).map(|(exit, _)| exit)
+}
+
+/// What an ended child (with the children it waited for) used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// User and system CPU time.
+    pub cpu: std::time::Duration,
+    /// Largest resident set, KiB.
+    pub max_rss_kib: u64,
+}
+
+impl Usage {
+    fn of(usage: &libc::rusage) -> Usage {
+        let time = |t: libc::timeval| {
+            std::time::Duration::from_secs(t.tv_sec.max(0) as u64)
+                + std::time::Duration::from_micros(t.tv_usec.max(0) as u64)
+        };
+        Usage {
+            cpu: time(usage.ru_utime) + time(usage.ru_stime),
+            max_rss_kib: usage.ru_maxrss.max(0) as u64,
+        }
+    }
+}
+
+/// `wait4`: a child's status change (`flags` as for waitpid) and, once it has ended, what it
+/// used. Ok(None) with WNOHANG while nothing changed.
+pub fn wait4(pid: Pid, flags: libc::c_int) -> Result<Option<(WaitStatus, Usage)>, Errno> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid output buffer.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: both output pointers are to values we own for the call's duration.
+    let rc = unsafe { libc::wait4(pid.as_raw(), &mut status, flags, &mut usage) };
+    match rc {
+        -1 => Err(Errno::last()),
+        0 => Ok(None),
+        _ => Ok(Some((
+            WaitStatus::from_raw(pid, status)?,
+            Usage::of(&usage),
+        ))),
+    }
+}
+
+/// Waits for one child to end, retrying on EINTR; with what it used.
+pub fn wait_with_usage(pid: Pid) -> Result<(Exit, Usage), Errno> {
     loop {
-        match waitpid(pid, Some(WaitPidFlag::empty())) {
-            Ok(status) => {
+        match wait4(pid, 0) {
+            Ok(Some((status, usage))) => {
                 if let Some(exit) = ended(status) {
-                    return Ok(exit);
+                    return Ok((exit, usage));
                 }
             }
-            Err(Errno::EINTR) => continue,
+            Ok(None) | Err(Errno::EINTR) => continue,
             Err(errno) => return Err(errno),
         }
     }
 }
 
 /// How a child ended, if the status says it did.
-fn ended(status: WaitStatus) -> Option<Exit> {
+pub(crate) fn ended(status: WaitStatus) -> Option<Exit> {
     match status {
         WaitStatus::Exited(_, code) => Some(Exit::Code(code)),
         WaitStatus::Signaled(_, signal, core) => Some(Exit::Signal {
@@ -648,6 +693,15 @@ fn ended(status: WaitStatus) -> Option<Exit> {
 /// A pipe whose ends are closed on exec (the shell dup2s them where they belong).
 pub fn pipe() -> Result<(OwnedFd, OwnedFd), Errno> {
     nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+}
+
+/// As [`pipe`], both ends non-blocking too.
+pub fn pipe_nonblocking() -> Result<(OwnedFd, OwnedFd), Errno> {
+    use nix::fcntl::OFlag;
+    let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
+    // In rsh's own range, where redirections cannot reach them.
+    let high = |end: OwnedFd| fd::save(end.as_raw_fd(), crate::SHELL_FDS_FROM)?.ok_or(Errno::EBADF);
+    Ok((high(read)?, high(write)?))
 }
 
 pub mod fd;

@@ -1,0 +1,251 @@
+//! Where records go: the syslog socket, else the fallback file.
+
+use std::io::{BufWriter, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::net::{UnixDatagram, UnixStream};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use syslog::{Facility, Formatter5424, Logger, LoggerBackend};
+
+use crate::policy::AuditConfig;
+use crate::spawn::fd;
+
+/// How long one record may take to send before syslog counts as stuck.
+const SEND_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// After syslog failed to take a record, how long records go straight to the fallback: a
+/// stuck daemon costs one SEND_TIMEOUT per RETRY_AFTER, not one per record.
+const RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// RFC 5424 MSGIDs are numbers in the syslog crate: 1 for every rsh record.
+const MSGID: u32 = 1;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Severity {
+    Info,
+    Notice,
+}
+
+pub struct Sink {
+    syslog: bool,
+    socket: PathBuf,
+    facility: Facility,
+    host: String,
+    required: bool,
+    fallback: Option<PathBuf>,
+    /// No `[audit]` table: where no syslog socket exists at all, records are dropped quietly.
+    quiet_when_absent: bool,
+    logger: Option<Logger<LoggerBackend, Formatter5424>>,
+    file: Option<std::fs::File>,
+    /// What went wrong last time, while syslog is unreachable, and when it failed.
+    failure: Option<(String, std::time::Instant)>,
+    /// The user has been told that records are not reaching syslog.
+    warned: bool,
+}
+
+impl Sink {
+    pub fn new(config: &AuditConfig, host: &str) -> Sink {
+        Sink {
+            syslog: config.syslog,
+            socket: config.socket.clone(),
+            facility: Facility::from_str(&config.facility).unwrap_or(Facility::LOG_AUTHPRIV),
+            host: host.to_owned(),
+            required: config.required,
+            fallback: config.fallback.clone(),
+            quiet_when_absent: !config.configured,
+            logger: None,
+            file: None,
+            failure: None,
+            warned: false,
+        }
+    }
+
+    /// With `required`, whether syslog can take records now (reconnecting if it could not).
+    pub fn ready(&mut self) -> Result<(), String> {
+        if !self.required || self.failure.is_none() {
+            return Ok(());
+        }
+        self.logger = None;
+        match self.connect() {
+            Ok(()) => {
+                self.failure = None;
+                Ok(())
+            }
+            Err(why) => Err(self.refusal(&why)),
+        }
+    }
+
+    /// Sends one record. Err only when records are required and syslog did not take it.
+    pub fn send(&mut self, body: &str, severity: Severity) -> Result<(), String> {
+        if !self.syslog {
+            self.append_to_file(body);
+            return Ok(());
+        }
+        let attempt = match &self.failure {
+            Some((why, when)) if !self.required && when.elapsed() < RETRY_AFTER => Err(why.clone()),
+            _ => self.send_to_syslog(body, severity).inspect_err(|why| {
+                // The connection is made anew for the next attempt.
+                self.logger = None;
+                self.failure = Some((why.clone(), std::time::Instant::now()));
+            }),
+        };
+        match attempt {
+            Ok(()) => {
+                self.failure = None;
+                Ok(())
+            }
+            Err(why) => {
+                if self.required {
+                    return Err(self.refusal(&why));
+                }
+                self.append_to_file(body);
+                let absent = !self.socket.exists();
+                if !(absent && self.quiet_when_absent) {
+                    self.warn(&why);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn send_to_syslog(&mut self, body: &str, severity: Severity) -> Result<(), String> {
+        if self.logger.is_none() {
+            self.connect()?;
+        }
+        let logger = self.logger.as_mut().expect("connected above");
+        // Forked children share the connection; each record names its own process.
+        logger.formatter.pid = std::process::id();
+        let message = (MSGID, Default::default(), body);
+        let sent = match severity {
+            Severity::Info => logger.info(message),
+            Severity::Notice => logger.notice(message),
+        };
+        sent.map_err(|e| match e {
+            syslog::Error::Write(io) => io_reason(&io),
+            other => other.to_string(),
+        })
+    }
+
+    /// Connects to the syslog socket: a datagram socket, or a stream one where the daemon
+    /// listens so. The descriptor is numbered where redirections cannot name it.
+    fn connect(&mut self) -> Result<(), String> {
+        let backend = match connect_datagram(&self.socket) {
+            Ok(socket) => LoggerBackend::Unix(socket),
+            Err(e) if e.raw_os_error() == Some(libc::EPROTOTYPE) => {
+                let stream = connect_stream(&self.socket).map_err(|e| io_reason(&e))?;
+                LoggerBackend::UnixStream(BufWriter::new(stream))
+            }
+            Err(e) => return Err(io_reason(&e)),
+        };
+        let formatter = Formatter5424 {
+            facility: self.facility,
+            hostname: Some(self.host.clone()).filter(|h| !h.is_empty()),
+            process: "rsh".to_owned(),
+            pid: std::process::id(),
+        };
+        self.logger = Some(Logger::new(backend, formatter));
+        Ok(())
+    }
+
+    fn refusal(&self, why: &str) -> String {
+        format!(
+            "audit.required: syslog at {} cannot take records ({why}); nothing runs until it can",
+            self.socket.display()
+        )
+    }
+
+    fn append_to_file(&mut self, body: &str) {
+        let Some(path) = &self.fallback else { return };
+        if self.file.is_none() {
+            match open_append(path) {
+                Ok(file) => self.file = Some(file),
+                Err(e) => {
+                    self.warn_once(&format!(
+                        "cannot write the fallback file {}: {}; records are lost",
+                        path.display(),
+                        io_reason(&e)
+                    ));
+                    return;
+                }
+            }
+        }
+        let mut line = String::with_capacity(body.len() + 1);
+        line.push_str(body);
+        line.push('\n');
+        // One write per record, appended: records of several processes do not interleave.
+        if let Some(file) = &mut self.file
+            && let Err(e) = file.write_all(line.as_bytes())
+        {
+            self.file = None;
+            self.warn_once(&format!(
+                "cannot write {}: {}",
+                path.display(),
+                io_reason(&e)
+            ));
+        }
+    }
+
+    fn warn(&mut self, why: &str) {
+        let whereto = match &self.fallback {
+            Some(path) => format!("records go to {}", path.display()),
+            None => "records are lost (set [audit] fallback, or start a syslog daemon)".to_owned(),
+        };
+        self.warn_once(&format!(
+            "cannot send records to syslog at {} ({why}); {whereto}",
+            self.socket.display()
+        ));
+    }
+
+    fn warn_once(&mut self, message: &str) {
+        if !self.warned {
+            self.warned = true;
+            let _ = fd::write_all(2, format!("rsh: audit: {message}\n").as_bytes());
+        }
+    }
+}
+
+/// `No such file or directory`, without Rust's `(os error 2)`.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        // The send timed out (SO_SNDTIMEO).
+        Some(libc::EAGAIN) => format!("it took nothing for {} ms", SEND_TIMEOUT.as_millis()),
+        Some(errno) => nix::errno::Errno::from_raw(errno).desc().to_owned(),
+        None => e.to_string(),
+    }
+}
+
+fn connect_datagram(path: &std::path::Path) -> std::io::Result<UnixDatagram> {
+    let socket = UnixDatagram::from(high(UnixDatagram::unbound()?.into())?);
+    socket.connect(path)?;
+    socket.set_write_timeout(Some(SEND_TIMEOUT))?;
+    Ok(socket)
+}
+
+fn connect_stream(path: &std::path::Path) -> std::io::Result<UnixStream> {
+    let stream = UnixStream::from(high(UnixStream::connect(path)?.into())?);
+    stream.set_write_timeout(Some(SEND_TIMEOUT))?;
+    Ok(stream)
+}
+
+fn open_append(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    Ok(std::fs::File::from(high(file.into())?))
+}
+
+/// The descriptor moved to rsh's own range (see `SHELL_FDS_FROM`), close-on-exec: a
+/// redirection such as `>&3` could otherwise write a forged record into it.
+fn high(file: OwnedFd) -> std::io::Result<OwnedFd> {
+    match fd::save(file.as_raw_fd(), crate::SHELL_FDS_FROM) {
+        Ok(Some(copy)) => Ok(copy),
+        Ok(None) => Err(std::io::Error::from_raw_os_error(libc::EBADF)),
+        Err(errno) => Err(std::io::Error::from_raw_os_error(errno as i32)),
+    }
+}

@@ -1,0 +1,254 @@
+//! The shell's side of the audit trail: which commands get a record, and when it is sent.
+//!
+//! A program the shell starts and waits for is recorded when it ends, with its status and
+//! what it used. A program that replaces a forked copy of the shell (a pipeline stage, a
+//! subshell's last command) cannot report its own end: the copy writes the record so far
+//! into a pipe just before `execve`, and the shell that reaps the process completes and sends
+//! it. A refused command is recorded when it is refused. Builtins and functions that run are
+//! not recorded on their own (their line is in the records around them); a refused builtin is.
+
+use std::os::fd::OwnedFd;
+use std::time::Instant;
+
+use nix::unistd::Pid;
+
+use super::Shell;
+use super::simple::{Refusal, Target};
+use crate::audit::{self, Approval, Command, Ended, Trail};
+use crate::policy::Verdict;
+use crate::spawn::{self, fd};
+
+/// How a reaped process ended, for its status and its record.
+pub(crate) struct Reaped {
+    pub status: i32,
+    pub exit: Option<spawn::Exit>,
+    pub usage: Option<spawn::Usage>,
+    pub timed_out: bool,
+}
+
+impl Reaped {
+    /// A status without a process behind it (it could not start, or rsh ran it itself).
+    pub fn of_status(status: i32) -> Reaped {
+        Reaped {
+            status,
+            exit: None,
+            usage: None,
+            timed_out: false,
+        }
+    }
+
+    fn ended(&self, duration: Option<std::time::Duration>) -> Ended {
+        Ended {
+            status: Some(self.status),
+            signal: match self.exit {
+                Some(spawn::Exit::Signal { signal, .. }) => Some(signal),
+                _ => None,
+            },
+            timed_out: self.timed_out,
+            duration,
+            usage: self.usage,
+            replaced: false,
+        }
+    }
+}
+
+/// The record of a command started in place, handed from the forked shell that ran it to the
+/// one that reaps it.
+pub(crate) struct Handoff {
+    pid: Pid,
+    read: OwnedFd,
+}
+
+impl Shell {
+    /// Starts the audit trail with the session's first record. Err when records are required
+    /// and syslog cannot take them: then nothing may run.
+    pub fn start_audit(&mut self, kind: audit::Kind) -> Result<(), String> {
+        let policy = self.policy.clone();
+        let trail = Trail::start(
+            policy.audit(),
+            audit::Session::current(),
+            kind,
+            self.login,
+            policy.digests(),
+        )?;
+        self.audit = Some(trail);
+        Ok(())
+    }
+
+    /// The session's last record.
+    pub fn end_audit(&mut self, status: i32) {
+        if let Some(trail) = &mut self.audit {
+            trail.end(status);
+        }
+    }
+
+    /// Remembers what was decided about the command about to run or be refused, for its
+    /// record. `decided` is the deciding decision (None for a function).
+    pub(super) fn note_segment(
+        &mut self,
+        argv: &[String],
+        target: &Target,
+        decided: Option<&Refusal>,
+        refused: bool,
+    ) {
+        self.segment = None;
+        if self.audit.is_none() || self.explaining {
+            return;
+        }
+        let Some(decided) = decided else { return };
+        // Kept for a builtin too, in case a file it names is refused.
+        let program = match target {
+            Target::External(resolved) => Some(resolved.canonical.display().to_string()),
+            _ => None,
+        };
+        let approval = if refused {
+            Approval::Refused
+        } else if decided.decision.verdict != Verdict::Allow {
+            Approval::AuditMode
+        } else {
+            Approval::Auto
+        };
+        self.segment = Some(Command {
+            started: crate::audit::utc_now(),
+            cwd: self.logical_cwd.clone(),
+            line: self.segment_line(),
+            argv: argv.to_vec(),
+            program,
+            decision: decided.decision.clone(),
+            approval,
+        });
+    }
+
+    /// The input line(s) the current command is written on.
+    fn segment_line(&self) -> String {
+        let Some((source, span)) = &self.segment_source else {
+            return String::new();
+        };
+        let start = source[..span.start.min(source.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let end = source[span.end.min(source.len())..]
+            .find('\n')
+            .map_or(source.len(), |i| span.end + i);
+        source[start..end].to_owned()
+    }
+
+    /// Records a refused command: the decision noted for it, or `refusal` when the refusal
+    /// came without one (`exec` itself).
+    pub(super) fn audit_refused(&mut self, argv: &[String], refusal: &Refusal) {
+        if self.audit.is_none() || self.explaining {
+            return;
+        }
+        let mut command = match self.segment.take() {
+            Some(command) if command.argv == argv => command,
+            _ => Command {
+                started: crate::audit::utc_now(),
+                cwd: self.logical_cwd.clone(),
+                line: self.segment_line(),
+                argv: argv.to_vec(),
+                program: None,
+                decision: refusal.decision.clone(),
+                approval: Approval::Refused,
+            },
+        };
+        command.decision = refusal.decision.clone();
+        command.approval = Approval::Refused;
+        let ended = Ended {
+            status: Some(126),
+            ..Ended::default()
+        };
+        if let Some(trail) = &mut self.audit {
+            trail.command(&command, &ended);
+        }
+    }
+
+    /// Records the command being run as refused because of a file it names (`> FILE`, `cd
+    /// DIR`), or, outside any command (`$(<FILE)`), the refusal alone.
+    pub(crate) fn audit_path_refused(&mut self, decision: &crate::decide::Decision) {
+        if self.audit.is_none() || self.explaining {
+            return;
+        }
+        let refusal = Refusal {
+            decision: decision.clone(),
+            interpreter: None,
+        };
+        let argv = match &self.segment {
+            Some(command) => command.argv.clone(),
+            None => Vec::new(),
+        };
+        self.audit_refused(&argv, &refusal);
+    }
+
+    /// Before a program starts: Err(why) when records are required and cannot be sent.
+    pub(super) fn audit_ready(&mut self) -> Result<(), String> {
+        match &mut self.audit {
+            Some(trail) => trail.ready(),
+            None => Ok(()),
+        }
+    }
+
+    /// Records a program rsh started and waited for.
+    pub(super) fn audit_ran(
+        &mut self,
+        command: Option<Command>,
+        started: Instant,
+        reaped: &Reaped,
+    ) {
+        if let (Some(command), Some(trail)) = (command, &mut self.audit) {
+            trail.command(&command, &reaped.ended(Some(started.elapsed())));
+        }
+    }
+
+    /// Just before this forked shell becomes the program: the record goes to the shell that
+    /// reaps this process, or, when none will (`exec`, a process substitution), out now,
+    /// without an end.
+    pub(super) fn audit_before_exec(&mut self, command: Option<Command>) {
+        let (Some(command), Some(trail)) = (command, &mut self.audit) else {
+            return;
+        };
+        match self.handoff.take() {
+            Some(write) => {
+                let _ = fd::write_all(
+                    std::os::fd::AsRawFd::as_raw_fd(&write),
+                    trail.handoff(&command).as_bytes(),
+                );
+            }
+            None => {
+                let ended = Ended {
+                    replaced: true,
+                    ..Ended::default()
+                };
+                trail.command(&command, &ended);
+            }
+        }
+    }
+
+    /// Forks the shell for a child the caller waits for (`wait_child`, `wait_job_statuses`):
+    /// a command the child starts in place is recorded through it.
+    pub(super) fn fork_waited(&mut self) -> Result<spawn::Fork, nix::errno::Errno> {
+        let pipe = match self.audit {
+            Some(_) => spawn::pipe_nonblocking().ok(),
+            None => None,
+        };
+        let forked = self.fork()?;
+        if let Some((read, write)) = pipe {
+            match forked {
+                spawn::Fork::Child => self.handoff = Some(write),
+                spawn::Fork::Parent(pid) => self.handoffs.push(Handoff { pid, read }),
+            }
+        }
+        Ok(forked)
+    }
+
+    /// After reaping `pid`: completes and sends the record its shell handed over, if any.
+    pub(super) fn audit_reaped(&mut self, pid: Pid, reaped: &Reaped) {
+        let Some(i) = self.handoffs.iter().position(|h| h.pid == pid) else {
+            return;
+        };
+        let handoff = self.handoffs.swap_remove(i);
+        let text = fd::read_to_end(&handoff.read).unwrap_or_default();
+        if let (false, Some(trail)) = (text.is_empty(), &mut self.audit) {
+            trail.complete(&String::from_utf8_lossy(&text), &reaped.ended(None));
+        }
+    }
+}

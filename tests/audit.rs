@@ -1,0 +1,416 @@
+//! The audit trail end to end: the real binary sends its records to a real rsyslogd, started
+//! in the foreground on a private socket with a private configuration, and the test reads
+//! what rsyslogd wrote to its file. Without rsyslogd (`apt-get install rsyslog`) those tests
+//! say so and are skipped; the fallback-file cases need no daemon.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::net::UnixDatagram;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::Run;
+
+const RSH: &str = env!("CARGO_BIN_EXE_rsh");
+
+/// A running rsyslogd that writes every record it gets on `socket` to `out`, one per line:
+/// `FACILITY SEVERITY APP-NAME PROCID MSG`.
+struct Syslog {
+    dir: tempfile::TempDir,
+    child: Child,
+}
+
+impl Syslog {
+    fn start() -> Option<Syslog> {
+        let rsyslogd = ["/usr/sbin/rsyslogd", "/sbin/rsyslogd"]
+            .into_iter()
+            .find(|p| Path::new(p).exists());
+        let Some(rsyslogd) = rsyslogd else {
+            eprintln!(
+                "SKIPPED: rsyslogd is not installed (apt-get install rsyslog); the records \
+                 rsh sends to syslog are not checked"
+            );
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let conf = format!(
+            r#"global(workDirectory="{d}")
+module(load="imuxsock" SysSock.Use="off")
+input(type="imuxsock" Socket="{d}/log" UseSpecialParser="off" ParseHostname="on" RateLimit.Interval="0")
+template(name="record" type="string" string="%syslogfacility-text% %syslogseverity-text% %app-name% %procid% %msg%\n")
+*.* action(type="omfile" file="{d}/out.log" template="record")
+"#
+        );
+        fs::write(dir.path().join("rsyslog.conf"), conf).unwrap();
+        let child = Command::new(rsyslogd)
+            .arg("-n")
+            .arg("-f")
+            .arg(dir.path().join("rsyslog.conf"))
+            .arg("-i")
+            .arg(dir.path().join("rsyslogd.pid"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start rsyslogd");
+        let syslog = Syslog { dir, child };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !syslog.socket().exists() {
+            assert!(
+                Instant::now() < deadline,
+                "rsyslogd did not make its socket"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(syslog)
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.dir.path().join("log")
+    }
+
+    /// The records written so far, once there are at least `count` (rsyslogd writes them
+    /// asynchronously).
+    fn records(&self, count: usize) -> Vec<Line> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = fs::read_to_string(self.dir.path().join("out.log")).unwrap_or_default();
+            let lines: Vec<Line> = text.lines().map(Line::parse).collect();
+            if lines.len() >= count || Instant::now() > deadline {
+                // Anything more would come now, too.
+                std::thread::sleep(Duration::from_millis(200));
+                let text = fs::read_to_string(self.dir.path().join("out.log")).unwrap();
+                return text.lines().map(Line::parse).collect();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Syslog {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One line of rsyslogd's file.
+#[derive(Debug)]
+struct Line {
+    facility: String,
+    severity: String,
+    app: String,
+    json: serde_json::Value,
+}
+
+impl Line {
+    fn parse(line: &str) -> Line {
+        let mut fields = line.splitn(5, ' ');
+        let mut next = || fields.next().unwrap_or_default().to_owned();
+        let (facility, severity, app, _pid, msg) = (next(), next(), next(), next(), next());
+        let json = serde_json::from_str(&msg)
+            .unwrap_or_else(|e| panic!("not one JSON record ({e}): {line:?}"));
+        Line {
+            facility,
+            severity,
+            app,
+            json,
+        }
+    }
+
+    fn event(&self) -> &str {
+        self.json["event"].as_str().unwrap_or_default()
+    }
+
+    fn argv(&self) -> Vec<&str> {
+        self.json["argv"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default()
+    }
+}
+
+fn policy(dir: &Path, audit: &str) -> PathBuf {
+    let path = dir.join("policy.toml");
+    let text = format!(
+        r#"[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+
+[commands]
+allow = ["ls", "head", "touch", "cat", "true"]
+ask = ["rm"]
+deny = ["sh"]
+
+[paths]
+read = ["/"]
+write = ["."]
+
+[audit]
+{audit}
+"#
+    );
+    fs::write(&path, text).unwrap();
+    path
+}
+
+/// `[audit]` lines sending records to `socket`, then `more`.
+fn to_socket(socket: &Path, more: &str) -> String {
+    format!("socket = {:?}\n{more}", socket.display().to_string())
+}
+
+fn rsh(policy: &Path, dir: &Path, line: &str) -> Run {
+    let out = Command::new(RSH)
+        .arg("--policy")
+        .arg(policy)
+        .arg("-c")
+        .arg(line)
+        .current_dir(dir)
+        .env("SSH_CONNECTION", "10.1.2.3 5555 10.0.0.1 22")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run rsh");
+    Run::of(out)
+}
+
+fn sha256(path: &Path) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(fs::read(path).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn every_command_run_or_refused_is_one_record_in_syslog() {
+    let Some(syslog) = Syslog::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let policy = policy(work.path(), &to_socket(&syslog.socket(), ""));
+    fs::write(work.path().join("victim"), "x").unwrap();
+    let line = "ls / | head -1; touch made; rm victim; \
+                sh -c \"x\n{\\\"event\\\":\\\"forged\\\"}\"";
+    let run = rsh(&policy, work.path(), line);
+    assert_eq!(run.status, 126, "{}", run.describe());
+    run.assert_stderr_has("denied: sh -c");
+    assert!(work.path().join("made").exists(), "{}", run.describe());
+    assert!(
+        work.path().join("victim").exists(),
+        "rm needed confirmation"
+    );
+
+    let records = syslog.records(7);
+    let events: Vec<&str> = records.iter().map(Line::event).collect();
+    assert_eq!(
+        events,
+        [
+            "session-start",
+            "command",
+            "command",
+            "command",
+            "command",
+            "command",
+            "session-end"
+        ],
+        "{records:#?}"
+    );
+    for record in &records {
+        assert_eq!(record.facility, "authpriv", "{record:?}");
+        assert_eq!(record.app, "rsh", "{record:?}");
+        let j = &record.json;
+        assert_eq!(j["user"], "root", "{record:?}");
+        assert_eq!(j["uid"], 0, "{record:?}");
+        assert_eq!(j["ssh"], "10.1.2.3 5555", "{record:?}");
+        assert_eq!(j["session"], records[0].json["session"], "one session");
+    }
+    let start = &records[0].json;
+    assert_eq!(start["kind"], "command");
+    assert_eq!(start["policy"][0]["file"], policy.display().to_string());
+    assert_eq!(start["policy"][0]["sha256"], sha256(&policy));
+
+    // The pipeline's stages replaced forked copies of rsh; the shell that reaped them sent
+    // their records, in the order they ended.
+    let mut stages: Vec<Vec<&str>> = records[1..3].iter().map(Line::argv).collect();
+    stages.sort();
+    assert_eq!(stages, [vec!["head", "-1"], vec!["ls", "/"]]);
+    for stage in &records[1..4] {
+        let j = &stage.json;
+        assert_eq!(stage.severity, "info");
+        assert_eq!(j["decision"], "allow", "{stage:?}");
+        assert_eq!(j["approval"], "auto", "{stage:?}");
+        assert_eq!(j["status"], 0, "{stage:?}");
+        assert_eq!(j["cwd"], work.path().display().to_string());
+        assert!(j["line"].as_str().unwrap().starts_with("ls / | head -1;"));
+        assert!(j["duration_ms"].as_f64().is_some(), "{stage:?}");
+        assert!(j["cpu_ms"].as_f64().is_some(), "{stage:?}");
+        assert!(j["max_rss_kib"].as_u64().unwrap() > 0, "{stage:?}");
+    }
+    let touch = &records[3].json;
+    assert_eq!(records[3].argv(), ["touch", "made"]);
+    assert_eq!(touch["program"], "/usr/bin/touch");
+    assert!(
+        touch["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("commands.allow \"touch\"")
+    );
+
+    let rm = &records[4];
+    assert_eq!(rm.argv(), ["rm", "victim"]);
+    assert_eq!(rm.severity, "notice");
+    assert_eq!(rm.json["decision"], "ask");
+    assert_eq!(rm.json["approval"], "none");
+    assert_eq!(rm.json["status"], 126);
+    assert!(rm.json.get("duration_ms").is_none(), "{rm:?}");
+
+    // The forging attempt stays inside its own record, escaped.
+    let sh = &records[5];
+    assert_eq!(sh.argv(), ["sh", "-c", "x\n{\"event\":\"forged\"}"]);
+    assert_eq!(sh.json["decision"], "deny");
+    assert_eq!(sh.json["risk"], "high");
+    let end = &records[6].json;
+    assert_eq!(end["status"], 126);
+}
+
+#[test]
+fn programs_cannot_reach_the_log_socket() {
+    let Some(syslog) = Syslog::start() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let policy = policy(work.path(), &to_socket(&syslog.socket(), ""));
+    // rsh's own descriptors (the log socket among them) start at 100, where redirections
+    // cannot reach, and no program inherits them.
+    let line = r#"echo '{"event":"forged"}' >&100; ls -l /proc/self/fd/ | cat"#;
+    let run = rsh(&policy, work.path(), line);
+    run.assert_stderr_has("100");
+    assert!(!run.stdout.contains("socket:"), "{}", run.describe());
+    let records = syslog.records(4);
+    let events: Vec<&str> = records.iter().map(Line::event).collect();
+    assert_eq!(
+        events,
+        ["session-start", "command", "command", "session-end"],
+        "{records:#?}"
+    );
+}
+
+#[test]
+fn required_records_without_syslog_mean_nothing_runs() {
+    let work = tempfile::tempdir().unwrap();
+    // No daemon at all, then a socket whose daemon is gone.
+    let stale = work.path().join("stale.sock");
+    drop(UnixDatagram::bind(&stale).unwrap());
+    for socket in [work.path().join("missing.sock"), stale] {
+        let policy = policy(work.path(), &to_socket(&socket, "required = true"));
+        let run = rsh(&policy, work.path(), "touch canary");
+        assert_eq!(run.status, 126, "{}", run.describe());
+        run.assert_stderr_has("audit.required: syslog at");
+        run.assert_stderr_has("nothing runs until it can");
+        assert!(!work.path().join("canary").exists(), "{}", run.describe());
+    }
+
+    let Some(syslog) = Syslog::start() else {
+        return;
+    };
+    let policy = policy(work.path(), &to_socket(&syslog.socket(), "required = true"));
+    let run = rsh(&policy, work.path(), "touch canary");
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert!(work.path().join("canary").exists());
+    assert_eq!(syslog.records(3).len(), 3);
+}
+
+/// The records of a fallback file, one JSON object per line.
+fn fallback_records(path: &Path) -> Vec<serde_json::Value> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect()
+}
+
+#[test]
+fn unreachable_syslog_means_one_warning_and_the_fallback_file() {
+    let work = tempfile::tempdir().unwrap();
+    let fallback = work.path().join("audit.log");
+    let fallback_line = format!("fallback = {:?}", fallback.display().to_string());
+    let missing = work.path().join("missing.sock");
+    let policy = policy(work.path(), &to_socket(&missing, &fallback_line));
+    let run = rsh(&policy, work.path(), "touch one; touch two; sh -c x");
+    assert_eq!(run.status, 126, "{}", run.describe());
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("rsh: audit:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.describe());
+    assert!(
+        warnings[0].contains("No such file or directory")
+            && warnings[0].contains(&format!("records go to {}", fallback.display())),
+        "{}",
+        run.describe()
+    );
+    let records = fallback_records(&fallback);
+    let argvs: Vec<String> = records.iter().map(|r| r["argv"].to_string()).collect();
+    assert_eq!(records.len(), 5, "{argvs:?}");
+    assert_eq!(records[1]["argv"], serde_json::json!(["touch", "one"]));
+    assert_eq!(records[3]["decision"], "deny");
+    assert_eq!(records[4]["event"], "session-end");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = fs::metadata(&fallback).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn a_stuck_syslog_does_not_hang_the_shell() {
+    let work = tempfile::tempdir().unwrap();
+    let socket = work.path().join("stuck.sock");
+    // A daemon that never reads: once its queue is full, a send blocks.
+    let stuck = UnixDatagram::bind(&socket).unwrap();
+    let filler = UnixDatagram::unbound().unwrap();
+    filler.connect(&socket).unwrap();
+    filler.set_nonblocking(true).unwrap();
+    while filler.send(b"<14>1 - - filler - - - x").is_ok() {}
+    let fallback = work.path().join("audit.log");
+    let fallback_line = format!("fallback = {:?}", fallback.display().to_string());
+    let policy = policy(work.path(), &to_socket(&socket, &fallback_line));
+    let mut child = Command::new(RSH)
+        .arg("--policy")
+        .arg(&policy)
+        .arg("-c")
+        .arg("for i in 1 2 3 4 5 6 7 8 9 10; do true; touch f$i; done")
+        .current_dir(work.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("rsh hung on a syslog socket that takes nothing");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(work.path().join("f10").exists());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("it took nothing for 500 ms"), "{stderr}");
+    // Every record is kept: session start, ten touches, session end.
+    assert_eq!(fallback_records(&fallback).len(), 12);
+    drop(stuck);
+}
