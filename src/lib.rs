@@ -1,7 +1,7 @@
 //! rsh: a restricted shell. Each line is parsed once with tree-sitter-bash, every simple command
 //! is expanded and then decided against a TOML policy, and only then executed directly (never
 //! through /bin/sh). The modules follow the pipeline: `parse` → `expand` → `policy`/`decide` →
-//! `sandbox` → `spawn` → `audit`, orchestrated by `interp`; `cli` and `repl` are the entry points. An earlier stage
+//! `confirm` → `sandbox` → `spawn` → `audit`, orchestrated by `interp`; `cli` and `repl` are the entry points. An earlier stage
 //! never imports a later one.
 #![deny(unsafe_code)]
 
@@ -12,6 +12,7 @@ pub const SHELL_FDS_FROM: std::os::fd::RawFd = 100;
 
 pub mod audit;
 pub mod cli;
+pub mod confirm;
 pub mod decide;
 pub mod expand;
 pub mod interp;

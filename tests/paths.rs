@@ -83,7 +83,7 @@ impl Case {
     }
 
     fn run_with(&self, policy: &str, script: &str) -> Run {
-        let out = Command::new(RSH)
+        let out = common::without_terminal(&mut Command::new(RSH))
             .arg("--policy")
             .arg(self.root().join(policy))
             .arg("-c")
@@ -310,7 +310,7 @@ fn a_bad_sensitive_pattern_stops_rsh() {
 #[test]
 fn explain_says_what_the_run_does() {
     let case = Case::new("");
-    let out = Command::new(RSH)
+    let out = common::without_terminal(&mut Command::new(RSH))
         .arg("--policy")
         .arg(case.root().join("policy.toml"))
         .args(["--explain", "cat plain.txt .env"])

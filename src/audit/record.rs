@@ -163,6 +163,12 @@ pub enum Approval {
     Refused,
     /// `[shell] mode = "audit"`: the policy would have refused or asked, and it ran.
     AuditMode,
+    /// Asked: a person said yes on the terminal.
+    User,
+    /// Asked before, and a person said "always" within the policy's window.
+    Remembered,
+    /// Asked: the approver program said yes.
+    Approver,
 }
 
 impl Approval {
@@ -171,6 +177,9 @@ impl Approval {
             Approval::Auto => "auto",
             Approval::Refused => "none",
             Approval::AuditMode => "audit-mode",
+            Approval::User => "user",
+            Approval::Remembered => "remembered",
+            Approval::Approver => "approver",
         }
     }
 }
@@ -189,6 +198,8 @@ pub struct Command {
     pub program: Option<String>,
     pub decision: Decision,
     pub approval: Approval,
+    /// For a command that was asked about: who answered what (`terminal: answered n`).
+    pub confirmation: Option<String>,
 }
 
 impl Command {
@@ -208,6 +219,9 @@ impl Command {
         json.str("reason", &d.reason);
         json.str("risk", d.risk.as_str());
         json.str("approval", self.approval.as_str());
+        if let Some(confirmation) = &self.confirmation {
+            json.str("confirmation", confirmation);
+        }
     }
 }
 

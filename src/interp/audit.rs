@@ -90,6 +90,7 @@ impl Shell {
         target: &Target,
         decided: Option<&Refusal>,
         refused: bool,
+        confirmed: Option<(Approval, String)>,
     ) {
         self.segment = None;
         if self.audit.is_none() || self.explaining {
@@ -101,8 +102,14 @@ impl Shell {
             Target::External(resolved) => Some(resolved.canonical.display().to_string()),
             _ => None,
         };
+        let (confirmed, confirmation) = match confirmed {
+            Some((approval, detail)) => (Some(approval), Some(detail)),
+            None => (None, None),
+        };
         let approval = if refused {
             Approval::Refused
+        } else if let Some(approval) = confirmed {
+            approval
         } else if decided.decision.verdict != Verdict::Allow {
             Approval::AuditMode
         } else {
@@ -116,6 +123,7 @@ impl Shell {
             program,
             decision: decided.decision.clone(),
             approval,
+            confirmation,
         });
     }
 
@@ -149,6 +157,7 @@ impl Shell {
                 program: None,
                 decision: refusal.decision.clone(),
                 approval: Approval::Refused,
+                confirmation: None,
             },
         };
         command.decision = refusal.decision.clone();

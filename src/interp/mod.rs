@@ -9,6 +9,7 @@
 mod audit;
 pub mod builtins;
 mod cond;
+mod confirm;
 pub mod explain;
 mod procsub;
 mod redirect;
@@ -146,6 +147,8 @@ pub struct Shell {
     handoff: Option<std::os::fd::OwnedFd>,
     /// Records forked shells will hand over, by process.
     handoffs: Vec<audit::Handoff>,
+    /// Commands answered "always", until when (see `confirm`).
+    remembered: HashMap<String, Instant>,
 }
 
 impl Shell {
@@ -199,6 +202,7 @@ impl Shell {
             segment_source: None,
             handoff: None,
             handoffs: Vec::new(),
+            remembered: HashMap::new(),
         };
         shell.init_variables();
         shell

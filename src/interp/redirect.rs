@@ -13,7 +13,7 @@ use crate::decide::args::Touch;
 use crate::decide::{self, Decision};
 use crate::expand::{self, ExpandError};
 use crate::parse::{RedirOp, Redirect};
-use crate::policy::Risk;
+use crate::policy::{Risk, Verdict};
 use crate::spawn::fd;
 
 use super::simple::Refusal;
@@ -310,6 +310,7 @@ impl Shell {
         };
         match decision {
             None => Ok(landing),
+            Some(d) if d.verdict == Verdict::Ask && self.confirm_file(path, &d) => Ok(landing),
             Some(decision) => {
                 self.audit_path_refused(&decision);
                 Err(ReadError::Denied(format!(

@@ -524,7 +524,13 @@ impl Shell {
             .cloned();
         let decided = decided.cloned();
         let refusal = self.unless_audit(&builtins::display_command(argv), refusal);
-        self.note_segment(argv, target, decided.as_ref(), refusal.is_some());
+        let (refusal, confirmed) = match refusal {
+            Some(r) if r.decision.verdict == Verdict::Ask && !self.explaining => {
+                self.confirm(argv, target, r)
+            }
+            other => (other, None),
+        };
+        self.note_segment(argv, target, decided.as_ref(), refusal.is_some(), confirmed);
         refusal
     }
 

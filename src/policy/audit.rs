@@ -1,10 +1,11 @@
-//! `[audit]`: where the record of every command goes, checked when the policy is loaded.
+//! `[audit]`, where the record of every command goes, and `[approval]`, how commands the
+//! policy asks about are confirmed: checked when the policy is loaded.
 
 use std::path::PathBuf;
 
 use toml::Spanned;
 
-use super::schema::RawAudit;
+use super::schema::{RawApproval, RawAudit};
 
 /// The syslog facilities a policy may name.
 pub const FACILITIES: &[&str] = &[
@@ -95,5 +96,92 @@ fn absolute(key: &str, value: Spanned<String>) -> Result<PathBuf, (usize, String
             offset,
             format!("audit.{key}: {text:?} is not an absolute path"),
         ))
+    }
+}
+
+/// `[approval]` as the policy set it, with its defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalConfig {
+    /// How long a question waits for its answer, then it is "no".
+    pub timeout: std::time::Duration,
+    /// How long an "always" answer holds.
+    pub remember: std::time::Duration,
+    /// Without a terminal, ask this program (else refuse).
+    pub approver: Option<PathBuf>,
+}
+
+/// The longest `timeout` and `remember` a policy may set, in seconds.
+pub const MAX_APPROVAL_TIMEOUT: u64 = 3600;
+pub const MAX_REMEMBER: u64 = 86_400;
+
+impl Default for ApprovalConfig {
+    fn default() -> ApprovalConfig {
+        ApprovalConfig {
+            timeout: std::time::Duration::from_secs(60),
+            remember: std::time::Duration::from_secs(300),
+            approver: None,
+        }
+    }
+}
+
+impl ApprovalConfig {
+    pub(crate) fn from_raw(raw: RawApproval) -> Result<ApprovalConfig, (usize, String)> {
+        let mut config = ApprovalConfig::default();
+        let seconds = |key: &str, value: Spanned<u64>, min: u64, max: u64| {
+            let offset = value.span().start;
+            let n = value.into_inner();
+            if (min..=max).contains(&n) {
+                Ok(std::time::Duration::from_secs(n))
+            } else {
+                Err((
+                    offset,
+                    format!("approval.{key}: {n} is not between {min} and {max} seconds"),
+                ))
+            }
+        };
+        if let Some(timeout) = raw.timeout {
+            config.timeout = seconds("timeout", timeout, 1, MAX_APPROVAL_TIMEOUT)?;
+        }
+        if let Some(remember) = raw.remember {
+            config.remember = seconds("remember", remember, 0, MAX_REMEMBER)?;
+        }
+        let approver = match raw.approver {
+            Some(path) => {
+                let offset = path.span().start;
+                let text = path.into_inner();
+                if !text.starts_with('/') {
+                    return Err((
+                        offset,
+                        format!("approval.approver: {text:?} is not an absolute path"),
+                    ));
+                }
+                Some((offset, PathBuf::from(text)))
+            }
+            None => None,
+        };
+        // Without a terminal: the approver when there is one, else "no".
+        let on_no_tty = raw.on_no_tty.map(|v| (v.span().start, v.into_inner()));
+        match (on_no_tty, approver) {
+            (None, approver) => config.approver = approver.map(|(_, path)| path),
+            (Some((_, word)), Some((_, path))) if word == "approver" => {
+                config.approver = Some(path)
+            }
+            (Some((_, word)), None) if word == "deny" => {}
+            (Some((offset, word)), approver) => {
+                let message = match (word.as_str(), approver) {
+                    ("approver", _) => {
+                        "approval.on_no_tty = \"approver\" needs approval.approver".to_owned()
+                    }
+                    ("deny", _) => "approval.on_no_tty = \"deny\": then approval.approver \
+                                    would never be asked"
+                        .to_owned(),
+                    _ => format!(
+                        "approval.on_no_tty: expected \"deny\" or \"approver\", found {word:?}"
+                    ),
+                };
+                return Err((offset, message));
+            }
+        }
+        Ok(config)
     }
 }

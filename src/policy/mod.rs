@@ -23,7 +23,7 @@ use std::str::FromStr;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-pub use audit::AuditConfig;
+pub use audit::{ApprovalConfig, AuditConfig};
 pub(crate) use identity::CommandRef;
 use identity::Resolver;
 use pattern::ArgPattern;
@@ -372,6 +372,8 @@ pub struct Policy {
     sections: Vec<(&'static str, String, Place)>,
     /// `[audit]`.
     audit: AuditConfig,
+    /// `[approval]`.
+    approval: ApprovalConfig,
     /// The text of every file the policy was read from (the main one first): its origin and
     /// SHA-256, for the audit trail.
     digests: Vec<(String, String)>,
@@ -542,6 +544,11 @@ impl Policy {
         &self.audit
     }
 
+    /// `[approval]`.
+    pub fn approval(&self) -> &ApprovalConfig {
+        &self.approval
+    }
+
     /// Every file the policy was read from, the main one first, with the SHA-256 of its
     /// text (what `sha256sum FILE` prints).
     pub fn digests(&self) -> &[(String, String)] {
@@ -627,6 +634,19 @@ impl Problems {
         self.0.push((offset, message));
     }
 
+    /// The settings of a table read on its own: the defaults when it is absent, or when it
+    /// has a problem (which is kept).
+    fn settle<T: Default>(&mut self, read: Option<Result<T, (usize, String)>>) -> T {
+        match read {
+            Some(Ok(settings)) => settings,
+            Some(Err((offset, message))) => {
+                self.add(offset, message);
+                T::default()
+            }
+            None => T::default(),
+        }
+    }
+
     /// The problem written first in the file.
     fn first(self) -> Option<(usize, String)> {
         self.0.into_iter().min_by_key(|(offset, _)| *offset)
@@ -680,6 +700,7 @@ impl Loader<'_> {
             ("limits", raw.limits.is_some()),
             ("env", raw.env.is_some()),
             ("audit", raw.audit.is_some()),
+            ("approval", raw.approval.is_some()),
             ("users", raw.users.is_some()),
             ("groups", raw.groups.is_some()),
             (
@@ -821,14 +842,8 @@ impl Loader<'_> {
         env_path: Option<&str>,
     ) -> Result<Unresolved, PolicyError> {
         let mut problems = Problems::default();
-        let audit = match raw.audit.take().map(AuditConfig::from_raw) {
-            None => AuditConfig::default(),
-            Some(Ok(audit)) => audit,
-            Some(Err((offset, message))) => {
-                problems.add(offset, message);
-                AuditConfig::default()
-            }
-        };
+        let audit = problems.settle(raw.audit.take().map(AuditConfig::from_raw));
+        let approval = problems.settle(raw.approval.take().map(ApprovalConfig::from_raw));
         let (mut raw, users, groups) = raw.split();
         let sections: Vec<(&'static str, String, Place)> = users
             .iter()
@@ -880,6 +895,7 @@ impl Loader<'_> {
             settings,
             sections,
             audit,
+            approval,
             digests: vec![(self.origin.to_owned(), sha256_hex(self.text))],
         }))
     }

@@ -27,6 +27,7 @@ pub(crate) struct RawPolicy {
     pub sensitive: Option<RawSensitive>,
     pub risk: Option<RawRisk>,
     pub audit: Option<RawAudit>,
+    pub approval: Option<RawApproval>,
     pub users: Option<BTreeMap<String, Spanned<RawSection>>>,
     pub groups: Option<BTreeMap<String, Spanned<RawSection>>>,
 }
@@ -219,6 +220,19 @@ pub(crate) struct RawAudit {
     pub socket: Option<Spanned<String>>,
     pub required: Option<Spanned<bool>>,
     pub fallback: Option<Spanned<String>>,
+}
+
+/// `[approval]`: how commands the policy asks about are confirmed.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `timeout`, `remember`, `on_no_tty` and `approver`"
+)]
+pub(crate) struct RawApproval {
+    pub timeout: Option<Spanned<u64>>,
+    pub remember: Option<Spanned<u64>>,
+    pub on_no_tty: Option<Spanned<String>>,
+    pub approver: Option<Spanned<String>>,
 }
 
 /// `[env]`: which variables reach started programs.

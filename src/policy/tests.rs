@@ -860,3 +860,36 @@ fn rejects_bad_audit_settings_with_their_place() {
         "unknown key `audit`",
     );
 }
+
+#[test]
+fn reads_approval_settings_and_rejects_bad_ones() {
+    let p = load("");
+    assert_eq!(p.approval(), &super::ApprovalConfig::default());
+    let p = load("[approval]\ntimeout = 5\nremember = 0\napprover = \"/usr/lib/rsh/approve\"\n");
+    assert_eq!(p.approval().timeout, std::time::Duration::from_secs(5));
+    assert!(p.approval().remember.is_zero());
+    assert_eq!(
+        p.approval().approver.as_deref(),
+        Some(std::path::Path::new("/usr/lib/rsh/approve"))
+    );
+    assert_error(
+        "[approval]\ntimeout = 0\n",
+        2,
+        "approval.timeout: 0 is not between 1 and 3600",
+    );
+    assert_error(
+        "[approval]\napprover = \"approve\"\n",
+        2,
+        "is not an absolute path",
+    );
+    assert_error(
+        "[approval]\non_no_tty = \"approver\"\n",
+        2,
+        "approval.on_no_tty = \"approver\" needs approval.approver",
+    );
+    assert_error(
+        "[approval]\napprover = \"/a\"\non_no_tty = \"deny\"\n",
+        3,
+        "then approval.approver would never be asked",
+    );
+}

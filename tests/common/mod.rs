@@ -45,9 +45,24 @@ impl Run {
     }
 }
 
-/// Runs the rsh under test with `--policy POLICY ARGS…` in `dir`, stdin empty.
+/// Starts `command` in a session of its own, without a controlling terminal: a command the
+/// policy asks about is refused, as under cron or `ssh host cmd`, instead of asking on the
+/// terminal of whoever runs the tests.
+pub fn without_terminal(command: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        })
+    }
+}
+
+/// Runs the rsh under test with `--policy POLICY ARGS…` in `dir`, stdin empty, without a
+/// controlling terminal.
 pub fn run_rsh(policy: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rsh"))
+    let out = without_terminal(&mut std::process::Command::new(env!("CARGO_BIN_EXE_rsh")))
         .arg("--policy")
         .arg(policy)
         .args(args)

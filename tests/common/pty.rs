@@ -102,6 +102,24 @@ impl Pty {
         self.pending.clear();
     }
 
+    /// Waits for the program to end by itself (reading what it shows); its status and
+    /// everything not yet consumed.
+    pub fn wait(mut self) -> (Option<i32>, String) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                while self.read_some(Duration::from_millis(50)) {}
+                return (status.code(), std::mem::take(&mut self.pending));
+            }
+            self.read_some(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        panic!(
+            "the program did not end; the terminal showed {:?}",
+            self.pending
+        );
+    }
+
     /// Sends `exit` and waits for the program to end; its status.
     pub fn exit(mut self) -> Option<i32> {
         self.send_line("exit");

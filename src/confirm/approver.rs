@@ -1,0 +1,156 @@
+//! The approver program: one JSON request on its standard input, one JSON answer on its
+//! standard output, within the approval timeout. It runs with an empty environment (but
+//! PATH), in `/`: nothing of the user's environment (LD_PRELOAD, …) reaches the program that
+//! decides for them.
+
+use std::io::{Read, Write};
+use std::os::fd::AsFd;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{Answer, Question};
+
+/// The longest answer read.
+const ANSWER_MAX: usize = 64 * 1024;
+
+pub fn ask(approver: &Path, q: &Question, timeout: Duration) -> Answer {
+    let deadline = Instant::now() + timeout;
+    let mut child = match Command::new(approver)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .current_dir("/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => {
+            return Answer::No(format!(
+                "the approver {} cannot run: {e}",
+                approver.display()
+            ));
+        }
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // An approver that does not read its request is told by a broken pipe, not waited on
+        // (the request is small enough for the pipe).
+        let _ = stdin.write_all(request(q).as_bytes());
+    }
+    let output = read_until(child.stdout.take(), deadline);
+    let status = wait_until(&mut child, deadline);
+    let Some(output) = output else {
+        return Answer::No(format!(
+            "the approver gave no answer within {} s",
+            timeout.as_secs()
+        ));
+    };
+    match status {
+        Some(status) if status.success() => {}
+        Some(status) => return Answer::No(format!("the approver failed ({status})")),
+        None => {
+            return Answer::No(format!(
+                "the approver did not finish within {} s",
+                timeout.as_secs()
+            ));
+        }
+    }
+    parse(&output)
+}
+
+fn request(q: &Question) -> String {
+    let value = serde_json::json!({
+        "id": request_id(),
+        "user": q.user,
+        "host": q.host,
+        "cwd": q.cwd,
+        "argv": q.argv,
+        "command": q.command,
+        "program": q.program,
+        "reason": q.reason,
+        "risk": q.risk.as_str(),
+    });
+    format!("{value}\n")
+}
+
+fn request_id() -> String {
+    let mut bytes = [0u8; 8];
+    let _ = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `{"decision": "allow" | "deny", "message": "…", "remember": SECONDS}`.
+fn parse(output: &[u8]) -> Answer {
+    let text = String::from_utf8_lossy(output);
+    let Some(value) = serde_json::from_str::<serde_json::Value>(text.trim())
+        .ok()
+        .filter(|v| v.is_object())
+    else {
+        return Answer::No("the approver's answer is not a JSON object".to_owned());
+    };
+    let message = value["message"]
+        .as_str()
+        .map(|m| format!(": {m}"))
+        .unwrap_or_default();
+    match value["decision"].as_str() {
+        Some("allow") => match value["remember"].as_u64() {
+            Some(seconds) if seconds > 0 => Answer::Always(Duration::from_secs(seconds)),
+            _ => Answer::Once,
+        },
+        Some("deny") => Answer::No(format!("the approver said no{message}")),
+        _ => Answer::No("the approver's answer has no decision \"allow\" or \"deny\"".to_owned()),
+    }
+}
+
+/// Everything the approver writes until it closes its output, or None at the deadline.
+fn read_until(stdout: Option<std::process::ChildStdout>, deadline: Instant) -> Option<Vec<u8>> {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    let mut stdout = stdout?;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let millis = left.as_millis().min(i32::MAX as u128) as i32;
+        let mut fds = [PollFd::new(stdout.as_fd(), PollFlags::POLLIN)];
+        match poll(
+            &mut fds,
+            PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX),
+        ) {
+            Ok(0) => return None,
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return Some(out),
+        }
+        match stdout.read(&mut buf) {
+            Ok(0) => return Some(out),
+            Ok(n) if out.len() + n <= ANSWER_MAX => out.extend_from_slice(&buf[..n]),
+            Ok(_) => return Some(b"(too long)".to_vec()),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Some(out),
+        }
+    }
+}
+
+/// The approver's status, or None (and it is killed) at the deadline.
+fn wait_until(
+    child: &mut std::process::Child,
+    deadline: Instant,
+) -> Option<std::process::ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}

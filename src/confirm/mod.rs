@@ -1,0 +1,82 @@
+//! Confirmation of a command the policy asks about: a person answers on the controlling
+//! terminal (never on standard input, which may be the command's pipe or file), or, where
+//! there is no terminal, the policy's approver program does. Anything but a clear "yes" —
+//! "no", a timeout, Ctrl-C, end of input, a crash, garbage — is "no".
+
+mod approver;
+mod tty;
+
+use std::time::Duration;
+
+use crate::policy::{ApprovalConfig, Risk};
+
+/// What is asked about.
+pub struct Question<'a> {
+    /// The command as shown to people (quoted like `set -x`).
+    pub command: &'a str,
+    pub argv: &'a [String],
+    /// The file that would run, if a program.
+    pub program: Option<&'a str>,
+    /// Why the policy asks: the rule, with its file and line.
+    pub reason: &'a str,
+    pub risk: Risk,
+    pub risk_reason: &'a str,
+    pub cwd: &'a str,
+    pub user: &'a str,
+    pub host: &'a str,
+}
+
+/// The answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Run it this time.
+    Once,
+    /// Run it, and the same command again without asking for this long.
+    Always(Duration),
+    /// Don't; why, for the message and the record (`answered n`, `no answer within 60 s`).
+    No(String),
+}
+
+/// Who answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Terminal,
+    Approver,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirmation {
+    pub answer: Answer,
+    pub by: By,
+}
+
+/// Asks on the controlling terminal, else the approver; None when there is neither
+/// (`on_no_tty = "deny"`).
+pub fn ask(question: &Question, config: &ApprovalConfig) -> Option<Confirmation> {
+    // "Always" holds only where asking again would be the same question about the same risk.
+    let can_remember = question.risk == Risk::Medium && !config.remember.is_zero();
+    if let Some(terminal) = tty::Terminal::open() {
+        let answer = terminal.ask(
+            question,
+            config.timeout,
+            can_remember.then_some(config.remember),
+        );
+        return Some(Confirmation {
+            answer,
+            by: By::Terminal,
+        });
+    }
+    let approver = config.approver.as_deref()?;
+    let mut answer = approver::ask(approver, question, config.timeout);
+    if let Answer::Always(window) = answer {
+        answer = if can_remember {
+            Answer::Always(window.min(config.remember))
+        } else {
+            Answer::Once
+        };
+    }
+    Some(Confirmation {
+        answer,
+        by: By::Approver,
+    })
+}
