@@ -418,6 +418,15 @@ pub fn run(inv: Invocation) -> i32 {
         eprint_line(&format!("rsh: cannot start: {message}"));
         return 126;
     }
+    shell.settle_descriptors();
+    let output = match crate::redact::interpose(shell.policy().output()) {
+        Ok(output) => output,
+        Err(message) => {
+            eprint_line(&format!("rsh: cannot start: {message}"));
+            shell.end_audit(126);
+            return 126;
+        }
+    };
     let status = if let Some(command) = &inv.command {
         run_source(&mut shell, command)
     } else if let Some(script) = &inv.script {
@@ -427,6 +436,9 @@ pub fn run(inv: Invocation) -> i32 {
     };
     shell.end_process_subs();
     shell.end_audit(status);
+    if let Some(output) = output {
+        output.finish();
+    }
     status
 }
 

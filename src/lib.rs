@@ -19,6 +19,7 @@ pub mod interp;
 pub mod lint;
 pub mod parse;
 pub mod policy;
+pub mod redact;
 pub mod repl;
 pub mod sandbox;
 pub mod spawn;

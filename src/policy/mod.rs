@@ -8,6 +8,7 @@
 
 pub mod audit;
 mod identity;
+pub mod output;
 pub mod pattern;
 pub mod sandbox;
 mod schema;
@@ -26,6 +27,7 @@ use toml::de::{DeTable, DeValue};
 pub use audit::{ApprovalConfig, AuditConfig};
 pub(crate) use identity::CommandRef;
 use identity::Resolver;
+pub use output::OutputConfig;
 use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
 pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
@@ -374,6 +376,8 @@ pub struct Policy {
     audit: AuditConfig,
     /// `[approval]`.
     approval: ApprovalConfig,
+    /// `[output]`.
+    output: OutputConfig,
     /// The text of every file the policy was read from (the main one first): its origin and
     /// SHA-256, for the audit trail.
     digests: Vec<(String, String)>,
@@ -549,6 +553,11 @@ impl Policy {
         &self.approval
     }
 
+    /// `[output]`.
+    pub fn output(&self) -> &OutputConfig {
+        &self.output
+    }
+
     /// Every file the policy was read from, the main one first, with the SHA-256 of its
     /// text (what `sha256sum FILE` prints).
     pub fn digests(&self) -> &[(String, String)] {
@@ -701,6 +710,7 @@ impl Loader<'_> {
             ("env", raw.env.is_some()),
             ("audit", raw.audit.is_some()),
             ("approval", raw.approval.is_some()),
+            ("output", raw.output.is_some()),
             ("users", raw.users.is_some()),
             ("groups", raw.groups.is_some()),
             (
@@ -844,6 +854,7 @@ impl Loader<'_> {
         let mut problems = Problems::default();
         let audit = problems.settle(raw.audit.take().map(AuditConfig::from_raw));
         let approval = problems.settle(raw.approval.take().map(ApprovalConfig::from_raw));
+        let output = problems.settle(raw.output.take().map(OutputConfig::from_raw));
         let (mut raw, users, groups) = raw.split();
         let sections: Vec<(&'static str, String, Place)> = users
             .iter()
@@ -896,6 +907,7 @@ impl Loader<'_> {
             sections,
             audit,
             approval,
+            output,
             digests: vec![(self.origin.to_owned(), sha256_hex(self.text))],
         }))
     }

@@ -28,6 +28,7 @@ pub(crate) struct RawPolicy {
     pub risk: Option<RawRisk>,
     pub audit: Option<RawAudit>,
     pub approval: Option<RawApproval>,
+    pub output: Option<RawOutput>,
     pub users: Option<BTreeMap<String, Spanned<RawSection>>>,
     pub groups: Option<BTreeMap<String, Spanned<RawSection>>>,
 }
@@ -233,6 +234,19 @@ pub(crate) struct RawApproval {
     pub remember: Option<Spanned<u64>>,
     pub on_no_tty: Option<Spanned<String>>,
     pub approver: Option<Spanned<String>>,
+}
+
+/// `[output]`: what is done to the session's output on its way out.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with keys `redact`, `patterns`, `max_bytes` and `terminals`"
+)]
+pub(crate) struct RawOutput {
+    pub redact: Option<bool>,
+    pub patterns: Option<SpannedList>,
+    pub max_bytes: Option<Spanned<Size>>,
+    pub terminals: Option<bool>,
 }
 
 /// `[env]`: which variables reach started programs.

@@ -893,3 +893,23 @@ fn reads_approval_settings_and_rejects_bad_ones() {
         "then approval.approver would never be asked",
     );
 }
+
+#[test]
+fn reads_output_settings_and_rejects_bad_patterns() {
+    assert!(!load("").output().active());
+    let p = load("[output]\nredact = true\npatterns = [\"pin=\\\\d+\"]\nmax_bytes = \"1M\"\n");
+    let output = p.output();
+    assert!(output.active() && output.redact && !output.terminals);
+    assert_eq!(output.patterns, ["pin=\\d+"]);
+    assert_eq!(output.max_bytes, Some(1 << 20));
+    assert_error(
+        "[output]\npatterns = [\"(unclosed\"]\n",
+        2,
+        "output.patterns: \"(unclosed\" is not a regular expression",
+    );
+    assert_error(
+        "[output]\nmax_bytes = 0\n",
+        2,
+        "output.max_bytes: must be more than 0",
+    );
+}

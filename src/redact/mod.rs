@@ -1,0 +1,413 @@
+//! Output safety, for agent transcripts: secrets in what the session prints are replaced with
+//! `[REDACTED]`, and output past `[output] max_bytes` is cut with a one-line notice.
+//!
+//! The filter works on lines, so memory stays bounded whatever the output: patterns match
+//! within one line (a line longer than `LINE_MAX` is taken in pieces of that size), except
+//! PEM private keys, whose whole block goes, BEGIN to END. A line still incomplete when the
+//! output pauses is shown as it is (a prompt must appear), redacted as far as it goes.
+
+mod process;
+
+pub use process::{Interposed, interpose};
+
+use regex::bytes::Regex;
+
+use crate::policy::OutputConfig;
+
+/// The longest line looked at as one; longer lines are taken in pieces.
+const LINE_MAX: usize = 16 * 1024;
+/// A private key block ends within this many lines, or the lines after it are shown again.
+const PEM_LINES_MAX: usize = 200;
+const REDACTED: &[u8] = b"[REDACTED]";
+
+/// Secrets rsh knows by their shape. A group named `secret` is what is replaced; otherwise
+/// the whole match.
+const BUILT_IN: &[&str] = &[
+    // AWS access key ids, and secret keys where they are named.
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+    r"(?i)aws_secret_access_key\s*[=:]\s*(?P<secret>[A-Za-z0-9/+=]{40})",
+    // GitHub, GitLab, Slack, OpenAI/Anthropic, Google, Stripe tokens.
+    r"\bgh[pousr]_[A-Za-z0-9]{36,}\b",
+    r"\bgithub_pat_[A-Za-z0-9_]{22,}",
+    r"\bglpat-[A-Za-z0-9_-]{20,}",
+    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
+    r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
+    r"\bAIza[0-9A-Za-z_-]{35}\b",
+    r"\b[rs]k_live_[0-9A-Za-z]{16,}",
+    // JSON web tokens.
+    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    // Bearer tokens and credentials in URLs.
+    r"(?i)\b(?:bearer|token)\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
+    r"[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s@]+)@",
+    // Assignments of passwords, secrets, tokens and keys.
+    r#"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)["']?\s*[=:]\s*(?P<secret>"[^"\s]{3,}"|'[^'\s]{3,}'|[^\s"',;]{3,})"#,
+];
+
+const PEM_BEGIN: &str = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
+const PEM_END: &str = r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
+
+/// The compiled rules of a session.
+pub struct Rules {
+    /// The built-in patterns (with `[output] redact`), then the policy's.
+    each: Vec<Regex>,
+    pem: Option<(Regex, Regex)>,
+    max_bytes: Option<u64>,
+}
+
+impl Rules {
+    /// What to replace in `text` (whole lines), sorted: the `secret` group of every match, or
+    /// the match. Patterns match within one line: a match that runs over a line's end is
+    /// looked for again in each of the lines it covers.
+    fn spans(&self, text: &[u8]) -> Vec<(usize, usize)> {
+        let mut spans = Vec::new();
+        for regex in &self.each {
+            spans_of(regex, text, &mut spans);
+        }
+        spans.sort_unstable();
+        spans
+    }
+
+    /// The rules of `[output]`; None when it asks for nothing. The policy's patterns were
+    /// checked when it was loaded.
+    pub fn new(config: &OutputConfig) -> Option<Rules> {
+        if !config.active() {
+            return None;
+        }
+        let mut patterns: Vec<&str> = Vec::new();
+        if config.redact {
+            patterns.extend(BUILT_IN);
+        }
+        patterns.extend(config.patterns.iter().map(String::as_str));
+        let pem = config.redact.then(|| {
+            (
+                Regex::new(PEM_BEGIN).expect("built-in pattern"),
+                Regex::new(PEM_END).expect("built-in pattern"),
+            )
+        });
+        Some(Rules {
+            each: patterns
+                .iter()
+                .map(|p| Regex::new(p))
+                .collect::<Result<_, _>>()
+                .ok()?,
+            pem,
+            max_bytes: config.max_bytes,
+        })
+    }
+}
+
+/// The matches of `regex` in `text` (whole lines), as in [`Rules::spans`].
+fn spans_of(regex: &Regex, text: &[u8], spans: &mut Vec<(usize, usize)>) {
+    let secret = regex.capture_names().any(|n| n == Some("secret"));
+    for m in regex.find_iter(text) {
+        if m.end() > m.start() + 1 && text[m.start()..m.end() - 1].contains(&b'\n') {
+            // Over a line's end: each line it covers on its own (a match found again
+            // later is merged).
+            let mut at = text[..m.start()]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            while at < m.end() {
+                let end = text[at..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(text.len(), |i| at + i + 1);
+                spans_of_line(regex, &text[at..end], at, spans);
+                at = end;
+            }
+            continue;
+        }
+        let part = if secret {
+            regex
+                .captures_at(text, m.start())
+                .and_then(|c| c.name("secret"))
+                .map_or((m.start(), m.end()), |g| (g.start(), g.end()))
+        } else {
+            (m.start(), m.end())
+        };
+        if part.1 > part.0 {
+            spans.push(part);
+        }
+    }
+}
+
+/// The matches of `regex` in one `line` (which starts at `base` in the text).
+fn spans_of_line(regex: &Regex, line: &[u8], base: usize, spans: &mut Vec<(usize, usize)>) {
+    let secret = regex.capture_names().any(|n| n == Some("secret"));
+    for m in regex.find_iter(line) {
+        let part = match secret {
+            true => regex
+                .captures_at(line, m.start())
+                .and_then(|c| c.name("secret"))
+                .map_or((m.start(), m.end()), |g| (g.start(), g.end())),
+            false => (m.start(), m.end()),
+        };
+        if part.1 > part.0 {
+            spans.push((base + part.0, base + part.1));
+        }
+    }
+}
+
+/// One output stream on its way out.
+pub struct Filter<'r> {
+    rules: &'r Rules,
+    /// The incomplete last line.
+    pending: Vec<u8>,
+    /// Lines left inside a private key block.
+    in_key: Option<usize>,
+    shown: u64,
+    cut: u64,
+}
+
+impl<'r> Filter<'r> {
+    pub fn new(rules: &'r Rules) -> Filter<'r> {
+        Filter {
+            rules,
+            pending: Vec::new(),
+            in_key: None,
+            shown: 0,
+            cut: 0,
+        }
+    }
+
+    /// Takes `data`; appends to `out` what can be shown of the lines it completes.
+    pub fn feed(&mut self, mut data: &[u8], out: &mut Vec<u8>) {
+        // The line begun earlier, first.
+        if !self.pending.is_empty() || self.in_key.is_some() {
+            data = self.take_line(data, out);
+        }
+        // Most output has no secret: whole lines that no pattern matches go out at once (a
+        // pattern that matches within a line matches within the lines together).
+        if self.in_key.is_none()
+            && let Some(last) = data.iter().rposition(|&b| b == b'\n')
+            && !self
+                .rules
+                .pem
+                .as_ref()
+                .is_some_and(|(begin, _)| begin.is_match(&data[..=last]))
+        {
+            let lines = &data[..=last];
+            let spans = self.rules.spans(lines);
+            if spans.is_empty() {
+                self.show(lines, out);
+            } else {
+                let mut clean = Vec::with_capacity(lines.len());
+                write_redacted(lines, &spans, &mut clean);
+                self.show(&clean, out);
+            }
+            data = &data[last + 1..];
+        }
+        while !data.is_empty() {
+            data = self.take_line(data, out);
+        }
+    }
+
+    /// Adds `data` to the pending line up to its end (or LINE_MAX), filtering it when it is
+    /// complete; the rest of `data`.
+    fn take_line<'d>(&mut self, data: &'d [u8], out: &mut Vec<u8>) -> &'d [u8] {
+        let room = LINE_MAX.saturating_sub(self.pending.len());
+        let (take, complete) = match data.iter().position(|&b| b == b'\n') {
+            Some(end) if end < room => (end + 1, true),
+            _ if data.len() >= room => (room, true),
+            _ => (data.len(), false),
+        };
+        self.pending.extend_from_slice(&data[..take]);
+        if complete {
+            self.flush(out);
+        }
+        &data[take..]
+    }
+
+    /// The output paused, or ended: what there is of the last line goes out.
+    pub fn flush(&mut self, out: &mut Vec<u8>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let line = std::mem::take(&mut self.pending);
+        let mut clean = Vec::with_capacity(line.len());
+        self.redact_line(&line, &mut clean);
+        self.show(&clean, out);
+    }
+
+    /// At the end: the last line, and what was cut.
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        self.flush(out);
+        if self.cut > 0 {
+            let notice = format!(
+                "\n[rsh: output.max_bytes: {} more bytes not shown]\n",
+                self.cut
+            );
+            out.extend_from_slice(notice.as_bytes());
+        }
+    }
+
+    fn show(&mut self, clean: &[u8], out: &mut Vec<u8>) {
+        let room = match self.rules.max_bytes {
+            Some(max) => max.saturating_sub(self.shown).min(clean.len() as u64) as usize,
+            None => clean.len(),
+        };
+        out.extend_from_slice(&clean[..room]);
+        self.shown += room as u64;
+        self.cut += (clean.len() - room) as u64;
+    }
+
+    fn redact_line(&mut self, line: &[u8], out: &mut Vec<u8>) {
+        if let Some((begin, end)) = &self.rules.pem {
+            if let Some(left) = self.in_key {
+                if end.is_match(line) || left == 0 {
+                    self.in_key = None;
+                } else {
+                    self.in_key = Some(left - 1);
+                }
+                return;
+            }
+            if begin.is_match(line) {
+                out.extend_from_slice(REDACTED);
+                if line.ends_with(b"\n") {
+                    out.push(b'\n');
+                }
+                if !end.is_match(line) {
+                    self.in_key = Some(PEM_LINES_MAX);
+                }
+                return;
+            }
+        }
+        let spans = self.rules.spans(line);
+        write_redacted(line, &spans, out);
+    }
+}
+
+/// `text` with the `spans` (sorted by start) replaced, overlapping ones as one.
+fn write_redacted(text: &[u8], spans: &[(usize, usize)], out: &mut Vec<u8>) {
+    let mut at = 0;
+    for &(start, end) in spans {
+        if end <= at {
+            continue;
+        }
+        if start >= at {
+            out.extend_from_slice(&text[at..start]);
+            out.extend_from_slice(REDACTED);
+        }
+        at = end;
+    }
+    out.extend_from_slice(&text[at..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(redact: bool, patterns: &[&str], max_bytes: Option<u64>) -> Rules {
+        Rules::new(&OutputConfig {
+            redact,
+            patterns: patterns.iter().map(|p| p.to_string()).collect(),
+            max_bytes,
+            terminals: false,
+        })
+        .unwrap()
+    }
+
+    /// Feeds `input` in pieces of `step` bytes.
+    fn run(rules: &Rules, input: &str, step: usize) -> String {
+        let mut filter = Filter::new(rules);
+        let mut out = Vec::new();
+        for piece in input.as_bytes().chunks(step) {
+            filter.feed(piece, &mut out);
+        }
+        filter.finish(&mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn built_in_patterns_find_common_secrets_across_read_boundaries() {
+        let r = rules(true, &[], None);
+        let input = "key AKIAIOSFODNN7EXAMPLE ok\n\
+                     export GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345\n\
+                     password = hunter22\n\
+                     curl -H 'Authorization: Bearer abcdefghijklmnop0123'\n\
+                     db: postgres://app:s3cr3t@db:5432/x\n\
+                     -----BEGIN OPENSSH PRIVATE KEY-----\n\
+                     b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n\
+                     -----END OPENSSH PRIVATE KEY-----\n\
+                     plain text stays\n";
+        let expected = "key [REDACTED] ok\n\
+                        export GITHUB_TOKEN=[REDACTED]\n\
+                        password = [REDACTED]\n\
+                        curl -H 'Authorization: Bearer [REDACTED]'\n\
+                        db: postgres://app:[REDACTED]@db:5432/x\n\
+                        [REDACTED]\n\
+                        plain text stays\n";
+        for step in [1, 3, 7, 64, 4096] {
+            assert_eq!(run(&r, input, step), expected, "pieces of {step}");
+        }
+    }
+
+    #[test]
+    fn policy_patterns_replace_their_secret_group_or_the_match() {
+        let r = rules(false, &[r"ticket-\d+", r"pin=(?P<secret>\d{4})"], None);
+        assert_eq!(
+            run(&r, "see ticket-42 pin=1234 AKIAIOSFODNN7EXAMPLE\n", 5),
+            "see [REDACTED] pin=[REDACTED] AKIAIOSFODNN7EXAMPLE\n"
+        );
+    }
+
+    #[test]
+    fn patterns_match_within_one_line_only() {
+        // `\s*` could run over the end of `password:`; the value on the next line is no
+        // secret, and an empty match changes nothing.
+        let r = rules(true, &["x*"], None);
+        let text = "password:\n  shown\nok token=abcdef\n";
+        for step in [1, 5, 1000] {
+            assert_eq!(
+                run(&r, text, step),
+                "password:\n  shown\nok token=[REDACTED]\n"
+            );
+        }
+    }
+
+    #[test]
+    fn an_incomplete_line_goes_out_when_flushed() {
+        let r = rules(true, &[], None);
+        let mut filter = Filter::new(&r);
+        let mut out = Vec::new();
+        filter.feed(b"Password: ", &mut out);
+        assert!(out.is_empty());
+        filter.flush(&mut out);
+        assert_eq!(out, b"Password: ");
+    }
+
+    #[test]
+    fn output_past_max_bytes_is_cut_with_a_notice() {
+        let r = rules(false, &[], Some(10));
+        assert_eq!(
+            run(&r, "0123456789abcdef\nmore\n", 4),
+            "0123456789\n[rsh: output.max_bytes: 12 more bytes not shown]\n"
+        );
+        assert_eq!(run(&r, "short\n", 4), "short\n");
+    }
+
+    #[test]
+    fn memory_stays_bounded_on_a_line_without_end() {
+        let r = rules(true, &[], None);
+        let mut filter = Filter::new(&r);
+        let mut out = Vec::new();
+        for _ in 0..100 {
+            filter.feed(&[b'x'; 10_000], &mut out);
+            assert!(filter.pending.len() < LINE_MAX);
+        }
+        filter.finish(&mut out);
+        assert_eq!(out.len(), 1_000_000);
+    }
+
+    #[test]
+    fn an_unended_key_block_stops_hiding_after_its_limit() {
+        let r = rules(true, &[], None);
+        let mut input = String::from("-----BEGIN RSA PRIVATE KEY-----\n");
+        for _ in 0..PEM_LINES_MAX + 5 {
+            input.push_str("AAAA\n");
+        }
+        let out = run(&r, &input, 100);
+        assert!(out.starts_with("[REDACTED]\nAAAA\n"), "{out:.40}");
+        assert_eq!(out.matches("AAAA").count(), 4);
+    }
+}

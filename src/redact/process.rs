@@ -1,0 +1,162 @@
+//! The filter process: standard output and standard error of the whole session (rsh, and
+//! every program it starts, which inherit them) go through pipes to a process of rsh's own
+//! that filters them and writes them where they went before.
+
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
+
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::unistd::Pid;
+
+use super::{Filter, Rules};
+use crate::policy::OutputConfig;
+use crate::spawn::{self, Fork, fd};
+
+/// How long output may pause before an incomplete line is shown.
+const PAUSE: Duration = Duration::from_millis(50);
+/// The size asked of the filter's pipes, and of its reads.
+const PIPE_SIZE: libc::c_int = 1 << 20;
+
+/// How long the end of the session waits for the filter to write what it has.
+const DRAIN: Duration = Duration::from_secs(5);
+
+/// The running filter; `finish` at the end of the session.
+pub struct Interposed {
+    pid: Pid,
+}
+
+/// Puts the filter between the session and its standard output and error, for each of them
+/// that is not a terminal (unless `[output] terminals`). None when `[output]` asks for
+/// nothing, or neither stream is filtered.
+pub fn interpose(config: &OutputConfig) -> Result<Option<Interposed>, String> {
+    let Some(rules) = Rules::new(config) else {
+        return Ok(None);
+    };
+    let filtered: Vec<RawFd> = [1, 2]
+        .into_iter()
+        .filter(|&n| fd::is_open(n) && (config.terminals || !is_terminal(n)))
+        .collect();
+    if filtered.is_empty() {
+        return Ok(None);
+    }
+    let mut pipes = Vec::new();
+    for &n in &filtered {
+        let (read, write) = spawn::pipe().map_err(|e| format!("output filter: {}", e.desc()))?;
+        // Fewer, larger reads and writes: the filter costs less per byte. (The size is a
+        // wish; the system's pipe-max-size bounds it.)
+        let _ = nix::fcntl::fcntl(&write, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_SIZE));
+        pipes.push((n, read, write));
+    }
+    match spawn::fork_shell().map_err(|e| format!("output filter: {}", e.desc()))? {
+        Fork::Child => {
+            let streams: Vec<(RawFd, OwnedFd)> = pipes
+                .into_iter()
+                .map(|(n, read, _write)| (n, read))
+                .collect();
+            run(&rules, streams);
+        }
+        Fork::Parent(pid) => {
+            for (n, _read, write) in pipes {
+                fd::dup_to(write.as_raw_fd(), n)
+                    .map_err(|e| format!("output filter: {}", e.desc()))?;
+            }
+            Ok(Some(Interposed { pid }))
+        }
+    }
+}
+
+impl Interposed {
+    /// The session is over: closes its ends and lets the filter write the rest.
+    pub fn finish(self) {
+        fd::close(1);
+        fd::close(2);
+        let deadline = Instant::now() + DRAIN;
+        while Instant::now() < deadline {
+            match spawn::try_wait(self.pid) {
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                _ => return,
+            }
+        }
+    }
+}
+
+fn is_terminal(n: RawFd) -> bool {
+    nix::unistd::isatty(fd::borrow(n)).unwrap_or(false)
+}
+
+/// The filter's whole life: read, filter, write, until every stream has ended.
+fn run(rules: &Rules, streams: Vec<(RawFd, OwnedFd)>) -> ! {
+    // Only the session's end ends the filter: not a signal from the terminal, not a reader
+    // that went away from one of the streams (that stream's writers get SIGPIPE instead).
+    for sig in [
+        libc::SIGINT,
+        libc::SIGQUIT,
+        libc::SIGTSTP,
+        libc::SIGHUP,
+        libc::SIGPIPE,
+    ] {
+        ignore(sig);
+    }
+    let mut open: Vec<(RawFd, Option<OwnedFd>, Filter)> = streams
+        .into_iter()
+        .map(|(n, read)| (n, Some(read), Filter::new(rules)))
+        .collect();
+    let mut buf = vec![0u8; PIPE_SIZE as usize];
+    let mut out = Vec::with_capacity(buf.len() + 64);
+    while open.iter().any(|(_, read, _)| read.is_some()) {
+        let ready = wait_readable(&open);
+        for (i, (n, read, filter)) in open.iter_mut().enumerate() {
+            out.clear();
+            let Some(source) = read else { continue };
+            if !ready.contains(&i) {
+                // Paused: what there is of the last line goes out.
+                filter.flush(&mut out);
+            } else {
+                match nix::unistd::read(&*source, &mut buf) {
+                    Ok(0) | Err(nix::errno::Errno::EBADF) => {
+                        filter.finish(&mut out);
+                        *read = None;
+                    }
+                    Ok(got) => filter.feed(&buf[..got], &mut out),
+                    Err(_) => continue,
+                }
+            }
+            if !out.is_empty() && fd::write_all(*n, &out).is_err() {
+                // Nobody reads this stream any more.
+                *read = None;
+            }
+        }
+    }
+    spawn::exit_child(0)
+}
+
+/// Indexes of the open streams with something to read, waiting up to PAUSE.
+fn wait_readable(open: &[(RawFd, Option<OwnedFd>, Filter)]) -> Vec<usize> {
+    let watched: Vec<(usize, &OwnedFd)> = open
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, read, _))| read.as_ref().map(|r| (i, r)))
+        .collect();
+    let mut fds: Vec<PollFd> = watched
+        .iter()
+        .map(|(_, r)| PollFd::new(r.as_fd(), PollFlags::POLLIN))
+        .collect();
+    let timeout = PollTimeout::try_from(PAUSE.as_millis() as i32).unwrap_or(PollTimeout::MAX);
+    if poll(&mut fds, timeout).unwrap_or(0) <= 0 {
+        return Vec::new();
+    }
+    fds.iter()
+        .zip(&watched)
+        .filter(|(p, _)| p.revents().is_some_and(|r| !r.is_empty()))
+        .map(|(_, (i, _))| *i)
+        .collect()
+}
+
+fn ignore(sig: libc::c_int) {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    if let Ok(sig) = Signal::try_from(sig) {
+        // SAFETY: SIG_IGN installs no handler code.
+        #[allow(unsafe_code)]
+        let _ = unsafe { signal(sig, SigHandler::SigIgn) };
+    }
+}
