@@ -217,6 +217,7 @@ pub fn load_policy(explicit: Option<&Path>) -> Result<Unresolved, String> {
 
 /// Entry point for the binary; returns the exit status.
 pub fn main(argv: Vec<OsString>) -> i32 {
+    start_debug_log();
     let argv: Vec<String> = argv
         .into_iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -379,6 +380,23 @@ fn start(inv: &Invocation) -> Result<(Unresolved, crate::sandbox::Sandbox), i32>
     Ok((policy, sandbox))
 }
 
+/// `RSH_LOG=debug` (or any `tracing` filter, such as `rsh=trace`): rsh's own account of what
+/// it does, on standard error. Kept apart from the audit trail, which the policy controls
+/// and the user cannot turn off or redirect.
+fn start_debug_log() {
+    let Ok(filter) = std::env::var("RSH_LOG") else {
+        return;
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("debug"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(true)
+        .without_time()
+        .try_init();
+}
+
 fn eprint_line(text: &str) {
     let _ = fd::write_all(2, format!("{text}\n").as_bytes());
 }
@@ -393,6 +411,7 @@ pub fn run(inv: Invocation) -> i32 {
         Err(status) => return status,
     };
     let policy = Arc::new(policy.resolve());
+    tracing::debug!(policy = policy.origin(), files = ?policy.digests(), "policy loaded");
     let mode = if inv.command.is_some() {
         Mode::Command
     } else if inv.interactive || (inv.stdin && inv.script.is_none() && stdin_is_terminal()) {
@@ -414,7 +433,7 @@ pub fn run(inv: Invocation) -> i32 {
         Mode::Interactive => crate::audit::Kind::Interactive,
         Mode::Script => crate::audit::Kind::Script,
     };
-    if let Err(message) = shell.start_audit(kind) {
+    if let Err(message) = shell.start_audit(kind, inv.command.as_deref()) {
         eprint_line(&format!("rsh: cannot start: {message}"));
         return 126;
     }
@@ -466,6 +485,7 @@ pub fn run_source(shell: &mut Shell, source: &str) -> i32 {
         Ok(program) => shell.run_toplevel(&program),
         Err(err) => {
             eprint_line(&format!("rsh: {err}"));
+            shell.audit_line_refused(source, &err.to_string());
             2
         }
     }
@@ -488,6 +508,8 @@ fn run_file(shell: &mut Shell, path: &Path) -> i32 {
         Ok(program) => shell.run_toplevel(&program),
         Err(err) => {
             eprint_line(&format!("rsh: {}: {err}", path.display()));
+            let what = format!("script {}", path.display());
+            shell.audit_line_refused(&what, &err.to_string());
             2
         }
     }

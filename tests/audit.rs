@@ -7,132 +7,15 @@ use std::fs;
 use std::io::Read;
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
 
 use common::Run;
+use common::syslog::{Line, Syslog};
 
 const RSH: &str = env!("CARGO_BIN_EXE_rsh");
-
-/// A running rsyslogd that writes every record it gets on `socket` to `out`, one per line:
-/// `FACILITY SEVERITY APP-NAME PROCID MSG`.
-struct Syslog {
-    dir: tempfile::TempDir,
-    child: Child,
-}
-
-impl Syslog {
-    fn start() -> Option<Syslog> {
-        let rsyslogd = ["/usr/sbin/rsyslogd", "/sbin/rsyslogd"]
-            .into_iter()
-            .find(|p| Path::new(p).exists());
-        let Some(rsyslogd) = rsyslogd else {
-            eprintln!(
-                "SKIPPED: rsyslogd is not installed (apt-get install rsyslog); the records \
-                 rsh sends to syslog are not checked"
-            );
-            return None;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().display();
-        let conf = format!(
-            r#"global(workDirectory="{d}")
-module(load="imuxsock" SysSock.Use="off")
-input(type="imuxsock" Socket="{d}/log" UseSpecialParser="off" ParseHostname="on" RateLimit.Interval="0")
-template(name="record" type="string" string="%syslogfacility-text% %syslogseverity-text% %app-name% %procid% %msg%\n")
-*.* action(type="omfile" file="{d}/out.log" template="record")
-"#
-        );
-        fs::write(dir.path().join("rsyslog.conf"), conf).unwrap();
-        let child = Command::new(rsyslogd)
-            .arg("-n")
-            .arg("-f")
-            .arg(dir.path().join("rsyslog.conf"))
-            .arg("-i")
-            .arg(dir.path().join("rsyslogd.pid"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start rsyslogd");
-        let syslog = Syslog { dir, child };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !syslog.socket().exists() {
-            assert!(
-                Instant::now() < deadline,
-                "rsyslogd did not make its socket"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(syslog)
-    }
-
-    fn socket(&self) -> PathBuf {
-        self.dir.path().join("log")
-    }
-
-    /// The records written so far, once there are at least `count` (rsyslogd writes them
-    /// asynchronously).
-    fn records(&self, count: usize) -> Vec<Line> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let text = fs::read_to_string(self.dir.path().join("out.log")).unwrap_or_default();
-            let lines: Vec<Line> = text.lines().map(Line::parse).collect();
-            if lines.len() >= count || Instant::now() > deadline {
-                // Anything more would come now, too.
-                std::thread::sleep(Duration::from_millis(200));
-                let text = fs::read_to_string(self.dir.path().join("out.log")).unwrap();
-                return text.lines().map(Line::parse).collect();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Syslog {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// One line of rsyslogd's file.
-#[derive(Debug)]
-struct Line {
-    facility: String,
-    severity: String,
-    app: String,
-    json: serde_json::Value,
-}
-
-impl Line {
-    fn parse(line: &str) -> Line {
-        let mut fields = line.splitn(5, ' ');
-        let mut next = || fields.next().unwrap_or_default().to_owned();
-        let (facility, severity, app, _pid, msg) = (next(), next(), next(), next(), next());
-        let json = serde_json::from_str(&msg)
-            .unwrap_or_else(|e| panic!("not one JSON record ({e}): {line:?}"));
-        Line {
-            facility,
-            severity,
-            app,
-            json,
-        }
-    }
-
-    fn event(&self) -> &str {
-        self.json["event"].as_str().unwrap_or_default()
-    }
-
-    fn argv(&self) -> Vec<&str> {
-        self.json["argv"]
-            .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-            .unwrap_or_default()
-    }
-}
 
 fn policy(dir: &Path, audit: &str) -> PathBuf {
     let path = dir.join("policy.toml");
@@ -229,6 +112,7 @@ fn every_command_run_or_refused_is_one_record_in_syslog() {
     }
     let start = &records[0].json;
     assert_eq!(start["kind"], "command");
+    assert_eq!(start["command"], line);
     assert_eq!(start["policy"][0]["file"], policy.display().to_string());
     assert_eq!(start["policy"][0]["sha256"], sha256(&policy));
 
@@ -362,6 +246,21 @@ fn unreachable_syslog_means_one_warning_and_the_fallback_file() {
     use std::os::unix::fs::PermissionsExt;
     let mode = fs::metadata(&fallback).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
+
+    // A line that does not parse runs nothing, and is recorded.
+    let run = rsh(&policy, work.path(), "touch three; echo (");
+    assert_eq!(run.status, 2, "{}", run.describe());
+    assert!(!work.path().join("three").exists());
+    let records = fallback_records(&fallback);
+    let refused = &records[records.len() - 2];
+    assert_eq!(refused["event"], "line-refused", "{records:?}");
+    assert_eq!(refused["line"], "touch three; echo (");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("syntax error")
+    );
 }
 
 #[test]
@@ -413,4 +312,29 @@ fn a_stuck_syslog_does_not_hang_the_shell() {
     // Every record is kept: session start, ten touches, session end.
     assert_eq!(fallback_records(&fallback).len(), 12);
     drop(stuck);
+}
+
+#[test]
+fn rsh_log_shows_rsh_s_own_account_apart_from_the_records() {
+    let work = tempfile::tempdir().unwrap();
+    let fallback = work.path().join("audit.log");
+    let fallback_line = format!("fallback = {:?}", fallback.display().to_string());
+    let policy = policy(work.path(), &format!("syslog = false\n{fallback_line}"));
+    let out = Command::new(RSH)
+        .arg("--policy")
+        .arg(&policy)
+        .args(["-c", "touch one; sh -c x"])
+        .current_dir(work.path())
+        .env("RSH_LOG", "debug")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let run = Run::of(out);
+    run.assert_stderr_has("policy loaded");
+    run.assert_stderr_has(r#"decided argv=["touch", "one"] verdict=allow"#);
+    run.assert_stderr_has(r#"decided argv=["sh", "-c", "x"] verdict=deny"#);
+    // The trail is the same with or without it.
+    assert_eq!(fallback_records(&fallback).len(), 4);
+    let quiet = rsh(&policy, work.path(), "touch two");
+    assert_eq!(quiet.stderr, "", "{}", quiet.describe());
 }

@@ -2,7 +2,7 @@
 //! real pseudo-terminal of its own, the test reads the question there and types one key.
 //! Without a terminal, the approver program answers; the shipped example approver is one of
 //! them. Every case checks the file the command would make, the message, the status and the
-//! audit record (written to a fallback file).
+//! audit record, in a real rsyslogd's file (or, without rsyslogd, in the fallback file).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -19,13 +19,19 @@ const WAIT: Duration = Duration::from_secs(10);
 
 struct Case {
     dir: tempfile::TempDir,
+    syslog: Option<common::syslog::Syslog>,
 }
 
 impl Case {
     /// `touch` is asked about (medium risk), `rm` too at high risk.
     fn new(approval: &str) -> Case {
         let dir = tempfile::tempdir().unwrap();
+        let syslog = common::syslog::Syslog::start();
         let log = dir.path().join("audit.log");
+        let audit = match &syslog {
+            Some(syslog) => format!("socket = {:?}", syslog.socket().display().to_string()),
+            None => format!("syslog = false\nfallback = {:?}", log.display().to_string()),
+        };
         let policy = format!(
             r#"[shell]
 path = ["/usr/local/bin", "/usr/bin", "/bin"]
@@ -45,13 +51,11 @@ write = ["."]
 {approval}
 
 [audit]
-syslog = false
-fallback = {:?}
-"#,
-            log.display().to_string()
+{audit}
+"#
         );
         fs::write(dir.path().join("policy.toml"), policy).unwrap();
-        Case { dir }
+        Case { dir, syslog }
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -75,10 +79,26 @@ fallback = {:?}
 
     /// The audit records of commands: (argv, approval, confirmation, status).
     fn records(&self) -> Vec<(Vec<String>, String, String, i64)> {
-        fs::read_to_string(self.path("audit.log"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        let records: Vec<serde_json::Value> = match &self.syslog {
+            // The session's end is the last record.
+            Some(syslog) => {
+                let mut lines = syslog.records(1);
+                for _ in 0..50 {
+                    if lines.last().is_some_and(|l| l.event() == "session-end") {
+                        break;
+                    }
+                    lines = syslog.records(lines.len() + 1);
+                }
+                lines.into_iter().map(|l| l.json).collect()
+            }
+            None => fs::read_to_string(self.path("audit.log"))
+                .unwrap_or_default()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
+        };
+        records
+            .into_iter()
             .filter(|j| j["event"] == "command")
             .map(|j| {
                 let argv = j["argv"]

@@ -113,6 +113,7 @@ impl Trail {
         session: Session,
         kind: Kind,
         login: bool,
+        command: Option<&str>,
         policy: &[(String, String)],
     ) -> Result<Trail, String> {
         let mut trail = Trail {
@@ -123,6 +124,11 @@ impl Trail {
         let mut json = trail.head("session-start");
         json.str("kind", kind.name());
         json.bool("login", login);
+        if let Some(command) = command {
+            // `rsh -c`: what sshd was asked to run (`ssh host cmd`, scp, sftp, git), or the
+            // agent's command.
+            json.str_max("command", command, record::LINE_MAX);
+        }
         json.raw("policy", &record::files(policy));
         trail.send(json, sink::Severity::Info)?;
         Ok(trail)
@@ -171,6 +177,16 @@ impl Trail {
         ended.write(&mut json);
         let severity = sink::Severity::Info;
         let _ = self.send(json, severity);
+    }
+
+    /// A line that did not run at all: a syntax error or an unsupported construct.
+    pub fn line_refused(&mut self, line: &str, why: &str, cwd: &str) {
+        let mut json = self.head("line-refused");
+        json.str("cwd", cwd);
+        json.str_max("line", line, record::LINE_MAX);
+        json.str("reason", why);
+        json.int("status", 2);
+        let _ = self.send(json, sink::Severity::Notice);
     }
 
     /// The session's last record.

@@ -11,7 +11,7 @@ use crate::spawn::Usage;
 /// Longest string field, in bytes (before escaping).
 const FIELD_MAX: usize = 1024;
 /// Longest command line.
-const LINE_MAX: usize = 2048;
+pub(super) const LINE_MAX: usize = 2048;
 /// Longest single argument, and all arguments together.
 const ARG_MAX: usize = 512;
 const ARGV_MAX: usize = 3072;

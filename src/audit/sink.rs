@@ -86,6 +86,7 @@ impl Sink {
         let attempt = match &self.failure {
             Some((why, when)) if !self.required && when.elapsed() < RETRY_AFTER => Err(why.clone()),
             _ => self.send_to_syslog(body, severity).inspect_err(|why| {
+                tracing::debug!(socket = %self.socket.display(), %why, "syslog took no record");
                 // The connection is made anew for the next attempt.
                 self.logger = None;
                 self.failure = Some((why.clone(), std::time::Instant::now()));

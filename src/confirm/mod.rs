@@ -68,6 +68,7 @@ pub fn ask(question: &Question, config: &ApprovalConfig) -> Option<Confirmation>
     }
     let approver = config.approver.as_deref()?;
     let mut answer = approver::ask(approver, question, config.timeout);
+    tracing::debug!(approver = %approver.display(), ?answer, "approver answered");
     if let Answer::Always(window) = answer {
         answer = if can_remember {
             Answer::Always(window.min(config.remember))

@@ -62,17 +62,26 @@ pub(crate) struct Handoff {
 impl Shell {
     /// Starts the audit trail with the session's first record. Err when records are required
     /// and syslog cannot take them: then nothing may run.
-    pub fn start_audit(&mut self, kind: audit::Kind) -> Result<(), String> {
+    pub fn start_audit(&mut self, kind: audit::Kind, command: Option<&str>) -> Result<(), String> {
         let policy = self.policy.clone();
         let trail = Trail::start(
             policy.audit(),
             audit::Session::current(),
             kind,
             self.login,
+            command,
             policy.digests(),
         )?;
         self.audit = Some(trail);
         Ok(())
+    }
+
+    /// Records a line that did not run: it does not parse, or uses what rsh does not support.
+    pub fn audit_line_refused(&mut self, line: &str, why: &str) {
+        let cwd = self.logical_cwd.clone();
+        if let Some(trail) = &mut self.audit {
+            trail.line_refused(line, why, &cwd);
+        }
     }
 
     /// The session's last record.

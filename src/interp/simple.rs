@@ -523,6 +523,9 @@ impl Shell {
             .filter(|r| r.decision.verdict != Verdict::Allow)
             .cloned();
         let decided = decided.cloned();
+        if let Some(d) = &decided {
+            tracing::debug!(?argv, verdict = %d.decision.verdict, rule = %d.decision.rule, risk = %d.decision.risk, "decided");
+        }
         let refusal = self.unless_audit(&builtins::display_command(argv), refusal);
         let (refusal, confirmed) = match refusal {
             Some(r) if r.decision.verdict == Verdict::Ask && !self.explaining => {
@@ -790,8 +793,10 @@ impl Shell {
             return self.exec_failed(&argv[0], err);
         }
         let placement = self.placement();
+        tracing::debug!(program = %file.canonical.display(), ?profile, "starting");
         let reaped = match spawn::spawn(&program, self.stack_limit, placement) {
             Ok(pid) => {
+                tracing::debug!(pid = pid.as_raw(), "started");
                 let timeout = program.confinement().timeout;
                 self.wait_job(pid, placement, timeout, &argv[0])
             }

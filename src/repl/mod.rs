@@ -87,6 +87,7 @@ fn run_chunk(shell: &mut Shell, text: &str, interactive: bool) -> Chunk {
         Ok(program) => program,
         Err(err) => {
             let _ = fd::write_all(2, format!("rsh: {err}\n").as_bytes());
+            shell.audit_line_refused(text, &err.to_string());
             shell.set_last_status(2);
             // A script stops at a syntax error, as bash's does; a person gets the prompt back.
             return if interactive {

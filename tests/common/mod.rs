@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod pty;
+pub mod syslog;
 
 /// What one run of rsh did.
 pub struct Run {
