@@ -21,11 +21,13 @@ const PEM_LINES_MAX: usize = 200;
 const REDACTED: &[u8] = b"[REDACTED]";
 
 /// Secrets rsh knows by their shape. A group named `secret` is what is replaced; otherwise
-/// the whole match.
+/// the whole match. Each begins with a literal, and none ignores case (the spellings are
+/// written out), so that joined into one regex their literals are all looked for in a single
+/// pass over the output.
 const BUILT_IN: &[&str] = &[
     // AWS access key ids, and secret keys where they are named.
     r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-    r"(?i)aws_secret_access_key\s*[=:]\s*(?P<secret>[A-Za-z0-9/+=]{40})",
+    r"(?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY)\s*[=:]\s*(?P<secret>[A-Za-z0-9/+=]{40})",
     // GitHub, GitLab, Slack, OpenAI/Anthropic, Google, Stripe tokens.
     r"\bgh[pousr]_[A-Za-z0-9]{36,}\b",
     r"\bgithub_pat_[A-Za-z0-9_]{22,}",
@@ -37,10 +39,10 @@ const BUILT_IN: &[&str] = &[
     // JSON web tokens.
     r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
     // Bearer tokens and credentials in URLs.
-    r"(?i)\b(?:bearer|token)\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
-    r"[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s@]+)@",
+    r"\b(?:[Bb]earer|BEARER|[Tt]oken|TOKEN)\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
+    r"://[^/\s:@]+:(?P<secret>[^/\s@]+)@",
     // Assignments of passwords, secrets, tokens and keys.
-    r#"(?i)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key)["']?\s*[=:]\s*(?P<secret>"[^"\s]{3,}"|'[^'\s]{3,}'|[^\s"',;]{3,})"#,
+    r#"(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY)["']?\s*[=:]\s*(?P<secret>"[^"\s]{3,}"|'[^'\s]{3,}'|[^\s"',;]{3,})"#,
 ];
 
 const PEM_BEGIN: &str = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
@@ -73,11 +75,23 @@ impl Rules {
         if !config.active() {
             return None;
         }
-        let mut patterns: Vec<&str> = Vec::new();
+        let mut patterns: Vec<String> = Vec::new();
         if config.redact {
-            patterns.extend(BUILT_IN);
+            // One regex for all: its literals are looked for in one pass over the output,
+            // where thirteen regexes would take thirteen.
+            let all: Vec<String> = BUILT_IN
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    format!(
+                        "(?:{})",
+                        p.replace("(?P<secret>", &format!("(?P<secret{i}>"))
+                    )
+                })
+                .collect();
+            patterns.push(all.join("|"));
         }
-        patterns.extend(config.patterns.iter().map(String::as_str));
+        patterns.extend(config.patterns.iter().cloned());
         let pem = config.redact.then(|| {
             (
                 Regex::new(PEM_BEGIN).expect("built-in pattern"),
@@ -96,9 +110,30 @@ impl Rules {
     }
 }
 
+/// Whether `regex` has a group named `secret` (or, in the built-in patterns joined into one,
+/// `secret0`, `secret1`, ...).
+fn has_secret_group(regex: &Regex) -> bool {
+    regex
+        .capture_names()
+        .flatten()
+        .any(|n| n.starts_with("secret"))
+}
+
+/// The secret group that took part in a match.
+fn secret_group<'h>(
+    regex: &Regex,
+    caps: &regex::bytes::Captures<'h>,
+) -> Option<regex::bytes::Match<'h>> {
+    regex
+        .capture_names()
+        .enumerate()
+        .filter(|(_, n)| n.is_some_and(|n| n.starts_with("secret")))
+        .find_map(|(i, _)| caps.get(i))
+}
+
 /// The matches of `regex` in `text` (whole lines), as in [`Rules::spans`].
 fn spans_of(regex: &Regex, text: &[u8], spans: &mut Vec<(usize, usize)>) {
-    let secret = regex.capture_names().any(|n| n == Some("secret"));
+    let secret = has_secret_group(regex);
     for m in regex.find_iter(text) {
         if m.end() > m.start() + 1 && text[m.start()..m.end() - 1].contains(&b'\n') {
             // Over a line's end: each line it covers on its own (a match found again
@@ -120,7 +155,7 @@ fn spans_of(regex: &Regex, text: &[u8], spans: &mut Vec<(usize, usize)>) {
         let part = if secret {
             regex
                 .captures_at(text, m.start())
-                .and_then(|c| c.name("secret"))
+                .and_then(|c| secret_group(regex, &c))
                 .map_or((m.start(), m.end()), |g| (g.start(), g.end()))
         } else {
             (m.start(), m.end())
@@ -133,18 +168,29 @@ fn spans_of(regex: &Regex, text: &[u8], spans: &mut Vec<(usize, usize)>) {
 
 /// The matches of `regex` in one `line` (which starts at `base` in the text).
 fn spans_of_line(regex: &Regex, line: &[u8], base: usize, spans: &mut Vec<(usize, usize)>) {
-    let secret = regex.capture_names().any(|n| n == Some("secret"));
+    let secret = has_secret_group(regex);
     for m in regex.find_iter(line) {
         let part = match secret {
             true => regex
                 .captures_at(line, m.start())
-                .and_then(|c| c.name("secret"))
+                .and_then(|c| secret_group(regex, &c))
                 .map_or((m.start(), m.end()), |g| (g.start(), g.end())),
             false => (m.start(), m.end()),
         };
         if part.1 > part.0 {
             spans.push((base + part.0, base + part.1));
         }
+    }
+}
+
+/// Where filtered output goes.
+pub trait Output {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Output for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
     }
 }
 
@@ -171,7 +217,7 @@ impl<'r> Filter<'r> {
     }
 
     /// Takes `data`; appends to `out` what can be shown of the lines it completes.
-    pub fn feed(&mut self, mut data: &[u8], out: &mut Vec<u8>) {
+    pub fn feed(&mut self, mut data: &[u8], out: &mut impl Output) {
         // The line begun earlier, first.
         if !self.pending.is_empty() || self.in_key.is_some() {
             data = self.take_line(data, out);
@@ -204,7 +250,7 @@ impl<'r> Filter<'r> {
 
     /// Adds `data` to the pending line up to its end (or LINE_MAX), filtering it when it is
     /// complete; the rest of `data`.
-    fn take_line<'d>(&mut self, data: &'d [u8], out: &mut Vec<u8>) -> &'d [u8] {
+    fn take_line<'d>(&mut self, data: &'d [u8], out: &mut impl Output) -> &'d [u8] {
         let room = LINE_MAX.saturating_sub(self.pending.len());
         let (take, complete) = match data.iter().position(|&b| b == b'\n') {
             Some(end) if end < room => (end + 1, true),
@@ -219,7 +265,7 @@ impl<'r> Filter<'r> {
     }
 
     /// The output paused, or ended: what there is of the last line goes out.
-    pub fn flush(&mut self, out: &mut Vec<u8>) {
+    pub fn flush(&mut self, out: &mut impl Output) {
         if self.pending.is_empty() {
             return;
         }
@@ -230,23 +276,23 @@ impl<'r> Filter<'r> {
     }
 
     /// At the end: the last line, and what was cut.
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
+    pub fn finish(&mut self, out: &mut impl Output) {
         self.flush(out);
         if self.cut > 0 {
             let notice = format!(
                 "\n[rsh: output.max_bytes: {} more bytes not shown]\n",
                 self.cut
             );
-            out.extend_from_slice(notice.as_bytes());
+            out.put(notice.as_bytes());
         }
     }
 
-    fn show(&mut self, clean: &[u8], out: &mut Vec<u8>) {
+    fn show(&mut self, clean: &[u8], out: &mut impl Output) {
         let room = match self.rules.max_bytes {
             Some(max) => max.saturating_sub(self.shown).min(clean.len() as u64) as usize,
             None => clean.len(),
         };
-        out.extend_from_slice(&clean[..room]);
+        out.put(&clean[..room]);
         self.shown += room as u64;
         self.cut += (clean.len() - room) as u64;
     }

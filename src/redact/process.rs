@@ -102,26 +102,29 @@ fn run(rules: &Rules, streams: Vec<(RawFd, OwnedFd)>) -> ! {
         .map(|(n, read)| (n, Some(read), Filter::new(rules)))
         .collect();
     let mut buf = vec![0u8; PIPE_SIZE as usize];
-    let mut out = Vec::with_capacity(buf.len() + 64);
     while open.iter().any(|(_, read, _)| read.is_some()) {
         let ready = wait_readable(&open);
         for (i, (n, read, filter)) in open.iter_mut().enumerate() {
-            out.clear();
             let Some(source) = read else { continue };
-            if !ready.contains(&i) {
+            let mut out = ToFd::new(*n);
+            if ready.is_empty() {
                 // Paused: what there is of the last line goes out.
                 filter.flush(&mut out);
-            } else {
+            } else if ready.contains(&i) {
                 match nix::unistd::read(&*source, &mut buf) {
-                    Ok(0) | Err(nix::errno::Errno::EBADF) => {
+                    Ok(0) => {
                         filter.finish(&mut out);
                         *read = None;
                     }
                     Ok(got) => filter.feed(&buf[..got], &mut out),
-                    Err(_) => continue,
+                    Err(nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => {}
+                    Err(_) => {
+                        filter.finish(&mut out);
+                        *read = None;
+                    }
                 }
             }
-            if !out.is_empty() && fd::write_all(*n, &out).is_err() {
+            if !out.done() {
                 // Nobody reads this stream any more.
                 *read = None;
             }
@@ -130,7 +133,57 @@ fn run(rules: &Rules, streams: Vec<(RawFd, OwnedFd)>) -> ! {
     spawn::exit_child(0)
 }
 
-/// Indexes of the open streams with something to read, waiting up to PAUSE.
+/// Output to a descriptor: small pieces gathered, large ones written as they are (a block of
+/// lines without a secret goes from the read buffer to the descriptor uncopied).
+struct ToFd {
+    fd: RawFd,
+    gathered: Vec<u8>,
+    failed: bool,
+}
+
+impl ToFd {
+    const DIRECT: usize = 16 * 1024;
+
+    fn new(fd: RawFd) -> ToFd {
+        ToFd {
+            fd,
+            gathered: Vec::new(),
+            failed: false,
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if !self.failed && fd::write_all(self.fd, bytes).is_err() {
+            self.failed = true;
+        }
+    }
+
+    /// Writes what is gathered; false when the descriptor no longer takes output.
+    fn done(mut self) -> bool {
+        let gathered = std::mem::take(&mut self.gathered);
+        if !gathered.is_empty() {
+            self.write(&gathered);
+        }
+        !self.failed
+    }
+}
+
+impl super::Output for ToFd {
+    fn put(&mut self, bytes: &[u8]) {
+        if bytes.len() < Self::DIRECT {
+            self.gathered.extend_from_slice(bytes);
+            return;
+        }
+        let gathered = std::mem::take(&mut self.gathered);
+        if !gathered.is_empty() {
+            self.write(&gathered);
+        }
+        self.write(bytes);
+    }
+}
+
+/// Indexes of the open streams with something to read (or at their end), waiting up to
+/// PAUSE; none when the output paused.
 fn wait_readable(open: &[(RawFd, Option<OwnedFd>, Filter)]) -> Vec<usize> {
     let watched: Vec<(usize, &OwnedFd)> = open
         .iter()
