@@ -190,6 +190,16 @@ fn cd_outside_the_read_roots_is_refused() {
         run.describe()
     );
     assert_eq!(run.stdout.trim(), case.work().display().to_string());
+    // A denied directory inside the roots: the message names the cd.
+    let case_denied = Case::new("deny = [\"./keys\"]");
+    let run = case_denied.run("cd keys; pwd");
+    assert!(
+        run.stderr.starts_with("rsh: denied: cd keys: ")
+            && run.stderr.contains("is denied (paths.deny)"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.stdout.trim(), case_denied.work().display().to_string());
     // Inside the roots, cd works.
     let run = case.run("cd keys && pwd");
     assert_eq!(

@@ -66,8 +66,14 @@ fn change_dir(shell: &mut Shell, dir: &str, physical: bool, print: bool) -> Outc
     }
     let target = logical.clone().unwrap_or_else(|| PathBuf::from(dir));
     // Also where the directory comes from $HOME, $OLDPWD or $CDPATH, not the command line.
-    if let Err(ReadError::Denied(message)) = shell.checked_landing(&target.to_string_lossy(), false)
-    {
+    let shown = target.to_string_lossy().into_owned();
+    if let Err(ReadError::Denied(message)) = shell.checked_landing(&shown, false) {
+        // Named as the command it is: `denied: cd ~/.ssh: ...`, not `denied: /home/u/.ssh: ...`.
+        let command = super::display_command(&["cd".to_owned(), dir.to_owned()]);
+        let message = match message.strip_prefix(&format!("denied: {shown}: ")) {
+            Some(reason) => format!("denied: {command}: {reason}"),
+            None => message,
+        };
         shell.error(&message);
         return Ok(1);
     }
