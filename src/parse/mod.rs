@@ -98,7 +98,58 @@ pub fn is_name(s: &str) -> bool {
 /// special, and `\"` is a quote). Read as the body of an unquoted here-document, which
 /// differs only in keeping `\"` as it is.
 pub fn prompt_word(text: &str) -> Result<Word, ParseError> {
+    // A `$` that starts no expansion is text. tree-sitter-bash cannot read a here-document
+    // line that begins with one (the default prompt `$ ` of users other than root), so the
+    // text is read in pieces around such dollars, which are put back as text.
+    let mut parts = Vec::new();
+    let mut piece = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let dollar = match c {
+            '\\' => match chars.next() {
+                Some('$') => true,
+                Some(next) => {
+                    piece.push('\\');
+                    piece.push(next);
+                    false
+                }
+                None => {
+                    piece.push('\\');
+                    false
+                }
+            },
+            '$' => !chars.peek().is_some_and(|&n| starts_expansion(n)),
+            c => {
+                piece.push(c);
+                false
+            }
+        };
+        if dollar {
+            parts.extend(prompt_piece(&std::mem::take(&mut piece))?);
+            parts.push(WordPart::Quoted("$".to_owned()));
+        } else if c == '$' {
+            piece.push('$');
+        }
+    }
+    parts.extend(prompt_piece(&piece)?);
+    // As a single here-document would have it: the line break that ends its last line.
+    parts.push(WordPart::Quoted("\n".to_owned()));
+    Ok(Word {
+        parts,
+        span: Span {
+            start: 0,
+            end: text.len(),
+        },
+    })
+}
+
+/// The parts of a piece of a prompt without a bare `$`, read as a here-document body,
+/// without the line break the here-document adds.
+fn prompt_piece(text: &str) -> Result<Vec<WordPart>, ParseError> {
     const END: &str = "__RSH_PROMPT_END__";
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut body = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
@@ -124,7 +175,27 @@ pub fn prompt_word(text: &str) -> Result<Word, ParseError> {
             Some(Command::Simple(simple)) => simple.redirects.first().map(|r| r.target.clone()),
             _ => None,
         });
-    word.ok_or_else(|| ParseError::Input("the prompt is not a here-document body".to_string()))
+    let mut parts = word
+        .ok_or_else(|| ParseError::Input("the prompt is not a here-document body".to_string()))?
+        .parts;
+    if let Some(WordPart::Literal(last) | WordPart::Quoted(last)) = parts.last_mut()
+        && last.ends_with('\n')
+    {
+        last.pop();
+        if last.is_empty() {
+            parts.pop();
+        }
+    }
+    Ok(parts)
+}
+
+/// Whether `$` followed by `c` is an expansion.
+fn starts_expansion(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            '_' | '{' | '(' | '[' | '?' | '#' | '@' | '*' | '!' | '$' | '-'
+        )
 }
 
 /// Checks syntax only, for `rsh -n`.
