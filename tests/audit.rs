@@ -338,3 +338,51 @@ fn rsh_log_shows_rsh_s_own_account_apart_from_the_records() {
     let quiet = rsh(&policy, work.path(), "touch two");
     assert_eq!(quiet.stderr, "", "{}", quiet.describe());
 }
+
+#[test]
+fn a_session_ended_by_a_signal_still_records_its_command_and_end() {
+    let work = tempfile::tempdir().unwrap();
+    let fallback = work.path().join("audit.log");
+    let fallback_line = format!("fallback = {:?}", fallback.display().to_string());
+    let policy = policy(work.path(), &format!("syslog = false\n{fallback_line}"));
+    let mut child = Command::new(RSH)
+        .arg("--policy")
+        .arg(&policy)
+        .args(["-c", "cat; touch after"])
+        .current_dir(work.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // cat waits on its input: the session is in the middle of a command.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while fallback_records(&fallback).is_empty() {
+        assert!(Instant::now() < deadline, "no session-start record");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGHUP,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGHUP));
+    assert!(!work.path().join("after").exists());
+    let records = fallback_records(&fallback);
+    let events: Vec<&str> = records
+        .iter()
+        .map(|r| r["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        events,
+        ["session-start", "command", "session-end"],
+        "{records:?}"
+    );
+    assert_eq!(records[1]["argv"], serde_json::json!(["cat"]));
+    assert_eq!(records[1]["signal"], "SIGHUP");
+    assert_eq!(records[1]["status"], 129);
+    assert_eq!(records[2]["status"], 129);
+}

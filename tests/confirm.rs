@@ -201,22 +201,19 @@ fn always_holds_for_the_window_and_only_for_medium_risk() {
     assert!(!between.contains("touch a; "), "{between}");
     assert!(between.contains("rsh: confirm: touch a"), "{between}");
     pty.send("y");
-    // rm is high risk: "always" is not offered, and `a` is no answer.
+    // rm is high risk: "always" is not offered, and `a` is not a yes.
     let question = pty.expect(QUESTION, WAIT);
     assert!(question.contains("rsh: confirm: rm a"), "{question}");
     assert!(!question.contains("[a] always"), "{question}");
     pty.send("a");
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        case.path("a").exists(),
-        "`a` did not answer the question about rm"
-    );
-    pty.send("n");
+    pty.expect("no", WAIT);
     let (status, rest) = pty.wait();
     assert_eq!(status, Some(126), "{rest}");
     assert!(case.path("a").exists());
-    let approvals: Vec<String> = case.records().into_iter().map(|r| r.1).collect();
+    let records = case.records();
+    let approvals: Vec<&str> = records.iter().map(|r| r.1.as_str()).collect();
     assert_eq!(approvals, ["user", "remembered", "auto", "user", "none"]);
+    assert_eq!(records[4].2, "terminal: answered 'a'");
 }
 
 #[test]
@@ -338,4 +335,30 @@ fn the_example_approver_allows_by_its_rules() {
     assert!(!case.path("other").exists());
     run.assert_stderr_has("not confirmed: the approver said no: no rule allows it");
     run.assert_stderr_has("approver: root: touch ok1: allow");
+}
+
+#[test]
+fn keys_typed_before_the_question_answer_nothing() {
+    let case = Case::new("timeout = 1");
+    let mut pty = case.on_terminal("touch early");
+    // Typed at once, before rsh has even asked.
+    pty.send("y");
+    pty.expect(QUESTION, WAIT);
+    let (status, rest) = pty.wait();
+    assert_eq!(status, Some(126), "{rest}");
+    assert!(rest.contains("no answer within 1 s"), "{rest}");
+    assert!(!case.path("early").exists());
+}
+
+#[test]
+fn any_other_key_is_a_no() {
+    let case = Case::new("");
+    let mut pty = case.on_terminal("touch other");
+    pty.expect(QUESTION, WAIT);
+    // Enter, as the terminal turns it into a line feed.
+    pty.send("\r");
+    let (status, rest) = pty.wait();
+    assert_eq!(status, Some(126), "{rest}");
+    assert!(rest.contains("not confirmed: answered '\\n'"), "{rest}");
+    assert!(!case.path("other").exists());
 }

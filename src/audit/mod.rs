@@ -189,8 +189,12 @@ impl Trail {
         let _ = self.send(json, sink::Severity::Notice);
     }
 
-    /// The session's last record.
+    /// The session's last record; only the session's own process sends it (a forked copy of
+    /// the shell that ends is not the session ending).
     pub fn end(&mut self, status: i32) {
+        if std::process::id() != self.session.pid {
+            return;
+        }
         let mut json = self.head("session-end");
         json.int("status", i64::from(status));
         json.float("duration_ms", millis(self.started.elapsed()));

@@ -8,13 +8,14 @@ use std::time::Duration;
 use crate::decide::Decision;
 use crate::spawn::Usage;
 
-/// Longest string field, in bytes (before escaping).
-const FIELD_MAX: usize = 1024;
+/// Longest string field, in bytes as written (escaped). With these, a record stays under the
+/// 8 KiB a syslog daemon takes by default (rsyslog's maxMessageSize).
+const FIELD_MAX: usize = 512;
 /// Longest command line.
-pub(super) const LINE_MAX: usize = 2048;
-/// Longest single argument, and all arguments together.
+pub(super) const LINE_MAX: usize = 1536;
+/// Longest single argument, and all arguments together (each costs at least 3 bytes).
 const ARG_MAX: usize = 512;
-const ARGV_MAX: usize = 3072;
+const ARGV_MAX: usize = 2048;
 
 /// A JSON object being written.
 pub struct Json(String);
@@ -83,8 +84,9 @@ impl Json {
                 break;
             }
             let max = ARG_MAX.min(budget);
-            budget -= value.len().min(max);
+            let before = self.0.len();
             string(&mut self.0, value, max);
+            budget = budget.saturating_sub((self.0.len() - before).max(3));
         }
         self.0.push(']');
     }
@@ -107,33 +109,35 @@ impl Json {
     }
 }
 
-/// Writes `value` as a JSON string, cut to `max` bytes (at a character boundary) with a
-/// marker saying how much was cut.
+/// Writes `value` as a JSON string of at most about `max` bytes as written (escapes count),
+/// cut at a character with a marker saying how much of the value was left out.
 fn string(out: &mut String, value: &str, max: usize) {
-    let mut end = value.len().min(max);
-    while !value.is_char_boundary(end) {
-        end -= 1;
-    }
     out.push('"');
-    for c in value[..end].chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
+    let start = out.len();
+    let mut escaped = [0u8; 8];
+    for (at, c) in value.char_indices() {
+        let piece: &str = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\t' => "\\t",
+            '\r' => "\\r",
             c if c < ' '
                 || ('\u{7f}'..='\u{9f}').contains(&c)
                 || c == '\u{2028}'
                 || c == '\u{2029}' =>
             {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+                let text = format!("\\u{:04x}", c as u32);
+                escaped[..6].copy_from_slice(text.as_bytes());
+                std::str::from_utf8(&escaped[..6]).expect("ASCII")
             }
-            c => out.push(c),
+            c => c.encode_utf8(&mut escaped),
+        };
+        if out.len() - start + piece.len() > max {
+            let _ = write!(out, "…[{} bytes cut]", value.len() - at);
+            break;
         }
-    }
-    if end < value.len() {
-        let _ = write!(out, "…[{} bytes cut]", value.len() - end);
+        out.push_str(piece);
     }
     out.push('"');
 }
@@ -207,21 +211,22 @@ impl Command {
         self.approval == Approval::Refused
     }
 
+    /// The decision first: should a daemon cut a record anyway, the user's text goes.
     pub(super) fn write(&self, json: &mut Json) {
-        json.str("started", &self.started);
-        json.str("cwd", &self.cwd);
-        json.str_max("line", &self.line, LINE_MAX);
-        json.strings("argv", &self.argv);
-        json.opt_str("program", self.program.as_deref());
         let d = &self.decision;
         json.str("decision", d.verdict.as_str());
+        json.str("approval", self.approval.as_str());
+        json.str("risk", d.risk.as_str());
         json.str("rule", &d.rule.to_string());
         json.str("reason", &d.reason);
-        json.str("risk", d.risk.as_str());
-        json.str("approval", self.approval.as_str());
         if let Some(confirmation) = &self.confirmation {
             json.str("confirmation", confirmation);
         }
+        json.str("started", &self.started);
+        json.str("cwd", &self.cwd);
+        json.opt_str("program", self.program.as_deref());
+        json.str_max("line", &self.line, LINE_MAX);
+        json.strings("argv", &self.argv);
     }
 }
 
@@ -326,12 +331,25 @@ mod tests {
         let text = json.finish();
         let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
         let list = parsed["argv"].as_array().unwrap();
-        // Six whole arguments (3000 bytes), the seventh cut to the 72 bytes left, then the
-        // marker.
-        assert_eq!(list.len(), 8);
-        assert!(list[6].as_str().unwrap().ends_with("…[428 bytes cut]"));
-        assert_eq!(list[7], "[93 more arguments cut]");
+        // Four whole arguments (2008 bytes with quotes), the fifth cut to what is left, then
+        // the marker.
+        assert_eq!(list.len(), 6);
+        assert!(
+            list[4].as_str().unwrap().ends_with("…[460 bytes cut]"),
+            "{}",
+            list[4]
+        );
+        assert_eq!(list[5], "[95 more arguments cut]");
         assert!(text.len() < ARGV_MAX + 200, "{}", text.len());
+
+        // Empty arguments and escapes count too.
+        for argv in [vec![String::new(); 100_000], vec!["\u{1}".repeat(400); 100]] {
+            let mut json = Json::new();
+            json.strings("argv", &argv);
+            let text = json.finish();
+            assert!(text.len() < ARGV_MAX + 200, "{}", text.len());
+            serde_json::from_str::<serde_json::Value>(&text).unwrap();
+        }
     }
 
     #[test]

@@ -98,10 +98,11 @@ impl Sink {
                 Ok(())
             }
             Err(why) => {
+                // Kept where it can be, whatever else happens.
+                self.append_to_file(body);
                 if self.required {
                     return Err(self.refusal(&why));
                 }
-                self.append_to_file(body);
                 let absent = !self.socket.exists();
                 if !(absent && self.quiet_when_absent) {
                     self.warn(&why);
@@ -219,6 +220,7 @@ fn io_reason(e: &std::io::Error) -> String {
 
 fn connect_datagram(path: &std::path::Path) -> std::io::Result<UnixDatagram> {
     let socket = UnixDatagram::from(high(UnixDatagram::unbound()?.into())?);
+    fd::mark_private(std::os::fd::AsFd::as_fd(&socket));
     socket.connect(path)?;
     socket.set_write_timeout(Some(SEND_TIMEOUT))?;
     Ok(socket)
@@ -226,6 +228,7 @@ fn connect_datagram(path: &std::path::Path) -> std::io::Result<UnixDatagram> {
 
 fn connect_stream(path: &std::path::Path) -> std::io::Result<UnixStream> {
     let stream = UnixStream::from(high(UnixStream::connect(path)?.into())?);
+    fd::mark_private(std::os::fd::AsFd::as_fd(&stream));
     stream.set_write_timeout(Some(SEND_TIMEOUT))?;
     Ok(stream)
 }

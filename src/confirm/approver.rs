@@ -34,8 +34,9 @@ pub fn ask(approver: &Path, q: &Question, timeout: Duration) -> Answer {
         }
     };
     if let Some(mut stdin) = child.stdin.take() {
-        // An approver that does not read its request is told by a broken pipe, not waited on
-        // (the request is small enough for the pipe).
+        // The request is cut to fit the pipe, so the write never waits for the approver; one
+        // that exits without reading it makes the write fail, and does not end rsh by SIGPIPE.
+        let _ignored = IgnoreSigpipe::new();
         let _ = stdin.write_all(request(q).as_bytes());
     }
     let output = read_until(child.stdout.take(), deadline);
@@ -59,14 +60,40 @@ pub fn ask(approver: &Path, q: &Question, timeout: Duration) -> Answer {
     parse(&output)
 }
 
+/// The longest argument sent, how many, and the longest command line: even escaped six-fold
+/// (`\u0001`), a request stays within a pipe's 64 KiB.
+const ARG_MAX: usize = 256;
+const ARGS_MAX: usize = 24;
+const COMMAND_MAX: usize = 2048;
+
 fn request(q: &Question) -> String {
+    let cut = |text: &str, max: usize| -> String {
+        let mut end = text.len().min(max);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end < text.len() {
+            format!("{}…[{} bytes cut]", &text[..end], text.len() - end)
+        } else {
+            text.to_owned()
+        }
+    };
+    let mut argv: Vec<String> = q
+        .argv
+        .iter()
+        .take(ARGS_MAX)
+        .map(|a| cut(a, ARG_MAX))
+        .collect();
+    if q.argv.len() > ARGS_MAX {
+        argv.push(format!("[{} more arguments cut]", q.argv.len() - ARGS_MAX));
+    }
     let value = serde_json::json!({
         "id": request_id(),
         "user": q.user,
         "host": q.host,
         "cwd": q.cwd,
-        "argv": q.argv,
-        "command": q.command,
+        "argv": argv,
+        "command": cut(q.command, COMMAND_MAX),
         "program": q.program,
         "reason": q.reason,
         "risk": q.risk.as_str(),
@@ -151,6 +178,30 @@ fn wait_until(
                 let _ = child.wait();
                 return None;
             }
+        }
+    }
+}
+
+/// SIGPIPE ignored while it lives (rsh's default is to die by it, as programs expect).
+struct IgnoreSigpipe(Option<nix::sys::signal::SigAction>);
+
+impl IgnoreSigpipe {
+    fn new() -> IgnoreSigpipe {
+        use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+        let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+        // SAFETY: installs SIG_IGN, no handler code; restored in drop.
+        #[allow(unsafe_code)]
+        let old = unsafe { sigaction(Signal::SIGPIPE, &ignore) }.ok();
+        IgnoreSigpipe(old)
+    }
+}
+
+impl Drop for IgnoreSigpipe {
+    fn drop(&mut self) {
+        if let Some(old) = &self.0 {
+            // SAFETY: puts back the action saved in `new`.
+            #[allow(unsafe_code)]
+            let _ = unsafe { nix::sys::signal::sigaction(nix::sys::signal::Signal::SIGPIPE, old) };
         }
     }
 }

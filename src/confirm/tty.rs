@@ -31,14 +31,24 @@ impl Terminal {
         foreground.then_some(Terminal { fd })
     }
 
-    /// Shows the question and waits up to `timeout` for y, a (when `always` is offered), or
-    /// n. Keys typed before the question are thrown away: only an answer to it counts.
+    /// Shows the question and waits up to `timeout` for one key: y, a (when `always` is
+    /// offered); anything else is no. Keys typed before the question are thrown away: only an
+    /// answer to it counts.
     pub fn ask(&self, q: &Question, timeout: Duration, always: Option<Duration>) -> Answer {
+        let deadline = Instant::now() + timeout;
+        // One question at a time on a terminal (stages of one pipeline may each have one):
+        // otherwise they would interleave, one key would answer either, and each would put
+        // back the terminal settings the other had changed.
+        let Ok(_turn) = self.turn(deadline) else {
+            return Answer::No(format!(
+                "no answer within {} s (approval.timeout; another question held the terminal)",
+                timeout.as_secs()
+            ));
+        };
         let saved = match termios::tcgetattr(&self.fd) {
             Ok(saved) => saved,
             Err(errno) => return Answer::No(format!("cannot use the terminal: {}", errno.desc())),
         };
-        let _ = termios::tcflush(&self.fd, termios::FlushArg::TCIFLUSH);
         let _restore = Restore {
             fd: &self.fd,
             saved: saved.clone(),
@@ -46,8 +56,10 @@ impl Terminal {
         if let Err(errno) = termios::tcsetattr(&self.fd, SetArg::TCSANOW, &one_key(saved)) {
             return Answer::No(format!("cannot use the terminal: {}", errno.desc()));
         }
+        // Keys typed before the question is there (type-ahead, a paste, an agent's next line)
+        // answer nothing; from the moment it shows, the first key is the answer.
+        let _ = termios::tcflush(&self.fd, termios::FlushArg::TCIFLUSH);
         self.say(&question_text(q, timeout, always.is_some()));
-        let deadline = Instant::now() + timeout;
         let answer = loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -67,7 +79,11 @@ impl Terminal {
                     break Answer::No("end of input at the question".to_owned());
                 }
                 Key::Byte(0x1b) => break Answer::No("Escape at the question".to_owned()),
-                Key::Byte(_) | Key::Nothing => continue,
+                // Anything else is not a yes.
+                Key::Byte(other) => {
+                    break Answer::No(format!("answered {:?}", char::from(other)));
+                }
+                Key::Nothing => continue,
             }
         };
         self.say(match answer {
@@ -76,6 +92,36 @@ impl Terminal {
             Answer::No(_) => "no\n",
         });
         answer
+    }
+
+    /// An exclusive lock on the terminal, waited for until `deadline` (Err: it was not
+    /// free in time). Ok(None): the terminal cannot be locked at all; it is asked anyway.
+    #[allow(clippy::result_unit_err)]
+    fn turn(&self, deadline: Instant) -> Result<Option<nix::fcntl::Flock<OwnedFd>>, ()> {
+        use nix::fcntl::{Flock, FlockArg};
+        // Locked by the terminal's own device: `/dev/tty` is one file for every terminal.
+        let Some(device) = terminal_device() else {
+            return Ok(None);
+        };
+        loop {
+            let Ok(file) = open(
+                &device,
+                OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_CLOEXEC,
+                Mode::empty(),
+            ) else {
+                return Ok(None);
+            };
+            match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+                Ok(lock) => return Ok(Some(lock)),
+                Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
+                    if Instant::now() >= deadline {
+                        return Err(());
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(_) => return Ok(None),
+            }
+        }
     }
 
     fn say(&self, text: &str) {
@@ -99,6 +145,22 @@ impl Terminal {
             Err(nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => Key::Nothing,
             Err(_) => Key::End,
         }
+    }
+}
+
+/// The device of the controlling terminal (`/dev/pts/N`, `/dev/ttyN`), from its number in
+/// `/proc/self/stat`.
+fn terminal_device() -> Option<std::path::PathBuf> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold anything.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let tty_nr: u64 = rest.split(' ').nth(4)?.parse().ok()?;
+    let major = (tty_nr >> 8) & 0xfff;
+    let minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
+    match major {
+        136..=143 => Some(format!("/dev/pts/{}", (major - 136) * 256 + minor).into()),
+        4 => Some(format!("/dev/tty{minor}").into()),
+        _ => None,
     }
 }
 
@@ -130,13 +192,32 @@ impl Drop for Restore<'_> {
     }
 }
 
+/// The longest command shown; a longer one says how much is not shown.
+const COMMAND_SHOWN: usize = 8192;
+
 fn question_text(q: &Question, timeout: Duration, always: bool) -> String {
-    let mut text = format!("rsh: confirm: {}\n", q.command);
-    if let Some(program) = q.program {
-        text.push_str(&format!("  program: {program}\n"));
+    let mut command = printable(q.command);
+    if command.len() > COMMAND_SHOWN {
+        let mut end = COMMAND_SHOWN;
+        while !command.is_char_boundary(end) {
+            end -= 1;
+        }
+        let left = command.len() - end;
+        command.truncate(end);
+        command.push_str(&format!(
+            " …[{left} more bytes not shown; y allows all of it]"
+        ));
     }
-    text.push_str(&format!("  why:     {}\n", q.reason));
-    text.push_str(&format!("  risk:    {}: {}\n", q.risk, q.risk_reason));
+    let mut text = format!("rsh: confirm: {command}\n");
+    if let Some(program) = q.program {
+        text.push_str(&format!("  program: {}\n", printable(program)));
+    }
+    text.push_str(&format!("  why:     {}\n", printable(q.reason)));
+    text.push_str(&format!(
+        "  risk:    {}: {}\n",
+        q.risk,
+        printable(q.risk_reason)
+    ));
     let choices = if always {
         "[y] allow once  [a] always (this session)  [n] deny"
     } else {
@@ -144,4 +225,18 @@ fn question_text(q: &Question, timeout: Duration, always: bool) -> String {
     };
     text.push_str(&format!("  {choices}  ({} s) ", timeout.as_secs()));
     text
+}
+
+/// `text` with control characters shown as `\xNN`, so that a file name cannot redraw the
+/// question on the terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                format!("\\x{:02x}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }

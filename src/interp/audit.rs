@@ -78,10 +78,25 @@ impl Shell {
 
     /// Records a line that did not run: it does not parse, or uses what rsh does not support.
     pub fn audit_line_refused(&mut self, line: &str, why: &str) {
-        let cwd = self.logical_cwd.clone();
+        let cwd = self.physical_cwd();
         if let Some(trail) = &mut self.audit {
             trail.line_refused(line, why, &cwd);
         }
+    }
+
+    /// rsh is being ended by `sig` while it waits: the program it waited for (if any) and the
+    /// session's end are recorded first.
+    pub(super) fn audit_dying(&mut self, sig: i32) {
+        if let (Some((command, started)), Some(trail)) = (self.in_flight.take(), &mut self.audit) {
+            let ended = Ended {
+                status: Some(128 + sig),
+                signal: Some(sig),
+                duration: Some(started.elapsed()),
+                ..Ended::default()
+            };
+            trail.command(&command, &ended);
+        }
+        self.end_audit(128 + sig);
     }
 
     /// The session's last record.
@@ -126,7 +141,7 @@ impl Shell {
         };
         self.segment = Some(Command {
             started: crate::audit::utc_now(),
-            cwd: self.logical_cwd.clone(),
+            cwd: self.physical_cwd(),
             line: self.segment_line(),
             argv: argv.to_vec(),
             program,
@@ -134,6 +149,14 @@ impl Shell {
             approval,
             confirmation,
         });
+    }
+
+    /// The working directory itself, symbolic links resolved: what relative names in a
+    /// record mean. (The name the user reached it by may since lead elsewhere.)
+    pub(super) fn physical_cwd(&self) -> String {
+        std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|_| self.logical_cwd.clone())
     }
 
     /// The input line(s) the current command is written on.
@@ -160,7 +183,7 @@ impl Shell {
             Some(command) if command.argv == argv => command,
             _ => Command {
                 started: crate::audit::utc_now(),
-                cwd: self.logical_cwd.clone(),
+                cwd: self.physical_cwd(),
                 line: self.segment_line(),
                 argv: argv.to_vec(),
                 program: None,
@@ -195,6 +218,22 @@ impl Shell {
             None => Vec::new(),
         };
         self.audit_refused(&argv, &refusal);
+    }
+
+    /// After a builtin ran: it gets a record only when it was asked about (a write to a file
+    /// that needed confirmation).
+    pub(super) fn audit_builtin(&mut self, status: i32) {
+        let asked = self
+            .segment
+            .as_ref()
+            .is_some_and(|command| command.confirmation.is_some());
+        if let (true, Some(command), Some(trail)) = (asked, self.segment.take(), &mut self.audit) {
+            let ended = Ended {
+                status: Some(status),
+                ..Ended::default()
+            };
+            trail.command(&command, &ended);
+        }
     }
 
     /// Before a program starts: Err(why) when records are required and cannot be sent.
@@ -248,6 +287,9 @@ impl Shell {
             Some(_) => spawn::pipe_nonblocking().ok(),
             None => None,
         };
+        if let Some((read, _)) = &pipe {
+            fd::mark_private(std::os::fd::AsFd::as_fd(read));
+        }
         let forked = self.fork()?;
         if let Some((read, write)) = pipe {
             match forked {
@@ -265,6 +307,7 @@ impl Shell {
         };
         let handoff = self.handoffs.swap_remove(i);
         let text = fd::read_to_end(&handoff.read).unwrap_or_default();
+        fd::unmark_private(std::os::fd::AsFd::as_fd(&handoff.read));
         if let (false, Some(trail)) = (text.is_empty(), &mut self.audit) {
             trail.complete(&String::from_utf8_lossy(&text), &reaped.ended(None));
         }

@@ -23,49 +23,65 @@ impl Shell {
             Target::External(resolved) => Some(resolved.canonical.display().to_string()),
             _ => None,
         };
-        self.ask(argv, program, refusal)
+        self.ask(argv, program, None, refusal)
     }
 
     /// Asks about a file a redirection would open, whose decision is Ask (a medium-risk
     /// sensitive file): the question is about the command being run. True when it may.
-    pub(crate) fn confirm_file(&mut self, path: &str, decision: &crate::decide::Decision) -> bool {
+    /// Err: the decision that stands (refused after the question, or never asked).
+    pub(crate) fn confirm_file(
+        &mut self,
+        path: &str,
+        decision: crate::decide::Decision,
+    ) -> Result<(), Box<crate::decide::Decision>> {
         if self.explaining {
-            return false;
+            return Err(Box::new(decision));
         }
         let (argv, program) = match &self.segment {
             Some(command) => (command.argv.clone(), command.program.clone()),
             None => (vec![path.to_owned()], None),
         };
         let refusal = Refusal {
-            decision: decision.clone(),
+            decision,
             interpreter: None,
         };
-        let (refusal, confirmed) = self.ask(&argv, program, refusal);
+        let (refusal, confirmed) = self.ask(&argv, program, Some(path), refusal);
         if let (Some((approval, detail)), Some(command)) = (confirmed, &mut self.segment) {
             command.approval = approval;
             command.confirmation = Some(detail);
         }
-        refusal.is_none()
+        match refusal {
+            None => Ok(()),
+            Some(refusal) => Err(Box::new(refusal.decision)),
+        }
     }
 
+    /// `file`: the question is about a file a redirection opens, not the command itself.
     fn ask(
         &mut self,
         argv: &[String],
         program: Option<String>,
+        file: Option<&str>,
         refusal: Refusal,
     ) -> (Option<Refusal>, Option<(Approval, String)>) {
-        let key = remember_key(program.as_deref(), argv, &self.logical_cwd);
-        if self
-            .remembered
-            .get(&key)
-            .is_some_and(|until| Instant::now() < *until)
+        // The directory itself, not the name it was reached by: a link changed since the
+        // answer would make the same words mean other files.
+        let cwd = self.physical_cwd();
+        let key = remember_key(program.as_deref(), argv, file, &cwd);
+        // Only a question that could have been answered "always" is answered by one.
+        if refusal.decision.risk == crate::policy::Risk::Medium
+            && self
+                .remembered
+                .get(&key)
+                .is_some_and(|until| Instant::now() < *until)
         {
             return (
                 None,
                 Some((Approval::Remembered, "answered always before".to_owned())),
             );
         }
-        let command = builtins::display_command(argv);
+        // All of it: a question must not hide the end of what it is about.
+        let command = builtins::quote_command(argv);
         let who = self.who();
         let decision = &refusal.decision;
         let question = Question {
@@ -75,7 +91,7 @@ impl Shell {
             reason: &decision.reason,
             risk: decision.risk,
             risk_reason: &decision.risk_reason,
-            cwd: &self.logical_cwd,
+            cwd: &cwd,
             user: &who.0,
             host: &who.1,
         };
@@ -121,9 +137,12 @@ impl Shell {
     }
 }
 
-/// What an "always" answer is about: the same program, words and directory.
-fn remember_key(program: Option<&str>, argv: &[String], cwd: &str) -> String {
+/// What an "always" answer is about: the same program, words, directory, and the file when
+/// the question was about one.
+fn remember_key(program: Option<&str>, argv: &[String], file: Option<&str>, cwd: &str) -> String {
     let mut key = String::from(program.unwrap_or(""));
+    key.push('\0');
+    key.push_str(file.unwrap_or(""));
     for part in argv.iter().map(String::as_str).chain([cwd]) {
         key.push('\0');
         key.push_str(part);

@@ -147,6 +147,9 @@ pub struct Shell {
     handoff: Option<std::os::fd::OwnedFd>,
     /// Records forked shells will hand over, by process.
     handoffs: Vec<audit::Handoff>,
+    /// The program being waited for, and when it was decided, for its record should rsh
+    /// itself be ended meanwhile.
+    in_flight: Option<(crate::audit::Command, Instant)>,
     /// Commands answered "always", until when (see `confirm`).
     remembered: HashMap<String, Instant>,
 }
@@ -202,6 +205,7 @@ impl Shell {
             segment_source: None,
             handoff: None,
             handoffs: Vec::new(),
+            in_flight: None,
             remembered: HashMap::new(),
         };
         shell.init_variables();
@@ -641,6 +645,11 @@ impl Shell {
             };
             self.audit_reaped(pids[i], &one);
             reaped.push(one);
+        }
+        if let Some(sig) = ended.dying {
+            // rsh ends with the job: what ran is recorded first, and the session's end.
+            self.audit_dying(sig);
+            job::die_by(sig);
         }
         reaped
     }

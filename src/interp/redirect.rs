@@ -260,7 +260,18 @@ impl Shell {
         }
         let confined = self.sandbox().is_ok_and(|s| s.restricts_files());
         if !confined {
-            return nix::fcntl::open(path, flags, mode).map_err(io);
+            if let Some(message) = standard_descriptor(path).and_then(reserved) {
+                return Err(ReadError::Denied(message));
+            }
+            let file = nix::fcntl::open(path, flags, mode).map_err(io)?;
+            // Any other name of rsh's own pipes and sockets (`/proc/PID/fd/N`, a link to
+            // one): an audit record handed over, the log socket, the output filter.
+            if fd::is_shells_own(&file) {
+                return Err(ReadError::Denied(format!(
+                    "denied: {path}: it is one of rsh's own descriptors"
+                )));
+            }
+            return Ok(file);
         }
         if let Some(fd) = standard_descriptor(path) {
             if let Some(message) = reserved(fd) {
@@ -308,9 +319,12 @@ impl Shell {
                 self.unless_audit(path, refusal).map(|r| r.decision)
             }
         };
+        let decision = match decision {
+            Some(d) if d.verdict == Verdict::Ask => self.confirm_file(path, d).err().map(|d| *d),
+            other => other,
+        };
         match decision {
             None => Ok(landing),
-            Some(d) if d.verdict == Verdict::Ask && self.confirm_file(path, &d) => Ok(landing),
             Some(decision) => {
                 self.audit_path_refused(&decision);
                 Err(ReadError::Denied(format!(

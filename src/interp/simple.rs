@@ -270,7 +270,13 @@ impl Shell {
         };
         let result = match target {
             Target::Function(def) => self.call_function(&def, argv),
-            Target::Builtin(builtin) => builtin(self, argv),
+            Target::Builtin(builtin) => {
+                let result = builtin(self, argv);
+                if let Ok(status) = &result {
+                    self.audit_builtin(*status);
+                }
+                result
+            }
             Target::External(resolved) => Ok(self.run_external(argv, resolved, last_in_process)),
         };
         self.restore_redirects(saved);
@@ -794,6 +800,7 @@ impl Shell {
         }
         let placement = self.placement();
         tracing::debug!(program = %file.canonical.display(), ?profile, "starting");
+        self.in_flight = segment.map(|s| (s, started));
         let reaped = match spawn::spawn(&program, self.stack_limit, placement) {
             Ok(pid) => {
                 tracing::debug!(pid = pid.as_raw(), "started");
@@ -802,6 +809,7 @@ impl Shell {
             }
             Err(err) => super::audit::Reaped::of_status(self.exec_failed(&argv[0], err)),
         };
+        let segment = self.in_flight.take().map(|(segment, _)| segment);
         self.audit_ran(segment, started, &reaped);
         reaped.status
     }

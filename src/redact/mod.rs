@@ -99,9 +99,15 @@ impl Rules {
             )
         });
         Some(Rules {
+            // `^` and `$` at the start and end of each line, whatever else came in the same read.
             each: patterns
                 .iter()
-                .map(|p| Regex::new(p))
+                .map(|p| {
+                    regex::bytes::RegexBuilder::new(p)
+                        .multi_line(true)
+                        .crlf(true)
+                        .build()
+                })
                 .collect::<Result<_, _>>()
                 .ok()?,
             pem,
@@ -407,6 +413,17 @@ mod tests {
             assert_eq!(
                 run(&r, text, step),
                 "password:\n  shown\nok token=[REDACTED]\n"
+            );
+        }
+    }
+
+    #[test]
+    fn anchors_match_at_every_line() {
+        let r = rules(false, &[r"^PIN (?P<secret>[0-9]+)$"], None);
+        for step in [3, 1000] {
+            assert_eq!(
+                run(&r, "PIN 1234\nPIN 4444\r\nno PIN 5\n", step),
+                "PIN [REDACTED]\nPIN [REDACTED]\r\nno PIN 5\n"
             );
         }
     }

@@ -39,8 +39,12 @@ pub fn interpose(config: &OutputConfig) -> Result<Option<Interposed>, String> {
     if filtered.is_empty() {
         return Ok(None);
     }
+    // Output and errors that go to the same place (`2>&1`) share one pipe, so that they stay
+    // in the order they were written.
+    let shared = filtered == [1, 2] && same_file(1, 2);
+    let streams: &[RawFd] = if shared { &[1] } else { &filtered };
     let mut pipes = Vec::new();
-    for &n in &filtered {
+    for &n in streams {
         let (read, write) = spawn::pipe().map_err(|e| format!("output filter: {}", e.desc()))?;
         // Fewer, larger reads and writes: the filter costs less per byte. (The size is a
         // wish; the system's pipe-max-size bounds it.)
@@ -57,8 +61,11 @@ pub fn interpose(config: &OutputConfig) -> Result<Option<Interposed>, String> {
         }
         Fork::Parent(pid) => {
             for (n, _read, write) in pipes {
-                fd::dup_to(write.as_raw_fd(), n)
-                    .map_err(|e| format!("output filter: {}", e.desc()))?;
+                let targets: &[RawFd] = if shared { &[1, 2] } else { &[n] };
+                for &target in targets {
+                    fd::dup_to(write.as_raw_fd(), target)
+                        .map_err(|e| format!("output filter: {}", e.desc()))?;
+                }
             }
             Ok(Some(Interposed { pid }))
         }
@@ -80,6 +87,15 @@ impl Interposed {
     }
 }
 
+/// Whether two descriptors lead to the same file or pipe.
+fn same_file(a: RawFd, b: RawFd) -> bool {
+    use nix::sys::stat::fstat;
+    match (fstat(fd::borrow(a)), fstat(fd::borrow(b))) {
+        (Ok(a), Ok(b)) => a.st_dev == b.st_dev && a.st_ino == b.st_ino,
+        _ => false,
+    }
+}
+
 fn is_terminal(n: RawFd) -> bool {
     nix::unistd::isatty(fd::borrow(n)).unwrap_or(false)
 }
@@ -94,6 +110,10 @@ fn run(rules: &Rules, streams: Vec<(RawFd, OwnedFd)>) -> ! {
         libc::SIGTSTP,
         libc::SIGHUP,
         libc::SIGPIPE,
+        // Writing to the terminal from the background (`terminals = true` while a job holds
+        // it) must not stop the filter.
+        libc::SIGTTOU,
+        libc::SIGTTIN,
     ] {
         ignore(sig);
     }

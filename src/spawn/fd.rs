@@ -203,3 +203,38 @@ pub fn truncate(fd: RawFd) -> Result<(), Errno> {
         }
     }
 }
+
+/// Pipes and sockets only rsh may write to (an audit record handed over, the log socket),
+/// by device and inode: reached again by another name (`/proc/PID/fd/N`), they are refused.
+static PRIVATE: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+fn identity(file: std::os::fd::BorrowedFd<'_>) -> Option<(u64, u64)> {
+    nix::sys::stat::fstat(file)
+        .ok()
+        .map(|s| (s.st_dev, s.st_ino))
+}
+
+/// Marks `file` as rsh's alone (see [`is_shells_own`]).
+pub fn mark_private(file: std::os::fd::BorrowedFd<'_>) {
+    if let (Some(id), Ok(mut private)) = (identity(file), PRIVATE.lock()) {
+        if !private.contains(&id) {
+            private.push(id);
+        }
+    }
+}
+
+/// Forgets a file marked private, once rsh no longer holds it.
+pub fn unmark_private(file: std::os::fd::BorrowedFd<'_>) {
+    if let (Some(id), Ok(mut private)) = (identity(file), PRIVATE.lock()) {
+        private.retain(|&p| p != id);
+    }
+}
+
+/// Whether `file` is one that rsh marked as its own.
+pub fn is_shells_own(file: &OwnedFd) -> bool {
+    use std::os::fd::AsFd;
+    match (identity(file.as_fd()), PRIVATE.lock()) {
+        (Some(id), Ok(private)) => private.contains(&id),
+        _ => false,
+    }
+}

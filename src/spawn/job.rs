@@ -179,6 +179,9 @@ pub struct Ended {
     pub usage: Vec<Option<Usage>>,
     /// The deadline passed and the job was ended.
     pub timed_out: bool,
+    /// rsh itself must end by this signal, as soon as it has recorded what it must
+    /// (`die_by`): it got a terminating signal, or, not interactive, Ctrl-C ended the job.
+    pub dying: Option<libc::c_int>,
 }
 
 /// The signal mask held while waiting: SIGCHLD and the forwarded signals the shell does not
@@ -356,8 +359,12 @@ impl Job {
         }
         let exits: Vec<Result<Exit, Errno>> = exits.into_iter().map(Option::unwrap).collect();
         if let Some(sig) = dying {
-            drop(blocked);
-            die_by(sig);
+            return Ended {
+                exits,
+                usage,
+                timed_out,
+                dying: Some(sig),
+            };
         }
         // Ctrl-C on a job holding the terminal reaches only the job: a script that is not
         // interactive ends with it, as bash's does (it gets the signal together with its child).
@@ -372,13 +379,18 @@ impl Job {
                 }))
             )
         {
-            drop(blocked);
-            die_by(libc::SIGINT);
+            return Ended {
+                exits,
+                usage,
+                timed_out,
+                dying: Some(libc::SIGINT),
+            };
         }
         Ended {
             exits,
             usage,
             timed_out,
+            dying: None,
         }
     }
 
@@ -488,7 +500,7 @@ fn retry<T>(mut call: impl FnMut() -> Result<T, Errno>) -> Result<T, Errno> {
 }
 
 /// Ends rsh by `sig`, as its default action would have.
-fn die_by(sig: libc::c_int) -> ! {
+pub fn die_by(sig: libc::c_int) -> ! {
     // SAFETY: default disposition, unblock, raise; _exit if the signal does not end us.
     unsafe {
         libc::signal(sig, libc::SIG_DFL);

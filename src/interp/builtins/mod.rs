@@ -167,17 +167,21 @@ pub fn is_keyword(name: &str) -> bool {
 /// A command line for messages: arguments quoted where needed, long lines shortened.
 pub fn display_command(argv: &[String]) -> String {
     const LIMIT: usize = 200;
-    let text = argv
-        .iter()
-        .map(|a| quote_for_trace(a))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = quote_command(argv);
     if text.chars().count() <= LIMIT {
         return text;
     }
     let mut short: String = text.chars().take(LIMIT).collect();
     short.push('…');
     short
+}
+
+/// A command line in full, arguments quoted where needed (control characters escaped).
+pub fn quote_command(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| quote_for_trace(a))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Quotes a word the way `set -x` shows it: bare when safe, else in single quotes.
