@@ -345,7 +345,17 @@ fn a_session_ended_by_a_signal_still_records_its_command_and_end() {
     let fallback = work.path().join("audit.log");
     let fallback_line = format!("fallback = {:?}", fallback.display().to_string());
     let policy = policy(work.path(), &format!("syslog = false\n{fallback_line}"));
-    let mut child = Command::new(RSH)
+    let mut command = Command::new(RSH);
+    // As a login session has it, whatever the tests were started with (nohup ignores it).
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = command
         .arg("--policy")
         .arg(&policy)
         .args(["-c", "cat; touch after"])

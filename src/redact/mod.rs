@@ -306,8 +306,18 @@ impl<'r> Filter<'r> {
     fn redact_line(&mut self, line: &[u8], out: &mut Vec<u8>) {
         if let Some((begin, end)) = &self.rules.pem {
             if let Some(left) = self.in_key {
-                if end.is_match(line) || left == 0 {
+                if end.is_match(line) {
                     self.in_key = None;
+                } else if left == 0 {
+                    // Said, so that output hidden by a block that never ended is not lost
+                    // without a word.
+                    self.in_key = None;
+                    let notice = format!(
+                        "[rsh: output.redact: a private key block had no END line; \
+                         {} lines after it were hidden]\n",
+                        PEM_LINES_MAX + 1
+                    );
+                    out.extend_from_slice(notice.as_bytes());
                 } else {
                     self.in_key = Some(left - 1);
                 }
@@ -470,7 +480,14 @@ mod tests {
             input.push_str("AAAA\n");
         }
         let out = run(&r, &input, 100);
-        assert!(out.starts_with("[REDACTED]\nAAAA\n"), "{out:.40}");
+        assert!(
+            out.starts_with(&format!(
+                "[REDACTED]\n[rsh: output.redact: a private key block had no END line; {} \
+                 lines after it were hidden]\nAAAA\n",
+                PEM_LINES_MAX + 1
+            )),
+            "{out:.200}"
+        );
         assert_eq!(out.matches("AAAA").count(), 4);
     }
 }

@@ -172,9 +172,18 @@ impl ToFd {
         }
     }
 
-    fn write(&mut self, bytes: &[u8]) {
-        if !self.failed && fd::write_all(self.fd, bytes).is_err() {
-            self.failed = true;
+    fn write(&mut self, mut bytes: &[u8]) {
+        while !self.failed && !bytes.is_empty() {
+            match nix::unistd::write(fd::borrow(self.fd), bytes) {
+                Ok(n) => bytes = &bytes[n..],
+                Err(nix::errno::Errno::EINTR) => {}
+                // Output the reader made non-blocking: wait until it takes more.
+                Err(nix::errno::Errno::EAGAIN) => {
+                    let mut fds = [PollFd::new(fd::borrow(self.fd), PollFlags::POLLOUT)];
+                    let _ = poll(&mut fds, PollTimeout::NONE);
+                }
+                Err(_) => self.failed = true,
+            }
         }
     }
 
