@@ -273,3 +273,31 @@ fn a_bad_mode_or_risk_stops_rsh_with_its_place() {
         run.describe()
     );
 }
+
+#[test]
+fn the_session_ends_after_the_policy_s_number_of_refusals() {
+    let case = Case::new("warnings = 2", "");
+    let run = case.run("mv a b; echo one; mv c d; echo two");
+    assert_eq!(run.status, 126, "{}", run.describe());
+    assert_eq!(run.stdout, "one\n");
+    run.assert_stderr_has("rsh: 2 commands refused (shell.warnings = 2); the session ends");
+
+    // Interactively too: the prompt does not come back.
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_rsh"));
+    command
+        .arg("--policy")
+        .arg(case.path("policy.toml"))
+        .arg("-i")
+        .current_dir(case.dir.path())
+        .env("PS1", "PROMPT> ");
+    let mut pty = common::pty::Pty::spawn(command, false);
+    let wait = std::time::Duration::from_secs(10);
+    pty.expect("PROMPT> ", wait);
+    pty.send_line("mv a b");
+    pty.expect("PROMPT> ", wait);
+    pty.send_line("mv c d");
+    pty.expect("the session ends", wait);
+    let (status, rest) = pty.wait();
+    assert_eq!(status, Some(126), "{rest}");
+    assert!(!rest.contains("PROMPT> "), "{rest:?}");
+}

@@ -150,6 +150,8 @@ pub struct Shell {
     /// The program being waited for, and when it was decided, for its record should rsh
     /// itself be ended meanwhile.
     in_flight: Option<(crate::audit::Command, Instant)>,
+    /// Commands refused so far in this process (see `[shell] warnings`).
+    denials: u64,
     /// Commands answered "always", until when (see `confirm`).
     remembered: HashMap<String, Instant>,
 }
@@ -206,6 +208,7 @@ impl Shell {
             handoff: None,
             handoffs: Vec::new(),
             in_flight: None,
+            denials: 0,
             remembered: HashMap::new(),
         };
         shell.init_variables();

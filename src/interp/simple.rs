@@ -169,7 +169,7 @@ impl Shell {
                 decision,
                 interpreter: None,
             };
-            return Ok(self.report_refusal(argv, &refusal));
+            return self.refused(argv, &refusal);
         }
         let args = match argv.get(1).map(String::as_str) {
             Some("--") => &argv[2..],
@@ -194,7 +194,7 @@ impl Shell {
         };
         let target = Target::External(resolved);
         if let Some(refusal) = self.refusal(args, &target) {
-            return Ok(self.report_refusal(args, &refusal));
+            return self.refused(args, &refusal);
         }
         let Target::External(resolved) = target else {
             unreachable!("constructed above")
@@ -262,7 +262,7 @@ impl Shell {
             }
         };
         if let Some(refusal) = self.refusal(argv, &target) {
-            return Ok(self.report_refusal(argv, &refusal));
+            return self.refused(argv, &refusal);
         }
         let saved = match self.apply_redirects(redirects) {
             Ok(saved) => saved,
@@ -735,6 +735,23 @@ impl Shell {
                 ino: file.ino,
             },
         })
+    }
+
+    /// A refused command: reported, and counted against `[shell] warnings`, past which the
+    /// session ends.
+    fn refused(&mut self, argv: &[String], refusal: &Refusal) -> Outcome {
+        let status = self.report_refusal(argv, refusal);
+        self.denials += 1;
+        if let Some(limit) = self.policy().warnings()
+            && self.denials >= limit
+        {
+            self.error(&format!(
+                "{} commands refused (shell.warnings = {limit}); the session ends",
+                self.denials
+            ));
+            return Err(super::Flow::Exit(status));
+        }
+        Ok(status)
     }
 
     fn report_refusal(&mut self, argv: &[String], refusal: &Refusal) -> i32 {

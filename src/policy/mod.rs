@@ -573,6 +573,11 @@ impl Policy {
     pub fn strict(&self) -> bool {
         self.settings.strict
     }
+
+    /// `[shell] warnings`: after this many refused commands the session ends (None: never).
+    pub fn warnings(&self) -> Option<u64> {
+        self.settings.warnings
+    }
 }
 
 fn sha256_hex(text: &str) -> String {
@@ -629,6 +634,7 @@ struct Built {
     sensitive: Sensitive,
     mode: Mode,
     strict: bool,
+    warnings: Option<u64>,
     risks: Vec<RiskRule>,
     /// Whether the built-in classification of commands applies (`risk.builtin`).
     builtin_risk: bool,
@@ -944,6 +950,7 @@ impl Loader<'_> {
         Built {
             mode,
             strict: shell.strict.unwrap_or(false),
+            warnings: shell.warnings.filter(|&n| n > 0),
             risks,
             builtin_risk,
             search_path,

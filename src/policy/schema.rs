@@ -109,6 +109,7 @@ impl RawSection {
             set(&mut s.unknown, o.unknown);
             set(&mut s.mode, o.mode);
             set(&mut s.strict, o.strict);
+            set(&mut s.warnings, o.warnings);
         }
         if let Some(o) = over.commands {
             let c = self.commands.get_or_insert_with(Default::default);
@@ -337,13 +338,14 @@ impl Visitor<'_> for SizeVisitor {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table with keys `path`, `unknown`, `mode` and `strict`"
+    expecting = "a table with keys `path`, `unknown`, `mode`, `strict` and `warnings`"
 )]
 pub(crate) struct RawShell {
     pub path: Option<SpannedList>,
     pub unknown: Option<Spanned<Verdict>>,
     pub mode: Option<Mode>,
     pub strict: Option<bool>,
+    pub warnings: Option<u64>,
 }
 
 /// `[rules]`: three optional lists.

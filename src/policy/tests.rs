@@ -128,7 +128,7 @@ fn error_display_names_file_line_and_column() {
     );
     assert_eq!(
         e.to_string(),
-        "/etc/rsh/policy.toml:3:1: unknown key `foo` in [shell] (expected one of `path`, `unknown`, `mode`, `strict`)"
+        "/etc/rsh/policy.toml:3:1: unknown key `foo` in [shell] (expected one of `path`, `unknown`, `mode`, `strict`, `warnings`)"
     );
     let e = PolicyError {
         origin: "p.toml".into(),
