@@ -500,7 +500,11 @@ fn run_file(shell: &mut Shell, path: &Path) -> i32 {
             } else {
                 126
             };
-            eprint_line(&format!("rsh: {}: {}", path.display(), describe_io(&err)));
+            eprint_line(&format!(
+                "rsh: {}: {}",
+                path.display(),
+                fd::io_message(&err)
+            ));
             return status;
         }
     };
@@ -515,13 +519,6 @@ fn run_file(shell: &mut Shell, path: &Path) -> i32 {
     }
 }
 
-fn describe_io(err: &std::io::Error) -> String {
-    match err.raw_os_error() {
-        Some(code) => nix::errno::Errno::from_raw(code).desc().to_string(),
-        None => err.to_string(),
-    }
-}
-
 /// `rsh -n`: parse without running (no policy needed, nothing can run).
 fn check_syntax(inv: &Invocation) -> i32 {
     let text = if let Some(command) = &inv.command {
@@ -530,7 +527,11 @@ fn check_syntax(inv: &Invocation) -> i32 {
         match std::fs::read(script) {
             Ok(bytes) => bytes,
             Err(err) => {
-                eprint_line(&format!("rsh: {}: {}", script.display(), describe_io(&err)));
+                eprint_line(&format!(
+                    "rsh: {}: {}",
+                    script.display(),
+                    fd::io_message(&err)
+                ));
                 return 127;
             }
         }

@@ -1,7 +1,7 @@
 //! Where records go: the syslog socket, else the fallback file.
 
 use std::io::{BufWriter, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::net::{UnixDatagram, UnixStream};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -213,8 +213,7 @@ fn io_reason(e: &std::io::Error) -> String {
     match e.raw_os_error() {
         // The send timed out (SO_SNDTIMEO).
         Some(libc::EAGAIN) => format!("it took nothing for {} ms", SEND_TIMEOUT.as_millis()),
-        Some(errno) => nix::errno::Errno::from_raw(errno).desc().to_owned(),
-        None => e.to_string(),
+        _ => fd::io_message(e),
     }
 }
 
@@ -244,12 +243,8 @@ fn open_append(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     Ok(std::fs::File::from(high(file.into())?))
 }
 
-/// The descriptor moved to rsh's own range (see `SHELL_FDS_FROM`), close-on-exec: a
-/// redirection such as `>&3` could otherwise write a forged record into it.
+/// The descriptor moved to rsh's own range: a redirection such as `>&3` could otherwise
+/// write a forged record into it.
 fn high(file: OwnedFd) -> std::io::Result<OwnedFd> {
-    match fd::save(file.as_raw_fd(), crate::SHELL_FDS_FROM) {
-        Ok(Some(copy)) => Ok(copy),
-        Ok(None) => Err(std::io::Error::from_raw_os_error(libc::EBADF)),
-        Err(errno) => Err(std::io::Error::from_raw_os_error(errno as i32)),
-    }
+    fd::to_shell_range(file).map_err(std::io::Error::from)
 }

@@ -26,7 +26,7 @@ impl Terminal {
         )
         .ok()?;
         // rsh's own range, out of reach of redirections while the question is open.
-        let fd = fd::save(tty.as_raw_fd(), crate::SHELL_FDS_FROM).ok()??;
+        let fd = fd::to_shell_range(tty).ok()?;
         let foreground = nix::unistd::tcgetpgrp(&fd).ok()? == nix::unistd::getpgrp();
         foreground.then_some(Terminal { fd })
     }

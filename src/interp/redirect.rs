@@ -226,7 +226,7 @@ impl Shell {
         let mut bytes = Vec::new();
         std::fs::File::from(file)
             .read_to_end(&mut bytes)
-            .map_err(|e| ReadError::Io(io_message(&e)))?;
+            .map_err(|e| ReadError::Io(fd::io_message(&e)))?;
         Ok(bytes)
     }
 
@@ -521,13 +521,5 @@ fn standard_descriptor(path: &str) -> Option<RawFd> {
             .strip_prefix("/dev/fd/")
             .or_else(|| path.strip_prefix("/proc/self/fd/"))
             .and_then(|n| n.parse().ok()),
-    }
-}
-
-/// An I/O error as bash prints it ("No such file or directory", without Rust's suffix).
-pub(crate) fn io_message(err: &std::io::Error) -> String {
-    match err.raw_os_error() {
-        Some(code) => nix::errno::Errno::from_raw(code).desc().to_string(),
-        None => err.to_string(),
     }
 }

@@ -104,7 +104,7 @@ fn is_terminal(n: RawFd) -> bool {
 fn run(rules: &Rules, streams: Vec<(RawFd, OwnedFd)>) -> ! {
     // Only the session's end ends the filter: not a signal from the terminal, not a reader
     // that went away from one of the streams (that stream's writers get SIGPIPE instead).
-    for sig in [
+    spawn::signals::ignore(&[
         libc::SIGINT,
         libc::SIGQUIT,
         libc::SIGTSTP,
@@ -114,9 +114,7 @@ fn run(rules: &Rules, streams: Vec<(RawFd, OwnedFd)>) -> ! {
         // it) must not stop the filter.
         libc::SIGTTOU,
         libc::SIGTTIN,
-    ] {
-        ignore(sig);
-    }
+    ]);
     let mut open: Vec<(RawFd, Option<OwnedFd>, Filter)> = streams
         .into_iter()
         .map(|(n, read)| (n, Some(read), Filter::new(rules)))
@@ -232,13 +230,4 @@ fn wait_readable(open: &[(RawFd, Option<OwnedFd>, Filter)]) -> Vec<usize> {
         .filter(|(p, _)| p.revents().is_some_and(|r| !r.is_empty()))
         .map(|(_, (i, _))| *i)
         .collect()
-}
-
-fn ignore(sig: libc::c_int) {
-    use nix::sys::signal::{SigHandler, Signal, signal};
-    if let Ok(sig) = Signal::try_from(sig) {
-        // SAFETY: SIG_IGN installs no handler code.
-        #[allow(unsafe_code)]
-        let _ = unsafe { signal(sig, SigHandler::SigIgn) };
-    }
 }

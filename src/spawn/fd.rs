@@ -6,6 +6,20 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use nix::errno::Errno;
 
+/// An I/O error as bash prints it ("No such file or directory", without Rust's suffix).
+pub fn io_message(err: &std::io::Error) -> String {
+    match err.raw_os_error() {
+        Some(code) => Errno::from_raw(code).desc().to_string(),
+        None => err.to_string(),
+    }
+}
+
+/// `file` moved to rsh's own range (`SHELL_FDS_FROM` and up), close-on-exec, where
+/// redirections cannot name it.
+pub fn to_shell_range(file: OwnedFd) -> Result<OwnedFd, Errno> {
+    save(file.as_raw_fd(), crate::SHELL_FDS_FROM)?.ok_or(Errno::EBADF)
+}
+
 /// Writes all of `bytes` to `fd`, retrying on EINTR and short writes.
 pub fn write_all(fd: RawFd, mut bytes: &[u8]) -> Result<(), Errno> {
     while !bytes.is_empty() {

@@ -700,8 +700,7 @@ pub fn pipe_nonblocking() -> Result<(OwnedFd, OwnedFd), Errno> {
     use nix::fcntl::OFlag;
     let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
     // In rsh's own range, where redirections cannot reach them.
-    let high = |end: OwnedFd| fd::save(end.as_raw_fd(), crate::SHELL_FDS_FROM)?.ok_or(Errno::EBADF);
-    Ok((high(read)?, high(write)?))
+    Ok((fd::to_shell_range(read)?, fd::to_shell_range(write)?))
 }
 
 pub mod fd;
@@ -719,7 +718,12 @@ pub mod signals {
     /// An interactive shell survives Ctrl-C, Ctrl-\ and `kill` at the prompt; its children get
     /// the defaults back before they start (see `reset_child_state`).
     pub fn ignore_interactive_signals() {
-        for sig in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
+        ignore(&[libc::SIGINT, libc::SIGQUIT, libc::SIGTERM]);
+    }
+
+    /// Ignores each of `signals`.
+    pub fn ignore(signals: &[libc::c_int]) {
+        for &sig in signals {
             // SAFETY: as above.
             unsafe { libc::signal(sig, libc::SIG_IGN) };
         }

@@ -3,8 +3,9 @@
 
 use std::path::{Component, PathBuf};
 
-use super::super::redirect::{ReadError, io_message};
+use super::super::redirect::ReadError;
 use super::{Outcome, Shell};
+use crate::spawn::fd::io_message;
 
 pub fn cd(shell: &mut Shell, argv: &[String]) -> Outcome {
     let mut physical = false;
