@@ -35,19 +35,11 @@ pub struct Session {
 
 impl Session {
     pub fn current() -> Session {
-        let uid = nix::unistd::getuid();
         Session {
             id: session_id(),
-            host: nix::unistd::gethostname()
-                .ok()
-                .map(|h| h.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            user: nix::unistd::User::from_uid(uid)
-                .ok()
-                .flatten()
-                .map(|u| u.name)
-                .unwrap_or_else(|| uid.to_string()),
-            uid: uid.as_raw(),
+            host: crate::policy::host_name(),
+            user: crate::policy::user_name(),
+            uid: nix::unistd::getuid().as_raw(),
             tty: [0, 1, 2].into_iter().find_map(|fd| {
                 nix::unistd::ttyname(crate::spawn::fd::borrow(fd))
                     .ok()

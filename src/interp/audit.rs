@@ -52,6 +52,14 @@ impl Reaped {
     }
 }
 
+/// The file a target runs, when it is a program (symbolic links resolved).
+pub(super) fn program_of(target: &Target) -> Option<String> {
+    match target {
+        Target::External(resolved) => Some(resolved.canonical.display().to_string()),
+        _ => None,
+    }
+}
+
 /// The record of a command started in place, handed from the forked shell that ran it to the
 /// one that reaps it.
 pub(crate) struct Handoff {
@@ -121,11 +129,6 @@ impl Shell {
             return;
         }
         let Some(decided) = decided else { return };
-        // Kept for a builtin too, in case a file it names is refused.
-        let program = match target {
-            Target::External(resolved) => Some(resolved.canonical.display().to_string()),
-            _ => None,
-        };
         let (confirmed, confirmation) = match confirmed {
             Some((approval, detail)) => (Some(approval), Some(detail)),
             None => (None, None),
@@ -139,16 +142,30 @@ impl Shell {
         } else {
             Approval::Auto
         };
-        self.segment = Some(Command {
+        // Kept for a builtin too, in case a file it names is refused.
+        let mut command = self.new_command(argv, program_of(target), &decided.decision, approval);
+        command.confirmation = confirmation;
+        self.segment = Some(command);
+    }
+
+    /// The record of a command decided now, in the current directory and line.
+    fn new_command(
+        &self,
+        argv: &[String],
+        program: Option<String>,
+        decision: &crate::decide::Decision,
+        approval: Approval,
+    ) -> Command {
+        Command {
             started: crate::audit::utc_now(),
             cwd: self.physical_cwd(),
             line: self.segment_line(),
             argv: argv.to_vec(),
             program,
-            decision: decided.decision.clone(),
+            decision: decision.clone(),
             approval,
-            confirmation,
-        });
+            confirmation: None,
+        }
     }
 
     /// The working directory itself, symbolic links resolved: what relative names in a
@@ -179,20 +196,16 @@ impl Shell {
         if self.audit.is_none() || self.explaining {
             return;
         }
-        let mut command = match self.segment.take() {
+        let command = match self.segment.take() {
             Some(command) if command.argv == argv => command,
-            _ => Command {
-                started: crate::audit::utc_now(),
-                cwd: self.physical_cwd(),
-                line: self.segment_line(),
-                argv: argv.to_vec(),
-                program: None,
-                decision: refusal.decision.clone(),
-                approval: Approval::Refused,
-                confirmation: None,
-            },
+            _ => self.new_command(argv, None, &refusal.decision, Approval::Refused),
         };
-        command.decision = refusal.decision.clone();
+        self.send_refused(command, &refusal.decision);
+    }
+
+    /// Sends the record of `command`, refused by `decision`.
+    fn send_refused(&mut self, mut command: Command, decision: &crate::decide::Decision) {
+        command.decision = decision.clone();
         command.approval = Approval::Refused;
         let ended = Ended {
             status: Some(126),
@@ -209,15 +222,11 @@ impl Shell {
         if self.audit.is_none() || self.explaining {
             return;
         }
-        let refusal = Refusal {
-            decision: decision.clone(),
-            interpreter: None,
+        let command = match self.segment.take() {
+            Some(command) => command,
+            None => self.new_command(&[], None, decision, Approval::Refused),
         };
-        let argv = match &self.segment {
-            Some(command) => command.argv.clone(),
-            None => Vec::new(),
-        };
-        self.audit_refused(&argv, &refusal);
+        self.send_refused(command, decision);
     }
 
     /// After a builtin ran: it gets a record only when it was asked about (a write to a file

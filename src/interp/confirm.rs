@@ -19,11 +19,7 @@ impl Shell {
         target: &Target,
         refusal: Refusal,
     ) -> (Option<Refusal>, Option<(Approval, String)>) {
-        let program = match target {
-            Target::External(resolved) => Some(resolved.canonical.display().to_string()),
-            _ => None,
-        };
-        self.ask(argv, program, None, refusal)
+        self.ask(argv, super::audit::program_of(target), None, refusal)
     }
 
     /// Asks about a file a redirection would open, whose decision is Ask (a medium-risk
@@ -82,7 +78,7 @@ impl Shell {
         }
         // All of it: a question must not hide the end of what it is about.
         let command = builtins::quote_command(argv);
-        let who = self.who();
+        let (user, host) = (crate::policy::user_name(), crate::policy::host_name());
         let decision = &refusal.decision;
         let question = Question {
             command: &command,
@@ -92,8 +88,8 @@ impl Shell {
             risk: decision.risk,
             risk_reason: &decision.risk_reason,
             cwd: &cwd,
-            user: &who.0,
-            host: &who.1,
+            user: &user,
+            host: &host,
         };
         let Some(confirmation) = confirm::ask(&question, self.policy().approval()) else {
             // No terminal and no approver: the refusal says it needs confirmation.
@@ -121,19 +117,6 @@ impl Shell {
                 )
             }
         }
-    }
-
-    /// The user's name and the host's, for the approver.
-    fn who(&self) -> (String, String) {
-        let uid = nix::unistd::getuid();
-        let user = nix::unistd::User::from_uid(uid)
-            .ok()
-            .flatten()
-            .map_or_else(|| uid.to_string(), |u| u.name);
-        let host = nix::unistd::gethostname()
-            .map(|h| h.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        (user, host)
     }
 }
 

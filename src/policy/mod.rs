@@ -36,7 +36,7 @@ use schema::{
 };
 pub use sensitive::{Level, PathPattern, Sensitive, SensitiveEntry};
 pub use trust::Owners;
-pub use who::Who;
+pub use who::{Who, host_name, user_name};
 
 /// The compiled-in default policy, used when no system policy exists.
 pub const DEFAULT_POLICY: &str = include_str!("../../policy/default.toml");

@@ -35,6 +35,22 @@ impl Who {
     }
 }
 
+/// The name of the real user, or its number when it has none (for messages and records).
+pub fn user_name() -> String {
+    let uid = nix::unistd::getuid();
+    nix::unistd::User::from_uid(uid)
+        .ok()
+        .flatten()
+        .map_or_else(|| uid.to_string(), |u| u.name)
+}
+
+/// This machine's name, or nothing when it cannot be read.
+pub fn host_name() -> String {
+    nix::unistd::gethostname()
+        .map(|h| h.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
