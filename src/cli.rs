@@ -446,6 +446,7 @@ pub fn run(inv: Invocation) -> i32 {
             return 126;
         }
     };
+    shell.start_session();
     let status = if let Some(command) = &inv.command {
         run_source(&mut shell, command)
     } else if let Some(script) = &inv.script {

@@ -259,9 +259,10 @@ fn an_interactive_login_is_a_login_shell_on_the_pty() {
     pty.send_line("echo \"[$0] [$PWD] [$SHELL] [$USER]\"");
     let seen = pty.expect(&format!("[{}]\r\n", server.user), Duration::from_secs(15));
     let shell = format!("{}/bin/rsh", server.dir.path().display());
-    // The prompt of a user other than root, then what a login shell has.
+    // The prompt of a user other than root, drawn by the line editor (the client's TERM
+    // came through), then what a login shell has.
     assert!(
-        seen.contains("\r\n$ ")
+        seen.contains("\x1b[K$ ")
             && seen.contains(&format!("[-rsh] [{}] [{shell}] ", server.home().display()))
             && !seen.contains("__RSH"),
         "{seen:?}\nsshd: {}",

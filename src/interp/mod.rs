@@ -8,9 +8,11 @@
 
 mod audit;
 pub mod builtins;
+mod complete;
 mod cond;
 mod confirm;
 pub mod explain;
+pub mod history;
 mod procsub;
 mod redirect;
 mod simple;
@@ -152,8 +154,13 @@ pub struct Shell {
     in_flight: Option<(crate::audit::Command, Instant)>,
     /// Commands refused so far in this process (see `[shell] warnings`).
     denials: u64,
+    /// Commands and files refused so far, whatever refused them (the reader leaves refused
+    /// lines out of the history).
+    refusals: u64,
     /// Commands answered "always", until when (see `confirm`).
     remembered: HashMap<String, Instant>,
+    /// Lines read at the terminal (interactive shells).
+    pub history: history::History,
 }
 
 impl Shell {
@@ -163,6 +170,7 @@ impl Shell {
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
         );
         let shell_pid = std::process::id() as i32;
+        let history_size = policy.session().history_size;
         let mut shell = Shell {
             vars,
             functions: HashMap::new(),
@@ -209,7 +217,9 @@ impl Shell {
             handoffs: Vec::new(),
             in_flight: None,
             denials: 0,
+            refusals: 0,
             remembered: HashMap::new(),
+            history: history::History::new(history_size),
         };
         shell.init_variables();
         shell
@@ -1073,6 +1083,65 @@ impl Shell {
 
     pub(crate) fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// What a shell started for a person does before the first prompt: the policy's prompt,
+    /// and for a login shell the variables a login sets where the program that started rsh
+    /// did not, the policy's message of the day, and the home directory as the working
+    /// directory (as far as the policy lets it be).
+    pub fn start_session(&mut self) {
+        let session = self.policy.session().clone();
+        if self.mode == Mode::Interactive
+            && let Some(prompt) = &session.prompt
+            && (!session.prompt_from_env || self.vars.value("PS1").is_none())
+        {
+            let _ = self.vars.set("PS1", prompt.clone());
+        }
+        if !self.login {
+            return;
+        }
+        if let Ok(Some(user)) = nix::unistd::User::from_uid(nix::unistd::getuid()) {
+            for (name, value) in [
+                ("HOME", user.dir.display().to_string()),
+                ("USER", user.name.clone()),
+                ("LOGNAME", user.name.clone()),
+            ] {
+                if self.vars.value(name).is_none() {
+                    let _ = self.vars.set(name, value);
+                    self.vars.set_exported(name, true);
+                }
+            }
+        }
+        if let Some(rsh) = simple::own_path() {
+            let _ = self.vars.set("SHELL", rsh.to_string());
+            self.vars.set_exported("SHELL", true);
+        }
+        if self.mode != Mode::Interactive {
+            return;
+        }
+        if let Some(motd) = &session.motd {
+            let mut text = motd.clone();
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            let _ = spawn::fd::write_all(1, text.as_bytes());
+        }
+        let home = self.vars.value("HOME").map(str::to_string);
+        if let Some(home) = home
+            && std::fs::canonicalize(&home).ok() != std::env::current_dir().ok()
+            && let Some(cd) = builtins::lookup("cd")
+        {
+            let _ = cd(self, &["cd".to_string(), home]);
+        }
+    }
+
+    /// How many commands and files have been refused in this process.
+    pub fn refusals(&self) -> u64 {
+        self.refusals
+    }
+
+    pub fn is_login(&self) -> bool {
+        self.login
     }
 
     pub fn set_login(&mut self, login: bool) {

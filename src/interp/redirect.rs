@@ -326,6 +326,7 @@ impl Shell {
         match decision {
             None => Ok(landing),
             Some(decision) => {
+                self.refusals += 1;
                 self.audit_path_refused(&decision);
                 Err(ReadError::Denied(format!(
                     "denied: {path}: {}",
@@ -477,7 +478,7 @@ pub(crate) fn is_device(path: &Path) -> bool {
 /// canonical. The result names no symbolic link, so it can be opened with RESOLVE_NO_SYMLINKS.
 /// Also returns each link followed on the way (its directory canonical), and whether the
 /// file it lands on exists.
-fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>, bool) {
+pub(crate) fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>, bool) {
     let mut path = path.to_path_buf();
     let mut links = Vec::new();
     // As many links as the kernel follows before ELOOP.

@@ -482,7 +482,7 @@ impl Shell {
             .collect()
     }
 
-    fn search_dirs(&self) -> Vec<PathBuf> {
+    pub(crate) fn search_dirs(&self) -> Vec<PathBuf> {
         match self.policy().search_path() {
             Some(dirs) => dirs.to_vec(),
             None => self
@@ -742,6 +742,7 @@ impl Shell {
     fn refused(&mut self, argv: &[String], refusal: &Refusal) -> Outcome {
         let status = self.report_refusal(argv, refusal);
         self.denials += 1;
+        self.refusals += 1;
         if let Some(limit) = self.policy().warnings()
             && self.denials >= limit
         {
@@ -1263,7 +1264,7 @@ fn has_command_sub(parts: &[WordPart]) -> bool {
 }
 
 /// The absolute path of the running rsh, for `SHELL`.
-fn own_path() -> Option<&'static str> {
+pub(crate) fn own_path() -> Option<&'static str> {
     static PATH: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     PATH.get_or_init(|| {
         std::env::current_exe()

@@ -13,6 +13,7 @@ pub mod pattern;
 pub mod sandbox;
 mod schema;
 pub mod sensitive;
+pub mod session;
 mod trust;
 mod who;
 
@@ -32,9 +33,10 @@ use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
 pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
 use schema::{
-    RawCommandTable, RawLists, RawPolicy, RawRisk, RawSection, RawSensitive, SpannedList,
+    RawCommandTable, RawLists, RawPolicy, RawRisk, RawSection, RawSensitive, RawShell, SpannedList,
 };
 pub use sensitive::{Level, PathPattern, Sensitive, SensitiveEntry};
+pub use session::SessionConfig;
 pub use trust::Owners;
 pub use who::{Who, host_name, user_name};
 
@@ -207,6 +209,8 @@ pub(crate) struct CommandTable {
     /// Confinement settings for this command; None: the `[sandbox]` default.
     pub network: Option<bool>,
     pub subprocesses: Option<bool>,
+    /// What the command is for, shown by `help`.
+    pub description: Option<String>,
 }
 
 /// A whole-command pattern as written in `[rules]` or `[risk]`.
@@ -578,6 +582,11 @@ impl Policy {
     pub fn warnings(&self) -> Option<u64> {
         self.settings.warnings
     }
+
+    /// `[shell]` prompt, history, idle timeout and message of the day.
+    pub fn session(&self) -> &SessionConfig {
+        &self.settings.session
+    }
 }
 
 fn sha256_hex(text: &str) -> String {
@@ -635,6 +644,7 @@ struct Built {
     mode: Mode,
     strict: bool,
     warnings: Option<u64>,
+    session: SessionConfig,
     risks: Vec<RiskRule>,
     /// Whether the built-in classification of commands applies (`risk.builtin`).
     builtin_risk: bool,
@@ -922,6 +932,7 @@ impl Loader<'_> {
     /// alone (for its problems), adding what is wrong to `problems`.
     fn section(&self, raw: RawSection, problems: &mut Problems) -> Built {
         let shell = raw.shell.unwrap_or_default();
+        let session = self.session(&shell, problems);
         let search_path = shell.path.map(|list| self.search_path(list, problems));
         let (unknown, unknown_at) = match shell.unknown {
             Some(v) => (*v.get_ref(), Some(self.place(v.span().start))),
@@ -951,6 +962,7 @@ impl Loader<'_> {
             mode,
             strict: shell.strict.unwrap_or(false),
             warnings: shell.warnings.filter(|&n| n > 0),
+            session,
             risks,
             builtin_risk,
             search_path,
@@ -961,6 +973,33 @@ impl Loader<'_> {
             rules,
             sandbox,
             sensitive,
+        }
+    }
+
+    /// The `[shell]` settings for people at a terminal.
+    fn session(&self, shell: &RawShell, problems: &mut Problems) -> SessionConfig {
+        let defaults = SessionConfig::default();
+        let history = match &shell.history {
+            None => defaults.history,
+            Some(file) => {
+                if let Err(why) = session::check_history_file(file.get_ref()) {
+                    problems.add(file.span().start, why);
+                }
+                Some(file.get_ref().clone()).filter(|f| !f.is_empty())
+            }
+        };
+        SessionConfig {
+            prompt: shell.prompt.clone(),
+            prompt_from_env: shell.prompt_from_env.unwrap_or(defaults.prompt_from_env),
+            history,
+            history_size: shell
+                .history_size
+                .map_or(defaults.history_size, |n| n.min(1_000_000) as usize),
+            idle_timeout: shell
+                .idle_timeout
+                .filter(|&s| s > 0)
+                .map(std::time::Duration::from_secs),
+            motd: shell.motd.clone().filter(|m| !m.is_empty()),
         }
     }
 
@@ -1211,6 +1250,7 @@ impl Loader<'_> {
                 .map(|r| (*r.get_ref(), self.place(r.span().start))),
             network: table.network,
             subprocesses: table.subprocesses,
+            description: table.description.filter(|d| !d.trim().is_empty()),
         })
     }
 

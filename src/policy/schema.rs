@@ -110,6 +110,12 @@ impl RawSection {
             set(&mut s.mode, o.mode);
             set(&mut s.strict, o.strict);
             set(&mut s.warnings, o.warnings);
+            set(&mut s.prompt, o.prompt);
+            set(&mut s.prompt_from_env, o.prompt_from_env);
+            set(&mut s.history, o.history);
+            set(&mut s.history_size, o.history_size);
+            set(&mut s.idle_timeout, o.idle_timeout);
+            set(&mut s.motd, o.motd);
         }
         if let Some(o) = over.commands {
             let c = self.commands.get_or_insert_with(Default::default);
@@ -338,7 +344,7 @@ impl Visitor<'_> for SizeVisitor {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table with keys `path`, `unknown`, `mode`, `strict` and `warnings`"
+    expecting = "a table with keys `path`, `unknown`, `mode`, `strict`, `warnings`, `prompt`, `prompt_from_env`, `history`, `history_size`, `idle_timeout` and `motd`"
 )]
 pub(crate) struct RawShell {
     pub path: Option<SpannedList>,
@@ -346,6 +352,12 @@ pub(crate) struct RawShell {
     pub mode: Option<Mode>,
     pub strict: Option<bool>,
     pub warnings: Option<u64>,
+    pub prompt: Option<String>,
+    pub prompt_from_env: Option<bool>,
+    pub history: Option<Spanned<String>>,
+    pub history_size: Option<u64>,
+    pub idle_timeout: Option<u64>,
+    pub motd: Option<String>,
 }
 
 /// `[rules]`: three optional lists.
@@ -364,9 +376,10 @@ pub(crate) struct RawLists {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a command table with keys `default`, `allow`, `ask`, `deny`, `risk`, `network` and `subprocesses`"
+    expecting = "a command table with keys `default`, `allow`, `ask`, `deny`, `risk`, `network`, `subprocesses` and `description`"
 )]
 pub(crate) struct RawCommandTable {
+    pub description: Option<String>,
     pub default: Option<Spanned<Verdict>>,
     pub risk: Option<Spanned<Risk>>,
     pub allow: Option<SpannedList>,

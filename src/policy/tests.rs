@@ -128,7 +128,7 @@ fn error_display_names_file_line_and_column() {
     );
     assert_eq!(
         e.to_string(),
-        "/etc/rsh/policy.toml:3:1: unknown key `foo` in [shell] (expected one of `path`, `unknown`, `mode`, `strict`, `warnings`)"
+        "/etc/rsh/policy.toml:3:1: unknown key `foo` in [shell] (expected one of `path`, `unknown`, `mode`, `strict`, `warnings`, `prompt`, `prompt_from_env`, `history`, `history_size`, `idle_timeout`, `motd`)"
     );
     let e = PolicyError {
         origin: "p.toml".into(),
@@ -146,7 +146,7 @@ fn rejects_unknown_keys_with_their_line() {
     assert_error(
         "[commands.git]\nallow = []\n\nalow = []\n",
         4,
-        "unknown key `alow` in [commands.git] (expected one of `default`, `risk`, `allow`, `ask`, `deny`, `network`, `subprocesses`)",
+        "unknown key `alow` in [commands.git] (expected one of `description`, `default`, `risk`, `allow`, `ask`, `deny`, `network`, `subprocesses`)",
     );
     assert_error(
         "[commands]\nls = {}\ngit.alow = []\n",
@@ -911,5 +911,30 @@ fn reads_output_settings_and_rejects_bad_patterns() {
         "[output]\nmax_bytes = 0\n",
         2,
         "output.max_bytes: must be more than 0",
+    );
+}
+
+#[test]
+fn session_settings_have_defaults_and_are_checked() {
+    let p = Policy::from_toml("", "p.toml", None).unwrap();
+    let s = p.session();
+    assert_eq!(s.history.as_deref(), Some("~/.rsh_history"));
+    assert_eq!((s.history_size, s.prompt_from_env), (1000, true));
+    assert_eq!((s.idle_timeout, s.motd.as_deref()), (None, None));
+    let p = Policy::from_toml(
+        "[shell]\nprompt = 'p> '\nhistory = ''\nidle_timeout = 300\nmotd = 'hi'\n",
+        "p.toml",
+        None,
+    )
+    .unwrap();
+    let s = p.session();
+    assert_eq!(s.prompt.as_deref(), Some("p> "));
+    assert_eq!(s.history, None, "\"\" keeps no file");
+    assert_eq!(s.idle_timeout, Some(std::time::Duration::from_secs(300)));
+    assert_eq!(s.motd.as_deref(), Some("hi"));
+    assert_error(
+        "[shell]\nhistory = 'hist'\n",
+        2,
+        "shell.history: \"hist\" must be an absolute path or start with \"~/\"",
     );
 }

@@ -7,36 +7,149 @@
 //! terminal, prompts are shown as bash shows them (see `prompt`); line editing, history and
 //! job control for terminals come with the interactive shell.
 
+mod editor;
+mod history;
+mod idle;
 mod prompt;
 
 use crate::interp::Shell;
 use crate::parse;
 use crate::spawn::{self, fd};
 
+/// Where lines come from, and what an interactive shell keeps around reading them.
+struct Input {
+    interactive: bool,
+    /// Line editing (see `editor::wanted`).
+    editor: Option<editor::LineEditor>,
+    history: Option<history::HistoryFile>,
+    idle: Option<idle::Idle>,
+}
+
+impl Input {
+    fn new(shell: &mut Shell, interactive: bool) -> Result<Input, String> {
+        let mut input = Input {
+            interactive,
+            editor: None,
+            history: None,
+            idle: None,
+        };
+        if !interactive {
+            return Ok(input);
+        }
+        input.history = history::HistoryFile::for_shell(shell);
+        if let Some(file) = &mut input.history {
+            file.load(shell);
+        }
+        if editor::wanted() {
+            input.editor = Some(editor::LineEditor::new(shell)?);
+        }
+        if let Some(timeout) = shell.policy().session().idle_timeout {
+            input.idle = Some(idle::Idle::new(timeout)?);
+        }
+        Ok(input)
+    }
+
+    /// The next line, with `prompt` shown first at a terminal.
+    fn read(&mut self, shell: &mut Shell, prompt: &str) -> editor::Read {
+        if let Some(idle) = &mut self.idle {
+            idle.arm();
+        }
+        let read = if let Some(editor) = &mut self.editor {
+            editor.read_line(shell, prompt)
+        } else {
+            if self.interactive {
+                let _ = fd::write_all(2, prompt.as_bytes());
+            }
+            match read_line(0) {
+                Ok(Some(line)) => editor::Read::Line(line),
+                Ok(None) => editor::Read::End,
+                Err(errno) => editor::Read::Failed(errno.desc().to_string()),
+            }
+        };
+        if let Some(idle) = &self.idle {
+            idle.disarm();
+        }
+        read
+    }
+
+    /// Whether the input ended because the idle timeout ran out (then says so).
+    fn timed_out(&self) -> bool {
+        let Some(idle) = &self.idle else {
+            return false;
+        };
+        if !idle.fired() {
+            return false;
+        }
+        let _ = fd::write_all(
+            2,
+            format!(
+                "\nrsh: no input for {} s (shell.idle_timeout): the session ends\n",
+                idle.seconds()
+            )
+            .as_bytes(),
+        );
+        tracing::debug!("idle timeout");
+        true
+    }
+
+    /// Puts a line about to run in the history (where `history` shows it, as in bash),
+    /// unless it starts with a blank. Whether it was added.
+    fn note(&mut self, shell: &mut Shell, text: &str) -> bool {
+        self.interactive && !text.starts_with([' ', '\t']) && shell.history.add(text)
+    }
+
+    /// After the line ran: a line with something refused in it is taken out again
+    /// (`refusals_before`: the shell's count before it ran); the others go to the file.
+    fn settle(&mut self, shell: &mut Shell, added: bool, refusals_before: u64) {
+        if !added {
+            return;
+        }
+        if shell.refusals() != refusals_before {
+            shell.history.forget_last();
+        } else if let (Some(file), Some(entry)) = (&mut self.history, shell.history.last()) {
+            file.append(entry);
+        }
+    }
+}
+
 pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
     if interactive {
         spawn::signals::ignore_interactive_signals();
     }
+    let mut input = match Input::new(shell, interactive) {
+        Ok(input) => input,
+        Err(message) => {
+            let _ = fd::write_all(2, format!("rsh: cannot start: {message}\n").as_bytes());
+            return 126;
+        }
+    };
     let mut pending = String::new();
     let mut status = 0;
     let mut number = 1;
     loop {
-        if interactive {
-            if pending.is_empty()
-                && let Err(code) = prompt::run_prompt_command(shell)
-            {
-                return code;
-            }
-            show_prompt(shell, pending.is_empty(), number);
+        if interactive
+            && pending.is_empty()
+            && let Err(code) = prompt::run_prompt_command(shell)
+        {
+            return code;
         }
-        let line = match read_line(0) {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(errno) => {
-                let _ = fd::write_all(
-                    2,
-                    format!("rsh: reading input: {}\n", errno.desc()).as_bytes(),
-                );
+        let prompt = if interactive {
+            prompt_text(shell, pending.is_empty(), number)
+        } else {
+            String::new()
+        };
+        let line = match input.read(shell, &prompt) {
+            editor::Read::Line(line) => line,
+            editor::Read::End if input.timed_out() => return shell.last_status(),
+            editor::Read::End => break,
+            editor::Read::Interrupted => {
+                // As bash: the line is dropped, and `$?` says why.
+                pending.clear();
+                shell.set_last_status(130);
+                continue;
+            }
+            editor::Read::Failed(why) => {
+                let _ = fd::write_all(2, format!("rsh: reading input: {why}\n").as_bytes());
                 return 2;
             }
         };
@@ -51,7 +164,11 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
             let _ = fd::write_all(2, shown.as_bytes());
             number += 1;
         }
-        match run_chunk(shell, &text, interactive) {
+        let refusals = shell.refusals();
+        let added = input.note(shell, &text);
+        let ran = run_chunk(shell, &text, interactive);
+        input.settle(shell, added, refusals);
+        match ran {
             Chunk::Ran(s) => status = s,
             Chunk::Exit(s) => {
                 if interactive {
@@ -104,9 +221,9 @@ fn run_chunk(shell: &mut Shell, text: &str, interactive: bool) -> Chunk {
     }
 }
 
-/// `PS1` before a command, `PS2` on its continuation lines, on standard error as in bash.
-fn show_prompt(shell: &mut Shell, first_line: bool, number: usize) {
-    let text = if first_line {
+/// `PS1` before a command, `PS2` on its continuation lines.
+fn prompt_text(shell: &mut Shell, first_line: bool, number: usize) -> String {
+    if first_line {
         let default = if nix::unistd::geteuid().is_root() {
             "# "
         } else {
@@ -115,8 +232,7 @@ fn show_prompt(shell: &mut Shell, first_line: bool, number: usize) {
         prompt::render(shell, "PS1", default, number)
     } else {
         prompt::render(shell, "PS2", "> ", number)
-    };
-    let _ = fd::write_all(2, text.as_bytes());
+    }
 }
 
 /// One line including its newline; None at end of input. Byte by byte, so that what follows

@@ -12,6 +12,7 @@ pub mod echo;
 mod kind;
 pub mod printf;
 mod read;
+mod session;
 pub mod set;
 mod source;
 pub mod test;
@@ -41,8 +42,11 @@ const BUILTINS: &[(&str, Builtin)] = &[
     ("export", declare::export),
     ("false", false_),
     ("hash", kind::hash),
+    ("help", session::help),
+    ("history", session::history),
     ("let", let_),
     ("local", declare::local),
+    ("logout", session::logout),
     ("printf", printf_),
     ("pwd", cd::pwd),
     ("read", read::read),
@@ -76,10 +80,8 @@ const REFUSED: &[&str] = &[
     "fc",
     "fg",
     "getopts",
-    "history",
     "jobs",
     "kill",
-    "logout",
     "mapfile",
     "popd",
     "pushd",

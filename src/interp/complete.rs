@@ -1,0 +1,70 @@
+//! What the line editor may offer when Tab is pressed: only commands the policy would let run
+//! (not everything on PATH), and only files under the policy's readable roots. Nothing here
+//! runs or records anything.
+
+use std::path::Path;
+
+use super::Shell;
+use super::simple::{Lookup, Target, strongest};
+use crate::policy::Verdict;
+
+impl Shell {
+    /// Names starting with `prefix` that would run as a command, or ask first: functions,
+    /// aliases, builtins and programs on the search path. Sorted, without repeats.
+    pub fn command_completions(&mut self, prefix: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .functions
+            .keys()
+            .chain(self.aliases.keys())
+            .filter(|n| n.starts_with(prefix))
+            .cloned()
+            .collect();
+        names.extend(
+            super::builtins::names()
+                .filter(|n| n.starts_with(prefix) && !super::builtins::is_refused(n))
+                .map(str::to_string),
+        );
+        let mut programs = Vec::new();
+        for dir in self.search_dirs() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if let Some(name) = entry.file_name().to_str()
+                    && name.starts_with(prefix)
+                    && !names.iter().any(|n| n == name)
+                    && !programs.iter().any(|n| n == name)
+                {
+                    programs.push(name.to_string());
+                }
+            }
+        }
+        programs.retain(|name| self.would_run(name));
+        names.extend(programs);
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Whether `name`, typed alone, would run or ask rather than be refused.
+    fn would_run(&mut self, name: &str) -> bool {
+        let Ok(target @ Target::External(_)) = self.resolve_target(name, Lookup::All) else {
+            return false;
+        };
+        let argv = [name.to_string()];
+        let mut decisions = self.all_decisions(&argv, &target, 0);
+        if let Some(by_mode) = self.by_mode(&decisions) {
+            decisions.insert(0, by_mode);
+        }
+        strongest(&decisions).is_none_or(|d| d.decision.verdict != Verdict::Deny)
+    }
+
+    /// Whether the policy lets programs read `path` (for a directory: list it). A file it
+    /// would ask about counts as readable: the question comes when it is used.
+    pub fn may_read(&mut self, path: &Path) -> bool {
+        let path = self.absolute(path);
+        let (landing, links, _) = super::redirect::would_open(&path);
+        self.landing_decision(&landing, &links, false)
+            .is_none_or(|d| d.verdict != Verdict::Deny)
+    }
+}
