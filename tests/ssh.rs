@@ -2,7 +2,8 @@
 //! shell is the built rsh, starts sshd on 127.0.0.1 on a free port with a private
 //! configuration and host key, and logs in with a key, as `ssh host cmd` (sshd runs
 //! `rsh -c 'cmd'`), as sftp, and interactively on a pty. The user gets the built-in default
-//! policy. Without sshd and ssh (`apt-get install openssh-server openssh-client`), or when
+//! policy, or a system policy the test installs for its own sshd only (the file-transfer-only
+//! preset, with sftp, scp and rsync). Without sshd and ssh (`apt-get install openssh-server openssh-client`), or when
 //! not root, the tests say so and are skipped.
 
 use std::fs;
@@ -37,7 +38,15 @@ fn run(program: &str, args: &[&str]) {
 }
 
 impl Server {
+    /// The user gets the built-in default policy.
     fn start(name: &str) -> Option<Server> {
+        Server::start_with(name, None)
+    }
+
+    /// With `policy` as the system policy, /etc/rsh/policy.toml, for this sshd and the
+    /// sessions it starts only: sshd runs in a mount namespace of its own in which /etc/rsh
+    /// is a directory of the test's. Other tests, and the machine, keep theirs.
+    fn start_with(name: &str, policy: Option<&str>) -> Option<Server> {
         let missing: Vec<&str> = [
             SSHD,
             "/usr/bin/ssh",
@@ -121,7 +130,19 @@ impl Server {
         fs::write(root.join("sshd_config"), config).unwrap();
         // sshd's privilege separation directory, which its service would make.
         fs::create_dir_all("/run/sshd").unwrap();
-        let sshd = Command::new(SSHD)
+        let mut sshd = Command::new(SSHD);
+        if let Some(policy) = policy {
+            let etc = root.join("etc-rsh");
+            fs::create_dir(&etc).unwrap();
+            fs::set_permissions(&etc, fs::Permissions::from_mode(0o755)).unwrap();
+            fs::write(etc.join("policy.toml"), policy).unwrap();
+            fs::set_permissions(etc.join("policy.toml"), fs::Permissions::from_mode(0o644))
+                .unwrap();
+            // The mount point; an empty /etc/rsh means the built-in policy, as no /etc/rsh.
+            fs::create_dir_all("/etc/rsh").unwrap();
+            in_namespace_with(&mut sshd, &etc, Path::new("/etc/rsh"));
+        }
+        let sshd = sshd
             .args(["-D", "-e", "-f"])
             .arg(root.join("sshd_config"))
             .stdin(Stdio::null())
@@ -184,6 +205,40 @@ impl Server {
             .output()
             .unwrap();
         Run::of(out)
+    }
+}
+
+/// Starts `command` in a mount namespace of its own in which `source` is mounted on `target`.
+fn in_namespace_with(command: &mut Command, source: &Path, target: &Path) {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::process::CommandExt;
+    let source = CString::new(source.as_os_str().as_bytes()).unwrap();
+    let target = CString::new(target.as_os_str().as_bytes()).unwrap();
+    // SAFETY: unshare and mount are async-signal-safe; the strings were made before fork.
+    unsafe {
+        command.pre_exec(move || {
+            let none = c"none";
+            if libc::unshare(libc::CLONE_NEWNS) != 0
+                || libc::mount(
+                    none.as_ptr(),
+                    c"/".as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                ) != 0
+                || libc::mount(
+                    source.as_ptr(),
+                    target.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
     }
 }
 
@@ -274,4 +329,170 @@ fn an_interactive_login_is_a_login_shell_on_the_pty() {
     pty.send_line("echo still here");
     pty.expect("still here\r\n", Duration::from_secs(10));
     assert_eq!(pty.exit(), Some(0));
+}
+
+/// A file-transfer-only account (the shipped `policy/transfer-only.toml` as the system
+/// policy) with the real clients through the real sshd: sftp, scp and rsync move files in and
+/// out of the home directory; the same clients are refused outside it (by the kernel, for
+/// files the user's permissions would allow), and a shell is refused.
+#[test]
+fn a_transfer_only_account_moves_files_in_its_home_and_nowhere_else() {
+    let preset =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("policy/transfer-only.toml"))
+            .unwrap();
+    let Some(server) = Server::start_with("xfer", Some(&preset)) else {
+        return;
+    };
+    let root = server.dir.path();
+    // Outside the home: a file and a directory the user's permissions alone would allow.
+    let outside = root.join("outside");
+    fs::create_dir(&outside).unwrap();
+    fs::set_permissions(&outside, fs::Permissions::from_mode(0o777)).unwrap();
+    fs::write(outside.join("secret.txt"), "SECRET\n").unwrap();
+    fs::set_permissions(
+        outside.join("secret.txt"),
+        fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let local = root.join("local.txt");
+    fs::write(&local, "uploaded\n").unwrap();
+    let home = server.home();
+    // Files go into a directory in the home (~ itself only lists, as ~/.ssh is denied).
+    run(
+        "/usr/bin/install",
+        &[
+            "-d",
+            "-o",
+            &server.user,
+            home.join("files").to_str().unwrap(),
+        ],
+    );
+    let home = home.join("files");
+    let target = format!("{}@127.0.0.1", server.user);
+    let port = server.port.to_string();
+    let client = |program: &str, args: &[String]| -> Run {
+        let out = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        Run::of(out)
+    };
+    let mut ssh_options = server.client_args();
+
+    // sftp: put, ls and get in the home directory.
+    let batch = root.join("batch");
+    let fetched = root.join("fetched.txt");
+    fs::write(
+        &batch,
+        format!(
+            "put {} files/via-sftp.txt\nls files\nget files/via-sftp.txt {}\n",
+            local.display(),
+            fetched.display()
+        ),
+    )
+    .unwrap();
+    let mut args = ssh_options.clone();
+    args.extend([
+        "-P".into(),
+        port.clone(),
+        "-b".into(),
+        batch.display().to_string(),
+        target.clone(),
+    ]);
+    let run = client("/usr/bin/sftp", &args);
+    assert_eq!(run.status, 0, "{}\nsshd: {}", run.describe(), server.log());
+    assert_eq!(
+        fs::read_to_string(home.join("via-sftp.txt")).unwrap(),
+        "uploaded\n"
+    );
+    assert_eq!(fs::read_to_string(&fetched).unwrap(), "uploaded\n");
+    run.assert_stdout_has("via-sftp.txt");
+
+    // sftp outside the home, and into ~/.ssh: the kernel refuses sftp-server itself.
+    for command in [
+        format!(
+            "get {}/secret.txt {}/leaked.txt",
+            outside.display(),
+            root.display()
+        ),
+        format!("put {} {}/planted.txt", local.display(), outside.display()),
+        format!("get .ssh/authorized_keys {}/keys.txt", root.display()),
+    ] {
+        fs::write(&batch, format!("{command}\n")).unwrap();
+        let run = client("/usr/bin/sftp", &args);
+        assert_ne!(run.status, 0, "{command}: {}", run.describe());
+    }
+    assert!(!root.join("leaked.txt").exists());
+    assert!(!outside.join("planted.txt").exists());
+    assert!(!root.join("keys.txt").exists());
+
+    // scp, legacy protocol (`scp -t` / `scp -f` on the server): up, down, and not outside.
+    ssh_options.extend(["-P".into(), port.clone(), "-O".into()]);
+    let mut args = ssh_options.clone();
+    args.extend([
+        local.display().to_string(),
+        format!("{target}:files/via-scp.txt"),
+    ]);
+    let run = client("/usr/bin/scp", &args);
+    assert_eq!(run.status, 0, "{}\nsshd: {}", run.describe(), server.log());
+    assert_eq!(
+        fs::read_to_string(home.join("via-scp.txt")).unwrap(),
+        "uploaded\n"
+    );
+    let mut args = ssh_options.clone();
+    args.extend([
+        format!("{target}:files/via-scp.txt"),
+        root.join("down.txt").display().to_string(),
+    ]);
+    assert_eq!(client("/usr/bin/scp", &args).status, 0);
+    assert_eq!(
+        fs::read_to_string(root.join("down.txt")).unwrap(),
+        "uploaded\n"
+    );
+    let mut args = ssh_options.clone();
+    args.extend([
+        local.display().to_string(),
+        format!("{target}:{}/by-scp.txt", outside.display()),
+    ]);
+    assert_ne!(client("/usr/bin/scp", &args).status, 0);
+    assert!(!outside.join("by-scp.txt").exists());
+
+    // rsync over ssh: into the home, and not outside it.
+    if Path::new("/usr/bin/rsync").exists() {
+        let ssh = format!("ssh -p {port} {}", server.client_args().join(" "));
+        let run = client(
+            "/usr/bin/rsync",
+            &[
+                "-e".into(),
+                ssh.clone(),
+                local.display().to_string(),
+                format!("{target}:files/via-rsync.txt"),
+            ],
+        );
+        assert_eq!(run.status, 0, "{}\nsshd: {}", run.describe(), server.log());
+        assert_eq!(
+            fs::read_to_string(home.join("via-rsync.txt")).unwrap(),
+            "uploaded\n"
+        );
+        let run = client(
+            "/usr/bin/rsync",
+            &[
+                "-e".into(),
+                ssh,
+                local.display().to_string(),
+                format!("{target}:{}/by-rsync.txt", outside.display()),
+            ],
+        );
+        assert_ne!(run.status, 0, "{}", run.describe());
+        assert!(!outside.join("by-rsync.txt").exists());
+    } else {
+        eprintln!("SKIPPED: rsync through sshd needs rsync (apt-get install rsync)");
+    }
+
+    // Anything else is refused, a shell first of all.
+    let canary = server.home().join("files/CANARY");
+    let run = server.ssh(&format!("sh -c 'touch {}'", canary.display()));
+    assert_eq!(run.status, 126, "{}", run.describe());
+    assert!(!canary.exists());
 }
