@@ -326,8 +326,13 @@ fn an_interactive_login_is_a_login_shell_on_the_pty() {
     pty.send_line("sh -c id");
     let seen = pty.expect("listed in commands.deny", Duration::from_secs(10));
     assert!(seen.contains("rsh: denied: sh -c id"), "{seen:?}");
-    pty.send_line("echo still here");
-    pty.expect("still here\r\n", Duration::from_secs(10));
+    // Ctrl-C ends the command, through sshd's pty, and the session goes on.
+    pty.send_line("sleep 30");
+    std::thread::sleep(Duration::from_millis(500));
+    pty.send("\x03");
+    std::thread::sleep(Duration::from_millis(200));
+    pty.send_line("echo still here $?");
+    pty.expect("still here 130\r\n", Duration::from_secs(10));
     assert_eq!(pty.exit(), Some(0));
 }
 
