@@ -38,6 +38,7 @@ history = "{history}"
 
 [commands]
 allow = ["ls", "cat", "echo", "sleep", "less"]
+deny = ["shift"]
 
 [commands.cat]
 description = "Show a file"
@@ -122,7 +123,11 @@ fn tab_completes_only_allowed_commands() {
             "{refused:?} offered: {listing:?}"
         );
     }
-    assert!(listing.contains("shift"), "{listing:?}");
+    // Builtins are offered, except those the policy denies.
+    assert!(
+        listing.contains("shopt") && !listing.contains("shift"),
+        "{listing:?}"
+    );
     assert_eq!(pty.exit(), Some(0));
 }
 
@@ -149,6 +154,8 @@ fn history_file_keeps_lines_that_ran() {
     type_line(&mut pty, " echo private", "private\r\n");
     type_line(&mut pty, "sh -c id", "rsh: denied: sh -c id");
     type_line(&mut pty, "cat secret.txt", "denied");
+    // Refused in a pipeline stage, which is another process.
+    type_line(&mut pty, "echo x | sh -c id", "rsh: denied: sh -c id");
     // `exit` keeps the status of the refused command.
     assert_eq!(pty.exit(), Some(126));
     assert_eq!(case.history(), "echo kept\nexit\n");
@@ -208,12 +215,13 @@ fn a_full_screen_program_gets_the_terminal_and_gives_it_back() {
 fn idle_timeout_ends_the_session() {
     let case = Case::new("idle_timeout = 1");
     let mut pty = case.start(&[]);
-    type_line(&mut pty, "echo active", "active\r\n");
+    // /dev/null and the terminal stay everyone's, though rsh keeps them open for the timeout.
+    type_line(&mut pty, "echo > /dev/null; echo active", "active\r\n");
     // Half a line typed, then nothing.
     pty.send("ech");
     let (status, seen) = pty.wait();
     assert!(
-        seen.contains("no input for 1 s (shell.idle_timeout): the session ends"),
+        seen.contains("no command line in 1 s (shell.idle_timeout): the session ends"),
         "{seen:?}"
     );
     assert!(status.is_some(), "{seen:?}");
@@ -301,4 +309,29 @@ fn a_terminal_without_editing_gets_plain_prompts() {
         "{first:?} {seen:?}"
     );
     assert_eq!(pty.exit(), Some(0));
+}
+
+#[test]
+fn idle_timeout_drops_a_half_typed_line_without_editing() {
+    let case = Case::new("idle_timeout = 1");
+    let mut command = Command::new(RSH);
+    command
+        .arg("--policy")
+        .arg(case.root().join("policy.toml"))
+        .current_dir(case.root())
+        .env_clear()
+        .env("TERM", "dumb");
+    let mut pty = Pty::spawn(command, true);
+    pty.expect(PROMPT, WAIT);
+    // Ctrl-D hands the half line to rsh without a line break; then nothing more comes.
+    pty.send("echo PARTIAL\x04");
+    let (status, seen) = pty.wait();
+    assert!(seen.contains("no command line in 1 s"), "{seen:?}");
+    // Only the terminal's echo of what was typed: the line did not run.
+    assert_eq!(
+        seen.matches("PARTIAL").count(),
+        1,
+        "the half line ran: {seen:?}"
+    );
+    assert!(status.is_some());
 }

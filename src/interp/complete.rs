@@ -1,6 +1,6 @@
 //! What the line editor may offer when Tab is pressed: only commands the policy would let run
-//! (not everything on PATH), and only files under the policy's readable roots. Nothing here
-//! runs or records anything.
+//! typed alone (not everything on PATH), and only files under the policy's readable roots.
+//! Nothing here runs or records anything.
 
 use std::path::Path;
 
@@ -19,11 +19,15 @@ impl Shell {
             .filter(|n| n.starts_with(prefix))
             .cloned()
             .collect();
-        names.extend(
-            super::builtins::names()
-                .filter(|n| n.starts_with(prefix) && !super::builtins::is_refused(n))
-                .map(str::to_string),
-        );
+        let builtins: Vec<&str> = super::builtins::names()
+            .filter(|n| n.starts_with(prefix) && !super::builtins::is_refused(n))
+            .filter(|n| !names.iter().any(|f| f == n))
+            .collect();
+        for name in builtins {
+            if self.would_run(name) {
+                names.push(name.to_string());
+            }
+        }
         let mut programs = Vec::new();
         for dir in self.search_dirs() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -48,8 +52,10 @@ impl Shell {
 
     /// Whether `name`, typed alone, would run or ask rather than be refused.
     fn would_run(&mut self, name: &str) -> bool {
-        let Ok(target @ Target::External(_)) = self.resolve_target(name, Lookup::All) else {
-            return false;
+        let target = match self.resolve_target(name, Lookup::All) {
+            Ok(Target::Function(_)) => return true,
+            Ok(target) => target,
+            Err(_) => return false,
         };
         let argv = [name.to_string()];
         let mut decisions = self.all_decisions(&argv, &target, 0);

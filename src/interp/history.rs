@@ -49,6 +49,12 @@ impl History {
         (self.first - 1 + self.entries.len(), self.removals)
     }
 
+    /// Numbers the entries from 1 again (after loading them from a file, as bash does).
+    pub fn renumber(&mut self) {
+        self.first = 1;
+        self.removals += 1;
+    }
+
     pub fn limit(&self) -> usize {
         self.limit
     }

@@ -156,7 +156,7 @@ pub struct Shell {
     denials: u64,
     /// Commands and files refused so far, whatever refused them (the reader leaves refused
     /// lines out of the history).
-    refusals: u64,
+    refusals: &'static std::sync::atomic::AtomicU64,
     /// Commands answered "always", until when (see `confirm`).
     remembered: HashMap<String, Instant>,
     /// Lines read at the terminal (interactive shells).
@@ -217,7 +217,7 @@ impl Shell {
             handoffs: Vec::new(),
             in_flight: None,
             denials: 0,
-            refusals: 0,
+            refusals: spawn::shared_counter(),
             remembered: HashMap::new(),
             history: history::History::new(history_size),
         };
@@ -1088,7 +1088,7 @@ impl Shell {
     /// What a shell started for a person does before the first prompt: the policy's prompt,
     /// and for a login shell the variables a login sets where the program that started rsh
     /// did not, the policy's message of the day, and the home directory as the working
-    /// directory (as far as the policy lets it be).
+    /// directory when it was started in / (as far as the policy lets it be).
     pub fn start_session(&mut self) {
         let session = self.policy.session().clone();
         if self.mode == Mode::Interactive
@@ -1126,18 +1126,26 @@ impl Shell {
             }
             let _ = spawn::fd::write_all(1, text.as_bytes());
         }
+        // sshd, login and su start the shell in the home directory themselves; a program that
+        // left it in / meant it too. Anywhere else, the place it was started in stays.
         let home = self.vars.value("HOME").map(str::to_string);
         if let Some(home) = home
-            && std::fs::canonicalize(&home).ok() != std::env::current_dir().ok()
+            && std::env::current_dir().is_ok_and(|d| d == std::path::Path::new("/"))
             && let Some(cd) = builtins::lookup("cd")
         {
             let _ = cd(self, &["cd".to_string(), home]);
         }
     }
 
-    /// How many commands and files have been refused in this process.
+    /// How many commands and files have been refused in this process and the processes
+    /// forked from it (pipeline stages, subshells, command substitutions).
     pub fn refusals(&self) -> u64 {
+        self.refusals.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn count_refusal(&self) {
         self.refusals
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     pub fn is_login(&self) -> bool {

@@ -326,7 +326,7 @@ impl Shell {
         match decision {
             None => Ok(landing),
             Some(decision) => {
-                self.refusals += 1;
+                self.count_refusal();
                 self.audit_path_refused(&decision);
                 Err(ReadError::Denied(format!(
                     "denied: {path}: {}",

@@ -742,7 +742,7 @@ impl Shell {
     fn refused(&mut self, argv: &[String], refusal: &Refusal) -> Outcome {
         let status = self.report_refusal(argv, refusal);
         self.denials += 1;
-        self.refusals += 1;
+        self.count_refusal();
         if let Some(limit) = self.policy().warnings()
             && self.denials >= limit
         {

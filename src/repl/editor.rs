@@ -144,7 +144,8 @@ impl Completer for Helper {
         };
         // SAFETY: the pointer is set from the `&mut Shell` that `read_line` holds, only for
         // the call to `readline`, in which nothing else uses it; rustyline calls `complete`
-        // only from within that call, on this thread.
+        // only from within that call, on this thread. (The shell never owns the editor, so
+        // the pointer cannot outlive what it points to.)
         #[allow(unsafe_code)]
         let shell = unsafe { shell.as_mut() };
         let before = &line[..pos];

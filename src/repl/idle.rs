@@ -20,8 +20,12 @@ extern "C" fn on_alarm(_: libc::c_int) {
     FIRED.store(true, Ordering::SeqCst);
     let null = NULL.load(Ordering::SeqCst);
     if null >= 0 {
-        // SAFETY: dup2 is async-signal-safe.
-        unsafe { libc::dup2(null, 0) };
+        // SAFETY: dup2 is async-signal-safe; errno is put back for the code interrupted.
+        unsafe {
+            let saved = *libc::__errno_location();
+            libc::dup2(null, 0);
+            *libc::__errno_location() = saved;
+        }
     }
 }
 
@@ -41,7 +45,7 @@ impl Idle {
         )
         .and_then(fd::to_shell_range)
         .map_err(|e| format!("idle timeout: /dev/null: {}", e.desc()))?;
-        fd::mark_private(std::os::fd::AsFd::as_fd(&null));
+        // Not marked as rsh's own: /dev/null and the terminal are every program's too.
         NULL.store(null.as_raw_fd(), Ordering::SeqCst);
         // SAFETY: a handler that only stores and calls dup2; SA_RESTART so that a read
         // restarts, now on /dev/null.
@@ -56,7 +60,6 @@ impl Idle {
             .ok()
             .and_then(|t| fd::to_shell_range(t).ok())
             .and_then(|t| {
-                fd::mark_private(std::os::fd::AsFd::as_fd(&t));
                 let settings = tcgetattr(&t).ok()?;
                 Some((t, settings))
             });
@@ -84,15 +87,20 @@ impl Idle {
         unsafe { libc::alarm(0) };
     }
 
-    /// Whether the wait ran out; the terminal gets its settings back.
+    /// Whether the wait ran out (also just after the line came: it is not run).
     pub fn fired(&self) -> bool {
-        if !FIRED.load(Ordering::SeqCst) {
-            return false;
-        }
+        FIRED.load(Ordering::SeqCst)
+    }
+
+    /// After the wait ran out: the terminal gets back its settings and, where the line
+    /// editor had it, bracketed paste turned off (the editor could not: its input was gone).
+    pub fn restore_terminal(&self, editing: bool) {
         if let Some((terminal, settings)) = &self.terminal {
             let _ = tcsetattr(terminal, SetArg::TCSANOW, settings);
+            if editing {
+                let _ = fd::write_all(terminal.as_raw_fd(), b"\x1b[?2004l");
+            }
         }
-        true
     }
 
     pub fn seconds(&self) -> u32 {

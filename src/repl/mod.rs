@@ -54,7 +54,9 @@ impl Input {
         if let Some(idle) = &mut self.idle {
             idle.arm();
         }
-        let read = if let Some(editor) = &mut self.editor {
+        // Checked each time: `exec >file` or `exec <file` may have taken the terminal away.
+        let editor = self.editor.as_mut().filter(|_| editor::wanted());
+        let read = if let Some(editor) = editor {
             editor.read_line(shell, prompt)
         } else {
             if self.interactive {
@@ -68,6 +70,11 @@ impl Input {
         };
         if let Some(idle) = &self.idle {
             idle.disarm();
+            // Whatever came is dropped: a line cut short by the timeout, or a whole one that
+            // came as the alarm went off (standard input is /dev/null by now).
+            if idle.fired() {
+                return editor::Read::End;
+            }
         }
         read
     }
@@ -80,10 +87,11 @@ impl Input {
         if !idle.fired() {
             return false;
         }
+        idle.restore_terminal(self.editor.is_some());
         let _ = fd::write_all(
             2,
             format!(
-                "\nrsh: no input for {} s (shell.idle_timeout): the session ends\n",
+                "\nrsh: no command line in {} s (shell.idle_timeout): the session ends\n",
                 idle.seconds()
             )
             .as_bytes(),

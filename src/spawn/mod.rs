@@ -575,6 +575,30 @@ pub enum Fork {
 }
 
 /// Forks the shell itself for a subshell, a pipeline stage or a command substitution.
+/// A counter in memory shared with every process later forked from this one (pipeline
+/// stages, subshells, command substitutions), so that the shell learns what its forked
+/// copies counted. A program they exec does not keep it. Falls back to a private counter
+/// where the memory cannot be had.
+pub fn shared_counter() -> &'static std::sync::atomic::AtomicU64 {
+    use std::sync::atomic::AtomicU64;
+    // SAFETY: a fresh anonymous mapping, zero-filled, page-aligned, never unmapped: a valid
+    // AtomicU64 (zero) for the life of the process and of its forks.
+    unsafe {
+        let page = libc::mmap(
+            ptr::null_mut(),
+            std::mem::size_of::<AtomicU64>(),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if page == libc::MAP_FAILED {
+            return Box::leak(Box::new(AtomicU64::new(0)));
+        }
+        &*(page as *const AtomicU64)
+    }
+}
+
 pub fn fork_shell() -> Result<Fork, Errno> {
     // SAFETY: rsh is single-threaded, so the child is a complete copy that may go on running
     // the interpreter, exactly as bash does for subshells.

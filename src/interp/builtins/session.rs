@@ -56,10 +56,11 @@ fn named(policy: &Policy) -> Vec<Named<'_>> {
         merge(&mut out, &listed.command.name, Some(listed.verdict), None);
     }
     for table in policy.tables().iter().filter(|t| exists(&t.command)) {
-        let verdict = match (table.default, table.patterns.is_empty()) {
-            (Some((verdict, _)), true) => Some(verdict),
-            (Some((Verdict::Deny, _)), false) => Some(Verdict::Deny),
-            (None, true) => None,
+        // A default is the verdict only where no pattern can say otherwise.
+        let opens = table.patterns.iter().any(|p| p.verdict != Verdict::Deny);
+        let verdict = match table.default {
+            Some((Verdict::Deny, _)) if !opens => Some(Verdict::Deny),
+            Some((verdict, _)) if table.patterns.is_empty() => Some(verdict),
             _ => None,
         };
         let description = table.description.as_deref();
