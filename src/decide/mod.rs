@@ -144,16 +144,26 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
 fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
     let args = request.argv.get(1..).unwrap_or_default();
     let is_program = |command: &CommandRef| is(command, &request.program);
+    let typed = request.argv.first().map(String::as_str).unwrap_or_default();
+    let typed = typed.rsplit('/').next().unwrap_or(typed);
+    // What an entry allows or asks about, it does only for the program called by the
+    // entry's name: a multi-call program (git, busybox) is the same file under all its
+    // names, and does what its name says. A denial holds under any name.
+    let applies = |command: &CommandRef, verdict: Verdict| {
+        is_program(command) && (verdict == Verdict::Deny || called_as(command, typed, request))
+    };
 
     let table_patterns = policy
         .tables()
         .iter()
         .filter(|t| is_program(&t.command))
-        .flat_map(|t| &t.patterns);
+        .flat_map(|t| t.patterns.iter().map(move |p| (t, p)))
+        .filter(|(t, p)| applies(&t.command, p.verdict))
+        .map(|(_, p)| p);
     let rule_patterns = policy
         .rules()
         .iter()
-        .filter(|r| is_program(&r.command))
+        .filter(|r| applies(&r.command, r.rule.verdict))
         .map(|r| &r.rule);
     // A pattern that cannot be compiled guards nothing: refuse rather than guess.
     if let Some((p, why)) = table_patterns
@@ -186,8 +196,8 @@ fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
         policy
             .tables()
             .iter()
-            .filter(|t| is_program(&t.command))
-            .filter_map(|t| t.default.map(|(verdict, at)| (verdict, at, t))),
+            .filter_map(|t| t.default.map(|(verdict, at)| (verdict, at, t)))
+            .filter(|(verdict, _, t)| applies(&t.command, *verdict)),
     );
     if let Some((verdict, at, table)) = default {
         let key = format!("{}.default", table.key);
@@ -203,7 +213,7 @@ fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
         policy
             .listed()
             .iter()
-            .filter(|l| is_program(&l.command))
+            .filter(|l| applies(&l.command, l.verdict))
             .map(|l| (l.verdict, l.at, l)),
     );
     if let Some((verdict, at, entry)) = listed {
@@ -228,12 +238,26 @@ fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
     }
 
     let verdict = policy.unknown();
-    let reason = match verdict {
+    let mut reason = match verdict {
         Verdict::Deny => format!("not allowed by the policy (shell.unknown = \"{verdict}\")"),
         Verdict::Allow | Verdict::Ask => {
             format!("not named by the policy (shell.unknown = \"{verdict}\")")
         }
     };
+    // The program is named, under other names only: say so.
+    let other_names: Vec<&str> = policy
+        .listed()
+        .iter()
+        .map(|l| &l.command)
+        .chain(policy.tables().iter().map(|t| &t.command))
+        .filter(|c| is_program(c) && !called_as(c, typed, request))
+        .map(|c| c.name.as_str())
+        .collect();
+    if let Some(name) = other_names.first() {
+        reason.push_str(&format!(
+            "; it is the program the policy names {name:?}, which it allows only when called by that name"
+        ));
+    }
     let rule = rule_ref(policy, "shell.unknown", None, policy.unknown_at());
     (verdict, rule, reason)
 }
@@ -295,6 +319,19 @@ fn encode(request: &Request, out: &mut Vec<u8>) {
     }
     for arg in request.argv {
         piece(arg.as_bytes(), out);
+    }
+}
+
+/// Whether the request calls its program by the name `command` is written with (the last
+/// part of a path). Builtins are matched by name already.
+fn called_as(command: &CommandRef, typed: &str, request: &Request) -> bool {
+    match request.program {
+        Program::Builtin(_) => true,
+        // No argv at all (not something a command line makes): the file decides.
+        Program::External { .. } if typed.is_empty() => true,
+        Program::External { .. } => {
+            command.name.rsplit('/').next().unwrap_or(&command.name) == typed
+        }
     }
 }
 
@@ -574,16 +611,35 @@ mod tests {
         let p = fx.policy("", "[commands]\nallow = [\"tool\"]\n");
         assert_eq!(run(&p, &fx.exe("tool"), "tool -x").verdict, Verdict::Allow);
 
-        std::os::unix::fs::symlink(fx.bin("tool"), fx.home("link")).unwrap();
+        std::fs::create_dir(fx.home("links")).unwrap();
+        std::os::unix::fs::symlink(fx.bin("tool"), fx.home("links/tool")).unwrap();
         assert_eq!(
-            run(&p, &exe(&fx.home("link")), "./link").verdict,
+            run(&p, &exe(&fx.home("links/tool")), "./links/tool").verdict,
             Verdict::Allow
         );
-
-        std::fs::hard_link(fx.bin("tool"), fx.home("hard")).unwrap();
-        let hard = exe(&fx.home("hard"));
+        std::fs::hard_link(fx.bin("tool"), fx.home("tool")).unwrap();
+        let hard = exe(&fx.home("tool"));
         assert_ne!(hard.path, fx.exe("tool").path);
-        assert_eq!(run(&p, &hard, "./hard").verdict, Verdict::Allow);
+        assert_eq!(run(&p, &hard, "./tool").verdict, Verdict::Allow);
+
+        // Under another name, the same file is not what the entry allows (a multi-call
+        // program would do something else), and the reason says so.
+        std::os::unix::fs::symlink(fx.bin("tool"), fx.home("link")).unwrap();
+        let d = run(&p, &exe(&fx.home("link")), "./link");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert!(
+            d.reason
+                .ends_with("it is the program the policy names \"tool\", which it allows only when called by that name"),
+            "{}",
+            d.reason
+        );
+        // A denial holds under any name.
+        let p = fx.policy("", "[commands]\ndeny = [\"tool\"]\n");
+        let d = run(&p, &exe(&fx.home("link")), "./link");
+        assert_eq!(d.verdict, Verdict::Deny);
+        assert_eq!(d.rule.key, "commands.deny");
+
+        std::fs::remove_file(fx.home("tool")).unwrap();
 
         std::fs::copy(fx.bin("tool"), fx.home("tool")).unwrap();
         let d = run(&p, &exe(&fx.home("tool")), "./tool");
