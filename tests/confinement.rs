@@ -516,6 +516,49 @@ fn confined_program_still_works() {
     assert_eq!(run.stderr, "", "{}", run.describe());
 }
 
+/// Links and renames from one directory to another inside a write root work (git stores
+/// every pushed object so): the layer that restricts execution must not forbid them, while
+/// a file still cannot be linked out of a denied directory.
+#[test]
+fn links_and_renames_across_directories_work_in_a_write_root() {
+    require_confinement!();
+    let case = Case::new();
+    // The work in w/, beside the denied directory (the case directory itself only lists).
+    case.write("w/a/f", "linked\n");
+    case.write("w/a/g", "moved\n");
+    case.write("hidden/h", "secret\n");
+    let policy = Policy::new()
+        .allow("ln")
+        .allow("mv")
+        .allow("mkdir")
+        .deny(&case.file("hidden"));
+    // python3 links and renames where rsh sees no file names: only the kernel stops it.
+    let run = case.run(
+        &policy,
+        "cd w && mkdir b && ln a/f b/f && mv a/g b/g && cat b/f b/g; \
+         python3 -c \"import os; os.link('../hidden/h', 'b/h')\"; \
+         python3 -c \"import os; os.rename('../hidden/h', 'b/r')\"",
+    );
+    run.assert_stdout_has("linked\nmoved\n");
+    assert!(
+        !case.exists("w/a/g"),
+        "mv copied instead of renaming\n{}",
+        run.describe()
+    );
+    assert!(
+        !case.exists("w/b/h") && !case.exists("w/b/r") && case.exists("hidden/h"),
+        "a denied file was linked or moved out\n{}",
+        run.describe()
+    );
+    // EXDEV for the link (the file would gain access), EACCES for the rename.
+    assert_eq!(
+        run.stderr.matches("Traceback").count(),
+        2,
+        "{}",
+        run.describe()
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Files
 // ---------------------------------------------------------------------------------------------

@@ -527,10 +527,18 @@ pub fn command_layer(abi: i32, rules: &CommandRules) -> Result<Option<OwnedFd>, 
     let abi = ABI::from(abi);
     let mut ruleset = Ruleset::default();
     let mut handles = false;
+    // A layer that handles any file access and not Refer forbids every link and rename
+    // across directories (EXDEV), whatever the other layers grant: git could not store a
+    // pushed object, nor `ln a/f b/f` work in a write root. This layer handles Refer too and
+    // grants it everywhere, so it only keeps a file from gaining Execute by being moved.
+    let refer = version >= 2;
     if rules.restrict_exec {
-        ruleset = ruleset
-            .handle_access(AccessFs::Execute)
-            .map_err(|e| e.to_string())?;
+        let access = if refer {
+            AccessFs::Execute | AccessFs::Refer
+        } else {
+            AccessFs::Execute.into()
+        };
+        ruleset = ruleset.handle_access(access).map_err(|e| e.to_string())?;
         handles = true;
     }
     if !rules.network && version >= 4 {
@@ -552,6 +560,13 @@ pub fn command_layer(abi: i32, rules: &CommandRules) -> Result<Option<OwnedFd>, 
         .create()
         .map_err(|e| format!("cannot create a Landlock ruleset: {e}"))?;
     if rules.restrict_exec {
+        if refer {
+            let root = open_path(Path::new("/"))
+                .map_err(|e| format!("cannot open / for a Landlock rule: {e}"))?;
+            created = created
+                .add_rule(PathBeneath::new(root.as_fd(), AccessFs::Refer))
+                .map_err(|e| format!("cannot add a Landlock rule: {e}"))?;
+        }
         for fd in &rules.executable {
             created = created
                 .add_rule(PathBeneath::new(*fd, AccessFs::Execute))
