@@ -501,3 +501,106 @@ fn a_transfer_only_account_moves_files_in_its_home_and_nowhere_else() {
     assert_eq!(run.status, 126, "{}", run.describe());
     assert!(!canary.exists());
 }
+
+/// A git-only account (the shipped `policy/git-only.toml` as the system policy): `git clone`
+/// and `git push` over the real sshd work on a repository in the home directory; `git`
+/// itself, which is the same file as git-upload-pack, is refused, and so is a shell.
+#[test]
+fn a_git_only_account_clones_and_pushes_and_runs_nothing_else() {
+    let git = "/usr/bin/git";
+    if !Path::new(git).exists() || !Path::new("/usr/bin/git-upload-pack").exists() {
+        eprintln!("SKIPPED: git over ssh needs git (apt-get install git)");
+        return;
+    }
+    let preset =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("policy/git-only.toml"))
+            .unwrap();
+    let Some(server) = Server::start_with("git", Some(&preset)) else {
+        return;
+    };
+    let root = server.dir.path();
+    let repos = server.home().join("repos");
+    run(
+        "/usr/bin/install",
+        &["-d", "-o", &server.user, repos.to_str().unwrap()],
+    );
+    let bare = repos.join("project.git");
+    run(git, &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    run(
+        "/bin/chown",
+        &["-R", &format!("{}:", server.user), bare.to_str().unwrap()],
+    );
+
+    let ssh = format!("ssh -p {} {}", server.port, server.client_args().join(" "));
+    let git_client = |dir: &Path, args: &[&str]| -> Run {
+        let out = Command::new(git)
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_SSH_COMMAND", &ssh)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        Run::of(out)
+    };
+    let url = format!("{}@127.0.0.1:repos/project.git", server.user);
+    let run_clone = git_client(root, &["clone", "-q", &url, "work"]);
+    assert_eq!(
+        run_clone.status,
+        0,
+        "{}\nsshd: {}",
+        run_clone.describe(),
+        server.log()
+    );
+    let work = root.join("work");
+    fs::write(work.join("README"), "pushed through rsh\n").unwrap();
+    for args in [
+        &["add", "README"][..],
+        &["commit", "-q", "-m", "first"],
+        &["push", "-q", "origin", "HEAD:refs/heads/main"],
+    ] {
+        let run = git_client(&work, args);
+        assert_eq!(
+            run.status,
+            0,
+            "git {args:?}: {}\nsshd: {}",
+            run.describe(),
+            server.log()
+        );
+    }
+    let shown = Command::new(git)
+        .args(["--git-dir", bare.to_str().unwrap(), "show", "main:README"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&shown.stdout),
+        "pushed through rsh\n"
+    );
+    // A second clone gets what was pushed.
+    let run = git_client(root, &["clone", "-q", "-b", "main", &url, "again"]);
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert_eq!(
+        fs::read_to_string(root.join("again/README")).unwrap(),
+        "pushed through rsh\n"
+    );
+
+    // git itself is the same file as git-upload-pack, but not what the policy allows.
+    let canary = server.home().join("repos/CANARY");
+    let run = server.ssh(&format!(
+        "git -C repos/project.git -c core.pager='touch {}' log",
+        canary.display()
+    ));
+    assert_eq!(run.status, 126, "{}", run.describe());
+    // Refused under the name git by the table's default (a denial holds under any name).
+    run.assert_stderr_has("rsh: denied: git -C");
+    run.assert_stderr_has("commands.git-upload-pack.default = \"deny\"");
+    // An option instead of a repository, and a shell.
+    let run = server.ssh("git-upload-pack --help");
+    assert_eq!(run.status, 126, "{}", run.describe());
+    let run = server.ssh(&format!("sh -c 'touch {}'", canary.display()));
+    assert_eq!(run.status, 126, "{}", run.describe());
+    assert!(!canary.exists());
+}
