@@ -526,6 +526,16 @@ fn a_git_only_account_clones_and_pushes_and_runs_nothing_else() {
     );
     let bare = repos.join("project.git");
     run(git, &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    // A hook in the repository: the kernel does not let git start it, though what it
+    // would do (write in the home directory) the account may do.
+    let hook_canary = repos.join("HOOK-RAN");
+    let hook = bare.join("hooks/post-receive");
+    fs::write(
+        &hook,
+        format!("#!/bin/sh\ntouch {}\n", hook_canary.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
     run(
         "/bin/chown",
         &["-R", &format!("{}:", server.user), bare.to_str().unwrap()],
@@ -579,6 +589,7 @@ fn a_git_only_account_clones_and_pushes_and_runs_nothing_else() {
         String::from_utf8_lossy(&shown.stdout),
         "pushed through rsh\n"
     );
+    assert!(!hook_canary.exists(), "the repository's hook ran");
     // A second clone gets what was pushed.
     let run = git_client(root, &["clone", "-q", "-b", "main", &url, "again"]);
     assert_eq!(run.status, 0, "{}", run.describe());
