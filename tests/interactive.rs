@@ -335,3 +335,43 @@ fn idle_timeout_drops_a_half_typed_line_without_editing() {
     );
     assert!(status.is_some());
 }
+
+/// The pids of the processes whose command line has `arg` as an argument.
+fn processes_with_arg(arg: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = fs::read(entry.path().join("cmdline"))
+            && cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes())
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_hang_up_ends_the_shell_and_its_running_command() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    // A duration no other test uses, to find the process by.
+    let marker = format!("1000.{}", std::process::id());
+    pty.send(&format!("sleep {marker}\r"));
+    let deadline = std::time::Instant::now() + WAIT;
+    while processes_with_arg(&marker).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "sleep did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    pty.hang_up();
+    assert!(pty.ended_within(WAIT).is_some(), "rsh outlived its terminal");
+    let deadline = std::time::Instant::now() + WAIT;
+    while !processes_with_arg(&marker).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command outlived the terminal"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

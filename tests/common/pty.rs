@@ -138,6 +138,27 @@ impl Pty {
     }
 }
 
+impl Pty {
+    /// Closes the terminal's master side, as a disconnected ssh client or a closed terminal
+    /// window does: the kernel hangs up the session.
+    pub fn hang_up(&mut self) {
+        let null = std::fs::File::open("/dev/null").expect("open /dev/null");
+        self.master = OwnedFd::from(null);
+    }
+
+    /// Waits up to `timeout` for the program to end; its exit status, or None if it did not.
+    pub fn ended_within(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
 impl Drop for Pty {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
