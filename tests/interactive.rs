@@ -365,7 +365,10 @@ fn a_hang_up_ends_the_shell_and_its_running_command() {
         std::thread::sleep(Duration::from_millis(20));
     }
     pty.hang_up();
-    assert!(pty.ended_within(WAIT).is_some(), "rsh outlived its terminal");
+    assert!(
+        pty.ended_within(WAIT).is_some(),
+        "rsh outlived its terminal"
+    );
     let deadline = std::time::Instant::now() + WAIT;
     while !processes_with_arg(&marker).is_empty() {
         assert!(

@@ -180,19 +180,26 @@ impl rustyline::Helper for Helper {}
 /// Characters that end a word, besides blanks.
 const OPERATORS: &str = ";|&()<>";
 
-/// Where the word under the cursor starts: after the last unescaped blank or operator.
+/// Where the word under the cursor starts: after the last blank or operator that is neither
+/// escaped nor quoted.
 fn word_start(before: &str) -> usize {
     let chars: Vec<(usize, char)> = before.char_indices().collect();
     let mut start = 0;
+    let mut quote: Option<char> = None;
     let mut i = 0;
     while i < chars.len() {
         let (at, c) = chars[i];
-        if c == '\\' {
-            i += 2;
-            continue;
-        }
-        if c.is_whitespace() || OPERATORS.contains(c) {
-            start = at + c.len_utf8();
+        match (quote, c) {
+            (None | Some('"'), '\\') => {
+                i += 2;
+                continue;
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, c) if c.is_whitespace() || OPERATORS.contains(c) => {
+                start = at + c.len_utf8();
+            }
+            _ => {}
         }
         i += 1;
     }
@@ -315,6 +322,8 @@ mod tests {
         assert_eq!(word_start("ls /us"), 3);
         assert_eq!(word_start("cat a|gr"), 6);
         assert_eq!(word_start("cat my\\ fi"), 4);
+        assert_eq!(word_start("cat 'my fi"), 4);
+        assert_eq!(word_start("cat \"a b\" 'c d"), 10);
     }
 
     #[test]
