@@ -37,7 +37,7 @@ history = "{history}"
 {extra}
 
 [commands]
-allow = ["ls", "cat", "echo", "sleep", "less"]
+allow = ["ls", "cat", "echo", "sleep", "less", "python3"]
 deny = ["shift"]
 
 [commands.cat]
@@ -377,4 +377,21 @@ fn a_hang_up_ends_the_shell_and_its_running_command() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn a_program_killed_in_raw_mode_does_not_leave_the_terminal_so() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    // Raw mode (no output processing: a line break without a carriage return), then death.
+    pty.send(
+        "python3 -c 'import tty, os, signal; tty.setraw(0); os.kill(os.getpid(), signal.SIGKILL)'\r",
+    );
+    pty.expect("Killed", WAIT);
+    pty.expect(PROMPT, WAIT);
+    // A line typed now is echoed and answered as on a terminal in its normal mode.
+    pty.send("echo $((6 * 7))\r");
+    pty.expect("42\r\n", WAIT);
+    pty.expect(PROMPT, WAIT);
+    assert_eq!(pty.exit(), Some(0));
 }

@@ -161,6 +161,11 @@ pub struct Shell {
     remembered: HashMap<String, Instant>,
     /// Lines read at the terminal (interactive shells).
     pub history: history::History,
+    /// The terminal's settings for the shell (interactive shells): put back after a job
+    /// that held the terminal was ended by a signal, so that a full-screen program killed in
+    /// raw mode does not leave it so; taken over from a job that ended by itself, so that
+    /// `stty` changes stay, as in bash.
+    tty_modes: Option<nix::sys::termios::Termios>,
 }
 
 impl Shell {
@@ -220,6 +225,7 @@ impl Shell {
             refusals: spawn::shared_counter(),
             remembered: HashMap::new(),
             history: history::History::new(history_size),
+            tty_modes: None,
         };
         shell.init_variables();
         shell
@@ -624,6 +630,7 @@ impl Shell {
         let ended = job.wait(timeout, self.mode == Mode::Interactive, sweep);
         if let Some(tty) = job.terminal {
             job::reclaim_terminal(tty);
+            self.settle_terminal(tty, &ended.exits);
         }
         if ended.timed_out {
             let seconds = timeout.map(|t| t.as_secs()).unwrap_or(0);
@@ -665,6 +672,26 @@ impl Shell {
             job::die_by(sig);
         }
         reaped
+    }
+
+    /// After a job that held the terminal: see `tty_modes`.
+    fn settle_terminal(
+        &mut self,
+        tty: std::os::fd::RawFd,
+        exits: &[Result<spawn::Exit, nix::errno::Errno>],
+    ) {
+        use nix::sys::termios::{SetArg, tcgetattr, tcsetattr};
+        let Some(saved) = &self.tty_modes else {
+            return;
+        };
+        let signalled = exits
+            .iter()
+            .any(|e| matches!(e, Ok(spawn::Exit::Signal { .. })));
+        if signalled {
+            let _ = tcsetattr(fd::borrow(tty), SetArg::TCSADRAIN, saved);
+        } else if let Ok(now) = tcgetattr(fd::borrow(tty)) {
+            self.tty_modes = Some(now);
+        }
     }
 
     pub(crate) fn wait_child(&mut self, pid: nix::unistd::Pid) -> i32 {
@@ -1091,6 +1118,10 @@ impl Shell {
     /// directory when it was started in / (as far as the policy lets it be).
     pub fn start_session(&mut self) {
         let session = self.policy.session().clone();
+        if self.mode == Mode::Interactive {
+            self.tty_modes = job::foreground_terminal()
+                .and_then(|tty| nix::sys::termios::tcgetattr(fd::borrow(tty)).ok());
+        }
         if self.mode == Mode::Interactive
             && let Some(prompt) = &session.prompt
             && (!session.prompt_from_env || self.vars.value("PS1").is_none())
