@@ -395,3 +395,90 @@ fn a_program_killed_in_raw_mode_does_not_leave_the_terminal_so() {
     pty.expect(PROMPT, WAIT);
     assert_eq!(pty.exit(), Some(0));
 }
+
+#[test]
+fn ctrl_z_stops_a_command_and_fg_continues_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let case = Case::new(&format!(
+        "[audit]\nsyslog = false\nfallback = {:?}",
+        log.display().to_string()
+    ));
+    let mut pty = case.start(&[]);
+    let marker = format!("300.{}", std::process::id());
+    pty.send(&format!("sleep {marker}\r"));
+    let deadline = std::time::Instant::now() + WAIT;
+    while processes_with_arg(&marker).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "sleep did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    pty.send("\x1a");
+    pty.expect(&format!("[1]+  Stopped  sleep {marker}"), WAIT);
+    pty.expect(PROMPT, WAIT);
+    // The shell is back, the program stopped (not ended), and listed.
+    type_line(&mut pty, "echo back $?", "back 148\r\n");
+    let state =
+        fs::read_to_string(format!("/proc/{}/stat", processes_with_arg(&marker)[0])).unwrap();
+    assert!(state.contains(") T "), "not stopped: {state}");
+    type_line(
+        &mut pty,
+        "jobs",
+        &format!("[1]+  Stopped  sleep {marker}\r\n"),
+    );
+    // fg gives it the terminal again: Ctrl-C now ends it.
+    pty.send("fg\r");
+    pty.expect(&format!("sleep {marker}\r\n"), WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x03");
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo status $?", "status 130\r\n");
+    assert!(processes_with_arg(&marker).is_empty());
+    let seen = type_line(&mut pty, "jobs; echo none", "none\r\n");
+    assert!(!seen.contains("Stopped"), "{seen:?}");
+    assert_eq!(pty.exit(), Some(0));
+    // One record for the command, completed when it ended, with the signal that ended it.
+    let records: Vec<serde_json::Value> = fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let sleeps: Vec<&serde_json::Value> =
+        records.iter().filter(|r| r["argv"][0] == "sleep").collect();
+    assert_eq!(sleeps.len(), 1, "{records:?}");
+    assert_eq!(sleeps[0]["signal"], "SIGINT", "{records:?}");
+}
+
+#[test]
+fn stopped_jobs_end_with_the_session_and_at_their_deadline() {
+    let case = Case::new("[limits]\ntimeout = 1");
+    let mut pty = case.start(&[]);
+    let late = format!("301.{}", std::process::id());
+    pty.send(&format!("sleep {late}\r"));
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x1a");
+    pty.expect(PROMPT, WAIT);
+    // Its second of wall-clock time runs out while it is stopped: ended at the next prompt.
+    std::thread::sleep(Duration::from_millis(1200));
+    pty.send("\r");
+    pty.expect("sleep: timed out after 1 s (limits.timeout); ended", WAIT);
+    pty.expect(PROMPT, WAIT);
+    assert!(processes_with_arg(&late).is_empty());
+    // `$?` is still the stop's: a job ending at the prompt does not change it, as in bash.
+    assert_eq!(pty.exit(), Some(148));
+
+    // Still stopped when the shell ends: hung up with it.
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    let left = format!("302.{}", std::process::id());
+    pty.send(&format!("sleep {left}\r"));
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x1a");
+    pty.expect(PROMPT, WAIT);
+    pty.send("exit\r");
+    let (_, seen) = pty.wait();
+    assert!(
+        seen.contains(&format!("rsh: ending stopped job [1]: sleep {left}")),
+        "{seen:?}"
+    );
+    assert!(processes_with_arg(&left).is_empty());
+}

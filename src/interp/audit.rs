@@ -24,6 +24,8 @@ pub(crate) struct Reaped {
     pub exit: Option<spawn::Exit>,
     pub usage: Option<spawn::Usage>,
     pub timed_out: bool,
+    /// Stopped from the terminal and kept as a job: its record waits until it ends.
+    pub stopped: bool,
 }
 
 impl Reaped {
@@ -34,6 +36,7 @@ impl Reaped {
             exit: None,
             usage: None,
             timed_out: false,
+            stopped: false,
         }
     }
 

@@ -13,6 +13,7 @@ mod cond;
 mod confirm;
 pub mod explain;
 pub mod history;
+mod jobs;
 mod procsub;
 mod redirect;
 mod simple;
@@ -166,6 +167,8 @@ pub struct Shell {
     /// raw mode does not leave it so; taken over from a job that ended by itself, so that
     /// `stty` changes stay, as in bash.
     tty_modes: Option<nix::sys::termios::Termios>,
+    /// Jobs stopped from the terminal (Ctrl-Z), oldest first (see `jobs`).
+    pub(crate) stopped_jobs: Vec<jobs::StoppedJob>,
 }
 
 impl Shell {
@@ -226,6 +229,7 @@ impl Shell {
             remembered: HashMap::new(),
             history: history::History::new(history_size),
             tty_modes: None,
+            stopped_jobs: Vec::new(),
         };
         shell.init_variables();
         shell
@@ -603,11 +607,25 @@ impl Shell {
         placement: job::Placement,
         timeout: Option<std::time::Duration>,
         what: &str,
+        text: &str,
     ) -> audit::Reaped {
         let group = placement.apply_in_parent(pid);
         let terminal = group.and(placement.terminal);
-        self.wait_job_statuses(&[pid], group, terminal, timeout, what)
-            .remove(0)
+        // One program holding the terminal of an interactive shell: Ctrl-Z stops it and
+        // gives the prompt back (pipelines go on running, see `job::Job::stopped`).
+        let job_control =
+            self.mode == Mode::Interactive && !self.in_job && group.is_some() && terminal.is_some();
+        let job = job::Job {
+            pids: vec![pid],
+            group: group.or(self.job_group),
+            terminal,
+            job_control,
+        };
+        let sweep = timeout.is_some();
+        match job.wait_or_stop(timeout, self.mode == Mode::Interactive, sweep) {
+            Ok(ended) => self.finish_job(&job, ended, timeout, what).remove(0),
+            Err(state) => self.keep_stopped(job, state, timeout, what, text),
+        }
     }
 
     /// Waits for the processes of a job (`group`: its own process group, if it has one),
@@ -624,15 +642,29 @@ impl Shell {
             pids: pids.to_vec(),
             group: group.or(self.job_group),
             terminal,
+            job_control: false,
         };
         // Under confinement nothing a command started outlives it (and its timeout).
         let sweep = timeout.is_some();
         let ended = job.wait(timeout, self.mode == Mode::Interactive, sweep);
+        self.finish_job(&job, ended, timeout, what)
+    }
+
+    /// What follows the end of a job: the terminal back, a timeout and a signal reported,
+    /// the records completed; rsh ends if it must.
+    pub(crate) fn finish_job(
+        &mut self,
+        job: &job::Job,
+        ended: job::Ended,
+        timeout: Option<std::time::Duration>,
+        what: &str,
+    ) -> Vec<audit::Reaped> {
+        let pids = &job.pids;
         if let Some(tty) = job.terminal {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
         }
-        if ended.timed_out {
+        if ended.timed_out && !what.is_empty() {
             let seconds = timeout.map(|t| t.as_secs()).unwrap_or(0);
             self.error(&format!(
                 "{what}: timed out after {seconds} s (limits.timeout); ended"
@@ -662,6 +694,7 @@ impl Shell {
                 exit: exit.ok(),
                 usage: ended.usage[i],
                 timed_out: ended.timed_out,
+                stopped: false,
             };
             self.audit_reaped(pids[i], &one);
             reaped.push(one);
@@ -705,6 +738,7 @@ impl Shell {
                     exit: Some(exit),
                     usage: Some(usage),
                     timed_out: false,
+                    stopped: false,
                 };
                 self.audit_reaped(pid, &reaped);
                 reaped.status
