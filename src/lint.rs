@@ -209,7 +209,7 @@ pub fn escapes(policy: &Policy) -> Vec<Escape> {
                     program,
                 },
             );
-            let subprocesses = decide::profile(policy, &program).subprocesses
+            let subprocesses = decide::profile(policy, &program, name).subprocesses
                 || policy.sandbox().mode == SandboxMode::Off;
             if decision.verdict == Verdict::Allow && (*kind == Kind::InProcess || subprocesses) {
                 found.push(Escape {

@@ -608,6 +608,13 @@ fn a_git_only_account_clones_and_pushes_and_runs_nothing_else() {
     // Refused under the name git by the table's default (a denial holds under any name).
     run.assert_stderr_has("rsh: denied: git -C");
     run.assert_stderr_has("commands.git-upload-pack.default = \"deny\"");
+    // A builtin's redirection into the repository (its config, which whoever runs git on
+    // it later obeys).
+    let config = fs::read_to_string(bare.join("config")).unwrap();
+    let run = server.ssh("printf '[alias]\\n\\tx = !touch /tmp/x\\n' >> repos/project.git/config");
+    assert_ne!(run.status, 0, "{}", run.describe());
+    run.assert_stderr_has("sensitive.high");
+    assert_eq!(fs::read_to_string(bare.join("config")).unwrap(), config);
     // An option instead of a repository, and a shell.
     let run = server.ssh("git-upload-pack --help");
     assert_eq!(run.status, 126, "{}", run.describe());

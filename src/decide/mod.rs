@@ -93,10 +93,13 @@ pub struct CommandProfile {
     pub subprocesses: bool,
 }
 
-/// The confinement profile of a program: its command tables' `network` and `subprocesses`
-/// settings, else the `[sandbox]` defaults. When several tables name the program, a
-/// permission needs all of those that say something to grant it.
-pub fn profile(policy: &Policy, program: &Program) -> CommandProfile {
+/// The confinement profile of a program called `name` (argv\[0\]): its command tables'
+/// `network` and `subprocesses` settings, else the `[sandbox]` defaults. When several tables
+/// name the program, a permission needs all of those that say something to grant it; a
+/// table written for the same file under another name can take a permission away, not
+/// grant it (a multi-call program does what its name says).
+pub fn profile(policy: &Policy, program: &Program, name: &str) -> CommandProfile {
+    let name = name.rsplit('/').next().unwrap_or(name);
     let tables: Vec<_> = policy
         .tables()
         .iter()
@@ -104,13 +107,24 @@ pub fn profile(policy: &Policy, program: &Program) -> CommandProfile {
             Program::Builtin(name) => t.command.matches_builtin(name),
             Program::External { path, dev, ino } => t.command.matches_file(path, dev, ino),
         })
+        .map(|t| {
+            let own = name.is_empty()
+                || matches!(program, Program::Builtin(_))
+                || t.command.name.rsplit('/').next() == Some(name);
+            (t, own)
+        })
         .collect();
     let setting = |get: fn(&crate::policy::CommandTable) -> Option<bool>, default: bool| {
-        let said: Vec<bool> = tables.iter().filter_map(|t| get(t)).collect();
-        if said.is_empty() {
-            default
+        let said: Vec<(bool, bool)> = tables
+            .iter()
+            .filter_map(|(t, own)| get(t).map(|x| (x, *own)))
+            .collect();
+        if said.iter().any(|&(x, _)| !x) {
+            false
+        } else if said.iter().any(|&(_, own)| own) {
+            true
         } else {
-            said.iter().all(|&x| x)
+            default
         }
     };
     let sandbox = policy.sandbox();
@@ -128,7 +142,7 @@ pub fn profile(policy: &Policy, program: &Program) -> CommandProfile {
 /// 2. Otherwise the base verdict: the table's `default`; else the `[commands]` lists naming the
 ///    program (highest verdict); else allow for a builtin; else `[shell] unknown`.
 pub fn decide(policy: &Policy, request: &Request) -> Decision {
-    let (verdict, rule, reason) = judge(policy, request);
+    let (verdict, rule, reason) = judge_by_name(policy, request);
     let (risk, risk_reason, risk_set) = risk_of(policy, request);
     Decision {
         verdict,
@@ -140,17 +154,51 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
     }
 }
 
-/// The verdict on a request, the rule that gave it, and why.
-fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
+/// The verdict on a request. What an entry allows or asks about, it does only for the
+/// program called by the entry's name: a multi-call program (git, busybox) is the same file
+/// under all its names, and does what its name says. Entries of the same file under other
+/// names can only make the verdict stricter: it is the stronger of the verdict with them
+/// left out (so that `git` is not allowed by `allow = ["git-upload-pack"]`) and the one with
+/// every entry of the file (so that an ask for `git` still asks for `git-upload-pack`, which
+/// another entry allows).
+fn judge_by_name(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
+    let named = judge(policy, request, true);
+    if named.0 == Verdict::Deny || !named_otherwise(policy, request) {
+        return named;
+    }
+    let any_name = judge(policy, request, false);
+    if any_name.0 > named.0 {
+        any_name
+    } else {
+        named
+    }
+}
+
+/// Whether an entry naming the request's program is written with another name.
+fn named_otherwise(policy: &Policy, request: &Request) -> bool {
+    let typed = typed_name(request);
+    let other =
+        |command: &CommandRef| is(command, &request.program) && !called_as(command, typed, request);
+    policy.listed().iter().any(|l| other(&l.command))
+        || policy.tables().iter().any(|t| other(&t.command))
+        || policy.rules().iter().any(|r| other(&r.command))
+}
+
+/// The last part of argv[0].
+fn typed_name<'a>(request: &Request<'a>) -> &'a str {
+    let typed = request.argv.first().map(String::as_str).unwrap_or_default();
+    typed.rsplit('/').next().unwrap_or(typed)
+}
+
+/// The verdict on a request, the rule that gave it, and why. `by_name`: allow and ask
+/// entries count only for the program called by their name (see `judge_by_name`).
+fn judge(policy: &Policy, request: &Request, by_name: bool) -> (Verdict, RuleRef, String) {
     let args = request.argv.get(1..).unwrap_or_default();
     let is_program = |command: &CommandRef| is(command, &request.program);
-    let typed = request.argv.first().map(String::as_str).unwrap_or_default();
-    let typed = typed.rsplit('/').next().unwrap_or(typed);
-    // What an entry allows or asks about, it does only for the program called by the
-    // entry's name: a multi-call program (git, busybox) is the same file under all its
-    // names, and does what its name says. A denial holds under any name.
+    let typed = typed_name(request);
     let applies = |command: &CommandRef, verdict: Verdict| {
-        is_program(command) && (verdict == Verdict::Deny || called_as(command, typed, request))
+        is_program(command)
+            && (!by_name || verdict == Verdict::Deny || called_as(command, typed, request))
     };
 
     let table_patterns = policy
@@ -253,9 +301,9 @@ fn judge(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
         .filter(|c| is_program(c) && !called_as(c, typed, request))
         .map(|c| c.name.as_str())
         .collect();
-    if let Some(name) = other_names.first() {
+    if let (Some(name), false) = (other_names.first(), verdict == Verdict::Allow) {
         reason.push_str(&format!(
-            "; it is the program the policy names {name:?}, which it allows only when called by that name"
+            "; it is the program the policy names {name:?}, which counts only when called by that name"
         ));
     }
     let rule = rule_ref(policy, "shell.unknown", None, policy.unknown_at());
@@ -328,7 +376,7 @@ fn called_as(command: &CommandRef, typed: &str, request: &Request) -> bool {
     match request.program {
         Program::Builtin(_) => true,
         // No argv at all (not something a command line makes): the file decides.
-        Program::External { .. } if typed.is_empty() => true,
+        Program::External { .. } if request.argv.is_empty() => true,
         Program::External { .. } => {
             command.name.rsplit('/').next().unwrap_or(&command.name) == typed
         }
@@ -629,7 +677,7 @@ mod tests {
         assert_eq!(d.verdict, Verdict::Deny);
         assert!(
             d.reason
-                .ends_with("it is the program the policy names \"tool\", which it allows only when called by that name"),
+                .ends_with("it is the program the policy names \"tool\", which counts only when called by that name"),
             "{}",
             d.reason
         );
@@ -645,6 +693,35 @@ mod tests {
         let d = run(&p, &exe(&fx.home("tool")), "./tool");
         assert_eq!(d.verdict, Verdict::Deny);
         assert_eq!(d.rule.key, "shell.unknown");
+    }
+
+    #[test]
+    fn entries_under_another_name_only_make_a_verdict_stricter() {
+        let fx = Fixture::new(&["tool"]);
+        std::os::unix::fs::symlink(fx.bin("tool"), fx.bin("alias")).unwrap();
+        // `alias` is allowed by its name; `tool`, the same file, asks: so does `alias`.
+        let p = fx.policy(
+            "",
+            "[commands]\nallow = [\"alias\"]\n[commands.tool]\ndefault = \"ask\"\n",
+        );
+        let alias = exe(&fx.bin("alias"));
+        assert_eq!(run(&p, &alias, "alias x").verdict, Verdict::Ask);
+        // And `tool` is not allowed by the entry for `alias`.
+        let p = fx.policy("", "[commands]\nallow = [\"alias\"]\n");
+        assert_eq!(run(&p, &fx.exe("tool"), "tool x").verdict, Verdict::Deny);
+        assert_eq!(run(&p, &alias, "alias x").verdict, Verdict::Allow);
+        // A table grants confinement permissions to its own name only.
+        let p = fx.policy("", "[commands.tool]\nsubprocesses = true\n");
+        let program = Program::External {
+            path: &alias.path,
+            dev: alias.dev,
+            ino: alias.ino,
+        };
+        assert!(profile(&p, &program, "tool").subprocesses);
+        assert!(!profile(&p, &program, "./alias").subprocesses);
+        // With unknown = "allow", an ask under another name still asks.
+        let p = fx.policy("unknown = \"allow\"", "[commands]\nask = [\"tool\"]\n");
+        assert_eq!(run(&p, &alias, "alias x").verdict, Verdict::Ask);
     }
 
     #[test]
@@ -1045,6 +1122,7 @@ allow = ["npm run test:*"]
                     dev: e.dev,
                     ino: e.ino,
                 },
+                name,
             )
         };
         let plain = CommandProfile {
@@ -1083,6 +1161,7 @@ allow = ["npm run test:*"]
                 dev: e.dev,
                 ino: e.ino,
             },
+            "tool",
         );
         // Both tables name the same file; one refuses subprocesses. Neither says anything
         // about the network, so the [sandbox] default holds.

@@ -32,6 +32,9 @@ const WRAPPERS: &[Wrapper] = &[
             ("--split-string", "env -S splits a string into a command"),
             ("-C", "env -C runs the command from another directory"),
             ("--chdir", "env -C runs the command from another directory"),
+            // A multi-call program does what its name says: the name must be the one decided.
+            ("-a", "env -a runs the command under another name"),
+            ("--argv0", "env -a runs the command under another name"),
         ],
         leading: 0,
     },
@@ -196,6 +199,8 @@ mod tests {
             "env --split-string=x",
             "env PATH=/tmp ls",
             "env -C /tmp ./x",
+            "env -a sh busybox",
+            "env --argv0=sh ls",
             "sudo -i",
             "sudo -s ls",
             "sudo -is",

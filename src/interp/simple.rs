@@ -668,7 +668,7 @@ impl Shell {
                 return vec![refuse(self, format!("runs {}", reason.message(&inner[0])))];
             }
         };
-        let own = self.own_profile(outer);
+        let own = self.own_profile(&argv[0], outer);
         let theirs = self.profile(&inner, &runs);
         let runs = Target::External(runs);
         let mut decisions = self.all_decisions(&inner, &runs, depth + 1);
@@ -844,7 +844,7 @@ impl Shell {
     /// interpreter's; for a wrapper, also the profile of the command it runs (which is
     /// started inside the wrapper's confinement).
     pub(crate) fn profile(&self, argv: &[String], resolved: &Resolved) -> decide::CommandProfile {
-        let mut profile = self.own_profile(resolved);
+        let mut profile = self.own_profile(&argv[0], resolved);
         let inner = match wrapped(argv, resolved) {
             Some(Inner::Runs(inner)) => inner,
             _ => return profile,
@@ -858,8 +858,8 @@ impl Shell {
     }
 
     /// The profile of a program file, and its `#!` interpreter's.
-    fn own_profile(&self, resolved: &Resolved) -> decide::CommandProfile {
-        let of = |file: &Resolved| {
+    fn own_profile(&self, name: &str, resolved: &Resolved) -> decide::CommandProfile {
+        let of = |name: &str, file: &Resolved| {
             decide::profile(
                 self.policy(),
                 &decide::Program::External {
@@ -867,12 +867,17 @@ impl Shell {
                     dev: file.dev,
                     ino: file.ino,
                 },
+                name,
             )
         };
-        let own = of(resolved);
+        let own = of(name, resolved);
         match &resolved.kind {
-            FileKind::Script { interpreter, .. } => {
-                let other = of(interpreter);
+            FileKind::Script {
+                name: written,
+                interpreter,
+                ..
+            } => {
+                let other = of(written, interpreter);
                 decide::CommandProfile {
                     network: own.network && other.network,
                     subprocesses: own.subprocesses && other.subprocesses,
