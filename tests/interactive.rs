@@ -336,6 +336,15 @@ fn idle_timeout_drops_a_half_typed_line_without_editing() {
     assert!(status.is_some());
 }
 
+/// Waits (up to `WAIT`) for `done`; fails saying `what` did not happen.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + WAIT;
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "not so: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The pids of the processes whose command line has `arg` as an argument.
 fn processes_with_arg(arg: &str) -> Vec<i32> {
     let mut found = Vec::new();
@@ -359,24 +368,15 @@ fn a_hang_up_ends_the_shell_and_its_running_command() {
     // A duration no other test uses, to find the process by.
     let marker = format!("1000.{}", std::process::id());
     pty.send(&format!("sleep {marker}\r"));
-    let deadline = std::time::Instant::now() + WAIT;
-    while processes_with_arg(&marker).is_empty() {
-        assert!(std::time::Instant::now() < deadline, "sleep did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("sleep started", || !processes_with_arg(&marker).is_empty());
     pty.hang_up();
     assert!(
         pty.ended_within(WAIT).is_some(),
         "rsh outlived its terminal"
     );
-    let deadline = std::time::Instant::now() + WAIT;
-    while !processes_with_arg(&marker).is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the command outlived the terminal"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("the command ended with the terminal", || {
+        processes_with_arg(&marker).is_empty()
+    });
 }
 
 #[test]
@@ -407,11 +407,7 @@ fn ctrl_z_stops_a_command_and_fg_continues_it() {
     let mut pty = case.start(&[]);
     let marker = format!("300.{}", std::process::id());
     pty.send(&format!("sleep {marker}\r"));
-    let deadline = std::time::Instant::now() + WAIT;
-    while processes_with_arg(&marker).is_empty() {
-        assert!(std::time::Instant::now() < deadline, "sleep did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("sleep started", || !processes_with_arg(&marker).is_empty());
     pty.send("\x1a");
     pty.expect(&format!("[1]+  Stopped  sleep {marker}"), WAIT);
     pty.expect(PROMPT, WAIT);
