@@ -182,6 +182,7 @@ fn named_otherwise(policy: &Policy, request: &Request) -> bool {
     policy.listed().iter().any(|l| other(&l.command))
         || policy.tables().iter().any(|t| other(&t.command))
         || policy.rules().iter().any(|r| other(&r.command))
+        || policy.risks().iter().any(|r| other(&r.command))
 }
 
 /// The last part of argv[0].
@@ -398,11 +399,31 @@ fn is(command: &CommandRef, program: &Program) -> bool {
 ///    `[risk] builtin = false`), and low for a shell builtin;
 /// 4. else medium.
 fn risk_of(policy: &Policy, request: &Request) -> (Risk, String, bool) {
+    let named = risk_of_entries(policy, request, true);
+    if !named_otherwise(policy, request) {
+        return named;
+    }
+    // As for the verdict: entries under another name may raise the risk, not lower it.
+    let any_name = risk_of_entries(policy, request, false);
+    if any_name.0 > named.0 {
+        any_name
+    } else {
+        named
+    }
+}
+
+/// The risk, from `[risk]` entries and tables for the program (`by_name`: only those written
+/// with the name it was called by), else the built-in classification.
+fn risk_of_entries(policy: &Policy, request: &Request, by_name: bool) -> (Risk, String, bool) {
     let args = request.argv.get(1..).unwrap_or_default();
+    let typed = typed_name(request);
+    let counts = |command: &CommandRef| {
+        is(command, &request.program) && (!by_name || called_as(command, typed, request))
+    };
     let matched = policy
         .risks()
         .iter()
-        .filter(|r| is(&r.command, &request.program) && r.entry.pattern.matches(args))
+        .filter(|r| counts(&r.command) && r.entry.pattern.matches(args))
         .min_by_key(|r| (std::cmp::Reverse(r.risk), r.entry.at.offset));
     if let Some(r) = matched {
         let rule = rule_ref(policy, &r.entry.key, None, Some(r.entry.at));
@@ -417,7 +438,7 @@ fn risk_of(policy: &Policy, request: &Request) -> (Risk, String, bool) {
     let table = policy
         .tables()
         .iter()
-        .filter(|t| is(&t.command, &request.program))
+        .filter(|t| counts(&t.command))
         .filter_map(|t| t.risk.map(|(risk, at)| (risk, at, t)))
         .min_by_key(|(risk, at, _)| (std::cmp::Reverse(*risk), at.offset));
     if let Some((risk, at, t)) = table {
@@ -710,6 +731,13 @@ mod tests {
         let p = fx.policy("", "[commands]\nallow = [\"alias\"]\n");
         assert_eq!(run(&p, &fx.exe("tool"), "tool x").verdict, Verdict::Deny);
         assert_eq!(run(&p, &alias, "alias x").verdict, Verdict::Allow);
+        // A lower risk under another name does not lower this one's.
+        let p = fx.policy(
+            "strict = true",
+            "[commands]\nallow = [\"alias\"]\n[commands.tool]\nrisk = \"low\"\n",
+        );
+        let d = run(&p, &alias, "alias x");
+        assert_eq!(d.risk, Risk::Medium, "{}", d.risk_reason);
         // A table grants confinement permissions to its own name only.
         let p = fx.policy("", "[commands.tool]\nsubprocesses = true\n");
         let program = Program::External {
