@@ -106,6 +106,35 @@ fn lines_are_edited_and_recalled() {
 }
 
 #[test]
+fn an_unfinished_command_continues_on_the_next_line() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    pty.send("for i in 1 2; do\r");
+    pty.expect("> ", WAIT);
+    pty.send("echo \"n$i\"\r");
+    pty.expect("> ", WAIT);
+    type_line(&mut pty, "done", "n1\r\nn2\r\n");
+    pty.send("echo 'open\r");
+    pty.expect("> ", WAIT);
+    type_line(&mut pty, "quote'", "open\r\nquote\r\n");
+    pty.send("cat <<EOF\r");
+    pty.expect("> ", WAIT);
+    pty.send("here\r");
+    pty.expect("> ", WAIT);
+    type_line(&mut pty, "EOF", "here\r\n");
+    // Each whole command is one history entry.
+    let seen = type_line(&mut pty, "history; echo $((40 + 2))", "42\r\n");
+    for entry in [
+        "    1  for i in 1 2; do\r\n",
+        "    2  echo 'open\r\n",
+        "    3  cat <<EOF\r\n",
+    ] {
+        assert!(seen.contains(entry), "{entry:?} in {seen:?}");
+    }
+    assert_eq!(pty.exit(), Some(0));
+}
+
+#[test]
 fn tab_completes_only_allowed_commands() {
     let case = Case::new("");
     let mut pty = case.start(&[]);

@@ -271,6 +271,18 @@ fn ssh_host_cmd_runs_through_the_policy() {
     run.assert_stderr_has("rsh: denied: sh -c");
     assert!(!canary.exists());
 
+    // ~/.ssh/rc, which sshd runs through the user's shell at each login (`rsh -c '/bin/sh
+    // ~/.ssh/rc'`), is decided like anything else: the default policy refuses sh, and the
+    // session goes on.
+    let rc_canary = server.home().join("RC-RAN");
+    let rc = server.home().join(".ssh/rc");
+    fs::write(&rc, format!("touch {}\n", rc_canary.display())).unwrap();
+    let run_rc = server.ssh("echo after rc");
+    fs::remove_file(&rc).unwrap();
+    assert_eq!(run_rc.stdout, "after rc\n", "{}", run_rc.describe());
+    run_rc.assert_stderr_has(&format!("rsh: denied: /bin/sh {}", rc.display()));
+    assert!(!rc_canary.exists(), "~/.ssh/rc ran");
+
     // The user's own keys are out of reach, even of the commands they may run.
     let run = server.ssh("cat ~/.ssh/authorized_keys");
     assert_ne!(run.status, 0, "{}", run.describe());
