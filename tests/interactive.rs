@@ -507,3 +507,26 @@ fn stopped_jobs_end_with_the_session_and_at_their_deadline() {
     );
     assert!(processes_with_arg(&left).is_empty());
 }
+
+#[test]
+fn ctrl_z_stops_a_whole_pipeline() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    let marker = format!("303.{}", std::process::id());
+    pty.send(&format!("sleep {marker} | cat\r"));
+    wait_until("sleep started", || !processes_with_arg(&marker).is_empty());
+    pty.send("\x1a");
+    pty.expect(&format!("[1]+  Stopped  sleep {marker} | cat"), WAIT);
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo back $?", "back 148\r\n");
+    pty.send("fg %1\r");
+    pty.expect(&format!("sleep {marker} | cat\r\n"), WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x03");
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo status $?", "status 130\r\n");
+    wait_until("the pipeline ended", || {
+        processes_with_arg(&marker).is_empty()
+    });
+    assert_eq!(pty.exit(), Some(0));
+}

@@ -40,6 +40,17 @@ impl Reaped {
         }
     }
 
+    /// A process stopped from the terminal and kept as a job (128 + SIGTSTP, as in bash).
+    pub fn stopped() -> Reaped {
+        Reaped {
+            status: 128 + libc::SIGTSTP,
+            exit: None,
+            usage: None,
+            timed_out: false,
+            stopped: true,
+        }
+    }
+
     fn ended(&self, duration: Option<std::time::Duration>) -> Ended {
         Ended {
             status: Some(self.status),

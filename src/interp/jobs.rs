@@ -1,5 +1,5 @@
-//! Job control in an interactive shell: a program holding the terminal that is stopped from
-//! it (Ctrl-Z) is kept, stopped, and the prompt comes back; `jobs` lists what is kept and
+//! Job control in an interactive shell: a job holding the terminal (a program or a pipeline)
+//! that is stopped from it (Ctrl-Z) is kept, stopped, and the prompt comes back; `jobs` lists what is kept and
 //! `fg` continues it in the foreground. There is no background: `bg` and `&` stay refused.
 //!
 //! A stopped job's wall-clock deadline goes on running: at the prompt, a job past it is
@@ -42,7 +42,7 @@ impl Shell {
         timeout: Option<Duration>,
         what: &str,
         text: &str,
-    ) -> audit::Reaped {
+    ) {
         let modes = job.terminal.and_then(|tty| tcgetattr(fd::borrow(tty)).ok());
         if let (Some(tty), Some(saved)) = (job.terminal, &self.tty_modes) {
             let _ = tcsetattr(fd::borrow(tty), SetArg::TCSADRAIN, saved);
@@ -66,13 +66,6 @@ impl Shell {
             started: Instant::now(),
             modes,
         });
-        audit::Reaped {
-            status: 128 + libc::SIGTSTP,
-            exit: None,
-            usage: None,
-            timed_out: false,
-            stopped: true,
-        }
     }
 
     /// Gives the job just kept its audit record and start, which its command held.
@@ -100,20 +93,20 @@ impl Shell {
         let state = std::mem::replace(&mut kept.state, job::Stopped::empty());
         match kept.job.resume(state, interactive, sweep) {
             Ok(ended) => {
-                let reaped = self
-                    .finish_job(&kept.job, ended, kept.timeout, &kept.what)
-                    .remove(0);
+                let reaped = self.finish_job(&kept.job, ended, kept.timeout, &kept.what);
+                let statuses: Vec<i32> = reaped.iter().map(|r| r.status).collect();
                 let segment = self.in_flight.take().map(|(s, _)| s);
-                self.audit_ran(segment, kept.started, &reaped);
-                reaped.status
+                // A single program's record (a pipeline's stages complete their own).
+                if let [one] = reaped.as_slice() {
+                    self.audit_ran(segment, kept.started, one);
+                }
+                self.pipeline_status(&statuses)
             }
             Err(state) => {
                 let segment = self.in_flight.take().map(|(s, _)| s);
-                let status = self
-                    .keep_stopped(kept.job, state, kept.timeout, &kept.what, &kept.text)
-                    .status;
+                self.keep_stopped(kept.job, state, kept.timeout, &kept.what, &kept.text);
                 self.keep_record(segment, kept.started);
-                status
+                audit::Reaped::stopped().status
             }
         }
     }

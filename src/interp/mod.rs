@@ -524,12 +524,19 @@ impl Shell {
         }
         drop(input);
         let terminal = group.and(first.terminal);
+        let text = pipeline_text(commands);
         let statuses: Vec<i32> = self
-            .wait_job_statuses(&children, group, terminal, timeout, "pipeline")
+            .wait_job_statuses(&children, group, terminal, timeout, "pipeline", &text)
             .iter()
             .map(|r| r.status)
             .collect();
-        let status = if self.options.pipefail {
+        Ok(self.pipeline_status(&statuses))
+    }
+
+    /// The status of a pipeline from its stages': the last, or with pipefail the last that
+    /// failed.
+    pub(crate) fn pipeline_status(&self, statuses: &[i32]) -> i32 {
+        if self.options.pipefail {
             statuses
                 .iter()
                 .rev()
@@ -538,8 +545,7 @@ impl Shell {
                 .unwrap_or(0)
         } else {
             statuses.last().copied().unwrap_or(1)
-        };
-        Ok(status)
+        }
     }
 
     /// In a forked stage: what this process starts stays in the job's group.
@@ -611,21 +617,8 @@ impl Shell {
     ) -> audit::Reaped {
         let group = placement.apply_in_parent(pid);
         let terminal = group.and(placement.terminal);
-        // One program holding the terminal of an interactive shell: Ctrl-Z stops it and
-        // gives the prompt back (pipelines go on running, see `job::Job::stopped`).
-        let job_control =
-            self.mode == Mode::Interactive && !self.in_job && group.is_some() && terminal.is_some();
-        let job = job::Job {
-            pids: vec![pid],
-            group: group.or(self.job_group),
-            terminal,
-            job_control,
-        };
-        let sweep = timeout.is_some();
-        match job.wait_or_stop(timeout, self.mode == Mode::Interactive, sweep) {
-            Ok(ended) => self.finish_job(&job, ended, timeout, what).remove(0),
-            Err(state) => self.keep_stopped(job, state, timeout, what, text),
-        }
+        self.wait_job_statuses(&[pid], group, terminal, timeout, what, text)
+            .remove(0)
     }
 
     /// Waits for the processes of a job (`group`: its own process group, if it has one),
@@ -637,17 +630,28 @@ impl Shell {
         terminal: Option<std::os::fd::RawFd>,
         timeout: Option<std::time::Duration>,
         what: &str,
+        text: &str,
     ) -> Vec<audit::Reaped> {
+        // A forked shell inside a job (a pipeline stage, a subshell) is stopped and
+        // interrupted with its job, as a script is.
+        let interactive = self.mode == Mode::Interactive && !self.in_job;
+        // A job holding the terminal of an interactive shell: Ctrl-Z stops it and gives the
+        // prompt back (see `jobs`).
         let job = job::Job {
             pids: pids.to_vec(),
             group: group.or(self.job_group),
             terminal,
-            job_control: false,
+            job_control: interactive && group.is_some() && terminal.is_some(),
         };
         // Under confinement nothing a command started outlives it (and its timeout).
         let sweep = timeout.is_some();
-        let ended = job.wait(timeout, self.mode == Mode::Interactive, sweep);
-        self.finish_job(&job, ended, timeout, what)
+        match job.wait_or_stop(timeout, interactive, sweep) {
+            Ok(ended) => self.finish_job(&job, ended, timeout, what),
+            Err(state) => {
+                self.keep_stopped(job, state, timeout, what, text);
+                pids.iter().map(|_| audit::Reaped::stopped()).collect()
+            }
+        }
     }
 
     /// What follows the end of a job: the terminal back, a timeout and a signal reported,
@@ -753,7 +757,7 @@ impl Shell {
     /// bash reports a child killed by a signal other than SIGINT and SIGPIPE.
     fn report_signal(&self, signal: i32, core: bool) {
         if signal == libc::SIGINT || signal == libc::SIGPIPE {
-            if signal == libc::SIGINT && self.mode == Mode::Interactive {
+            if signal == libc::SIGINT && self.mode == Mode::Interactive && !self.in_job {
                 let _ = fd::write_all(2, b"\n");
             }
             return;
@@ -1342,6 +1346,32 @@ pub fn home_dir_of_user() -> PathBuf {
         .map(|user| user.dir)
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// A pipeline as written, for `jobs` (its stages' source text, or a placeholder where no
+/// stage is a simple command).
+fn pipeline_text(commands: &[Command]) -> String {
+    let simple = commands.iter().find_map(|c| match c {
+        Command::Simple(simple) => Some(simple),
+        _ => None,
+    });
+    let (Some(simple), Some(first), Some(last)) = (simple, commands.first(), commands.last())
+    else {
+        return "pipeline".to_string();
+    };
+    let (start, end) = (command_span(first).start, command_span(last).end);
+    simple
+        .source
+        .get(start..end)
+        .map_or_else(|| "pipeline".to_string(), |t| t.trim().to_string())
+}
+
+fn command_span(command: &Command) -> crate::parse::Span {
+    match command {
+        Command::Simple(c) => c.span,
+        Command::Compound(c) => c.span,
+        Command::FunctionDef(f) => f.span,
+    }
 }
 
 fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {

@@ -527,9 +527,8 @@ impl Job {
     /// A process of the job stopped. The whole job is stopped with it, so that nothing of it
     /// runs on unchecked. From the terminal (Ctrl-Z, or reading it in the background), a
     /// script stops too, as bash does when stopped with its child, and both go on when rsh
-    /// is resumed. Otherwise (a pipeline in an interactive rsh, which has job control for single
-    /// programs only, or a job that stopped itself) the job goes on at once, its deadline
-    /// still running.
+    /// is resumed. Otherwise (a job that stopped itself, or one waited for by a shell without
+    /// job control) the job goes on at once, its deadline still running.
     ///
     /// With job control, a job stopped from the terminal stays stopped and rsh takes the
     /// terminal back: true (the caller hands the job back).
