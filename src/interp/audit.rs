@@ -24,8 +24,6 @@ pub(crate) struct Reaped {
     pub exit: Option<spawn::Exit>,
     pub usage: Option<spawn::Usage>,
     pub timed_out: bool,
-    /// Stopped from the terminal and kept as a job: its record waits until it ends.
-    pub stopped: bool,
 }
 
 impl Reaped {
@@ -36,18 +34,6 @@ impl Reaped {
             exit: None,
             usage: None,
             timed_out: false,
-            stopped: false,
-        }
-    }
-
-    /// A process stopped from the terminal and kept as a job (128 + SIGTSTP, as in bash).
-    pub fn stopped() -> Reaped {
-        Reaped {
-            status: 128 + libc::SIGTSTP,
-            exit: None,
-            usage: None,
-            timed_out: false,
-            stopped: true,
         }
     }
 

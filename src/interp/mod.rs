@@ -13,7 +13,6 @@ mod cond;
 mod confirm;
 pub mod explain;
 pub mod history;
-mod jobs;
 mod procsub;
 mod redirect;
 mod simple;
@@ -167,8 +166,6 @@ pub struct Shell {
     /// raw mode does not leave it so; taken over from a job that ended by itself, so that
     /// `stty` changes stay, as in bash.
     tty_modes: Option<nix::sys::termios::Termios>,
-    /// Jobs stopped from the terminal (Ctrl-Z), oldest first (see `jobs`).
-    pub(crate) stopped_jobs: Vec<jobs::StoppedJob>,
 }
 
 impl Shell {
@@ -229,7 +226,6 @@ impl Shell {
             remembered: HashMap::new(),
             history: history::History::new(history_size),
             tty_modes: None,
-            stopped_jobs: Vec::new(),
         };
         shell.init_variables();
         shell
@@ -524,19 +520,12 @@ impl Shell {
         }
         drop(input);
         let terminal = group.and(first.terminal);
-        let text = pipeline_text(commands);
         let statuses: Vec<i32> = self
-            .wait_job_statuses(&children, group, terminal, timeout, "pipeline", &text)
+            .wait_job_statuses(&children, group, terminal, timeout, "pipeline")
             .iter()
             .map(|r| r.status)
             .collect();
-        Ok(self.pipeline_status(&statuses))
-    }
-
-    /// The status of a pipeline from its stages': the last, or with pipefail the last that
-    /// failed.
-    pub(crate) fn pipeline_status(&self, statuses: &[i32]) -> i32 {
-        if self.options.pipefail {
+        let status = if self.options.pipefail {
             statuses
                 .iter()
                 .rev()
@@ -545,7 +534,8 @@ impl Shell {
                 .unwrap_or(0)
         } else {
             statuses.last().copied().unwrap_or(1)
-        }
+        };
+        Ok(status)
     }
 
     /// In a forked stage: what this process starts stays in the job's group.
@@ -613,11 +603,10 @@ impl Shell {
         placement: job::Placement,
         timeout: Option<std::time::Duration>,
         what: &str,
-        text: &str,
     ) -> audit::Reaped {
         let group = placement.apply_in_parent(pid);
         let terminal = group.and(placement.terminal);
-        self.wait_job_statuses(&[pid], group, terminal, timeout, what, text)
+        self.wait_job_statuses(&[pid], group, terminal, timeout, what)
             .remove(0)
     }
 
@@ -630,45 +619,20 @@ impl Shell {
         terminal: Option<std::os::fd::RawFd>,
         timeout: Option<std::time::Duration>,
         what: &str,
-        text: &str,
     ) -> Vec<audit::Reaped> {
-        // A forked shell inside a job (a pipeline stage, a subshell) is stopped and
-        // interrupted with its job, as a script is.
-        let interactive = self.mode == Mode::Interactive && !self.in_job;
-        // A job holding the terminal of an interactive shell: Ctrl-Z stops it and gives the
-        // prompt back (see `jobs`).
         let job = job::Job {
             pids: pids.to_vec(),
             group: group.or(self.job_group),
             terminal,
-            job_control: interactive && group.is_some() && terminal.is_some(),
         };
         // Under confinement nothing a command started outlives it (and its timeout).
         let sweep = timeout.is_some();
-        match job.wait_or_stop(timeout, interactive, sweep) {
-            Ok(ended) => self.finish_job(&job, ended, timeout, what),
-            Err(state) => {
-                self.keep_stopped(job, state, timeout, what, text);
-                pids.iter().map(|_| audit::Reaped::stopped()).collect()
-            }
-        }
-    }
-
-    /// What follows the end of a job: the terminal back, a timeout and a signal reported,
-    /// the records completed; rsh ends if it must.
-    pub(crate) fn finish_job(
-        &mut self,
-        job: &job::Job,
-        ended: job::Ended,
-        timeout: Option<std::time::Duration>,
-        what: &str,
-    ) -> Vec<audit::Reaped> {
-        let pids = &job.pids;
+        let ended = job.wait(timeout, self.mode == Mode::Interactive, sweep);
         if let Some(tty) = job.terminal {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
         }
-        if ended.timed_out && !what.is_empty() {
+        if ended.timed_out {
             let seconds = timeout.map(|t| t.as_secs()).unwrap_or(0);
             self.error(&format!(
                 "{what}: timed out after {seconds} s (limits.timeout); ended"
@@ -698,7 +662,6 @@ impl Shell {
                 exit: exit.ok(),
                 usage: ended.usage[i],
                 timed_out: ended.timed_out,
-                stopped: false,
             };
             self.audit_reaped(pids[i], &one);
             reaped.push(one);
@@ -742,7 +705,6 @@ impl Shell {
                     exit: Some(exit),
                     usage: Some(usage),
                     timed_out: false,
-                    stopped: false,
                 };
                 self.audit_reaped(pid, &reaped);
                 reaped.status
@@ -757,7 +719,7 @@ impl Shell {
     /// bash reports a child killed by a signal other than SIGINT and SIGPIPE.
     fn report_signal(&self, signal: i32, core: bool) {
         if signal == libc::SIGINT || signal == libc::SIGPIPE {
-            if signal == libc::SIGINT && self.mode == Mode::Interactive && !self.in_job {
+            if signal == libc::SIGINT && self.mode == Mode::Interactive {
                 let _ = fd::write_all(2, b"\n");
             }
             return;
@@ -1346,32 +1308,6 @@ pub fn home_dir_of_user() -> PathBuf {
         .map(|user| user.dir)
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("/"))
-}
-
-/// A pipeline as written, for `jobs` (its stages' source text, or a placeholder where no
-/// stage is a simple command).
-fn pipeline_text(commands: &[Command]) -> String {
-    let simple = commands.iter().find_map(|c| match c {
-        Command::Simple(simple) => Some(simple),
-        _ => None,
-    });
-    let (Some(simple), Some(first), Some(last)) = (simple, commands.first(), commands.last())
-    else {
-        return "pipeline".to_string();
-    };
-    let (start, end) = (command_span(first).start, command_span(last).end);
-    simple
-        .source
-        .get(start..end)
-        .map_or_else(|| "pipeline".to_string(), |t| t.trim().to_string())
-}
-
-fn command_span(command: &Command) -> crate::parse::Span {
-    match command {
-        Command::Simple(c) => c.span,
-        Command::Compound(c) => c.span,
-        Command::FunctionDef(f) => f.span,
-    }
 }
 
 fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {

@@ -823,17 +823,11 @@ impl Shell {
             Ok(pid) => {
                 tracing::debug!(pid = pid.as_raw(), "started");
                 let timeout = program.confinement().timeout;
-                let text = builtins::display_command(&argv);
-                self.wait_job(pid, placement, timeout, &argv[0], &text)
+                self.wait_job(pid, placement, timeout, &argv[0])
             }
             Err(err) => super::audit::Reaped::of_status(self.exec_failed(&argv[0], err)),
         };
         let segment = self.in_flight.take().map(|(segment, _)| segment);
-        if reaped.stopped {
-            // Its record is completed when it ends (see `jobs`).
-            self.keep_record(segment, started);
-            return reaped.status;
-        }
         self.audit_ran(segment, started, &reaped);
         reaped.status
     }

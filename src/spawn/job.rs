@@ -168,29 +168,6 @@ pub struct Job {
     /// The job's own process group; None: signal the processes one by one.
     pub group: Option<Pid>,
     pub terminal: Option<RawFd>,
-    /// Ctrl-Z stops the job and hands it back to the shell (see `Stopped`), instead of
-    /// letting it go on.
-    pub job_control: bool,
-}
-
-/// A job stopped from the terminal, kept to be waited for again (`Job::resume`): what was
-/// collected so far, and its deadline, which goes on running while it is stopped.
-#[derive(Debug)]
-pub struct Stopped {
-    exits: Vec<Option<Result<Exit, Errno>>>,
-    usage: Vec<Option<Usage>>,
-    pub deadline: Option<Instant>,
-}
-
-impl Stopped {
-    /// A placeholder for a state moved out.
-    pub fn empty() -> Stopped {
-        Stopped {
-            exits: Vec::new(),
-            usage: Vec::new(),
-            deadline: None,
-        }
-    }
 }
 
 /// How a job ended.
@@ -317,40 +294,10 @@ impl Job {
     /// `sweep`: end what the job leaves running in its group once its own processes have ended
     /// (see `end_leftovers`).
     pub fn wait(&self, timeout: Option<Duration>, interactive: bool, sweep: bool) -> Ended {
-        match self.wait_or_stop(timeout, interactive, sweep) {
-            Ok(ended) => ended,
-            // Only with job control.
-            Err(stopped) => self
-                .resume(stopped, interactive, sweep)
-                .unwrap_or_else(|_| {
-                    unreachable!("a job without job control is never handed back stopped")
-                }),
-        }
-    }
-
-    /// As `wait`; with `job_control`, a job stopped from the terminal comes back stopped.
-    pub fn wait_or_stop(
-        &self,
-        timeout: Option<Duration>,
-        interactive: bool,
-        sweep: bool,
-    ) -> Result<Ended, Stopped> {
-        let stopped = Stopped {
-            exits: vec![None; self.pids.len()],
-            usage: vec![None; self.pids.len()],
-            deadline: timeout.map(|t| Instant::now() + t),
-        };
-        self.resume(stopped, interactive, sweep)
-    }
-
-    /// Waits again for a job that stopped, already continued by the caller.
-    pub fn resume(&self, from: Stopped, interactive: bool, sweep: bool) -> Result<Ended, Stopped> {
         let blocked = Blocked::new();
-        let Stopped {
-            mut exits,
-            mut usage,
-            mut deadline,
-        } = from;
+        let mut exits: Vec<Option<Result<Exit, Errno>>> = vec![None; self.pids.len()];
+        let mut usage: Vec<Option<Usage>> = vec![None; self.pids.len()];
+        let mut deadline = timeout.map(|t| Instant::now() + t);
         let mut timed_out = false;
         let mut killed = false;
         let mut interrupted = false;
@@ -358,16 +305,9 @@ impl Job {
         // gone (SIGKILL for the job after the grace period).
         let mut dying: Option<libc::c_int> = None;
         loop {
-            let suspend = self.reap(&mut exits, &mut usage, interactive);
+            self.reap(&mut exits, &mut usage, interactive);
             if exits.iter().all(Option::is_some) {
                 break;
-            }
-            if suspend && !timed_out && dying.is_none() {
-                return Err(Stopped {
-                    exits,
-                    usage,
-                    deadline,
-                });
             }
             let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if remaining == Some(Duration::ZERO) {
@@ -419,12 +359,12 @@ impl Job {
         }
         let exits: Vec<Result<Exit, Errno>> = exits.into_iter().map(Option::unwrap).collect();
         if let Some(sig) = dying {
-            return Ok(Ended {
+            return Ended {
                 exits,
                 usage,
                 timed_out,
                 dying: Some(sig),
-            });
+            };
         }
         // Ctrl-C on a job holding the terminal reaches only the job: a script that is not
         // interactive ends with it, as bash's does (it gets the signal together with its child).
@@ -439,19 +379,19 @@ impl Job {
                 }))
             )
         {
-            return Ok(Ended {
+            return Ended {
                 exits,
                 usage,
                 timed_out,
                 dying: Some(libc::SIGINT),
-            });
+            };
         }
-        Ok(Ended {
+        Ended {
             exits,
             usage,
             timed_out,
             dying: None,
-        })
+        }
     }
 
     /// Ends what the job's programs left running in its group after they ended themselves
@@ -478,17 +418,14 @@ impl Job {
 
     /// Collects the processes that have ended; handles one that stopped. The leader of the
     /// job's own group is only looked at (WNOWAIT): it stays a zombie until `reap_leader`.
-    /// Whether the job was stopped from the terminal and, with job control, is to be
-    /// handed back.
     fn reap(
         &self,
         exits: &mut [Option<Result<Exit, Errno>>],
         usage: &mut [Option<Usage>],
         interactive: bool,
-    ) -> bool {
+    ) {
         use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
         let keep_leader = self.own_group().is_some();
-        let mut suspend = false;
         for i in 0..self.pids.len() {
             if exits[i].is_some() {
                 continue;
@@ -498,7 +435,7 @@ impl Job {
                 // Stops first (consumed), then the exit without reaping.
                 let stops = WaitPidFlag::WSTOPPED | WaitPidFlag::WNOHANG;
                 if let Ok(WaitStatus::Stopped(_, sig)) = retry(|| waitid(Id::Pid(pid), stops)) {
-                    suspend |= self.stopped(sig as libc::c_int, interactive, exits);
+                    self.stopped(sig as libc::c_int, interactive, exits);
                 }
                 let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
                 match retry(|| waitid(Id::Pid(pid), peek)) {
@@ -509,7 +446,7 @@ impl Job {
             }
             match retry(|| super::wait4(pid, libc::WUNTRACED | libc::WNOHANG)) {
                 Ok(Some((WaitStatus::Stopped(_, sig), _))) => {
-                    suspend |= self.stopped(sig as libc::c_int, interactive, exits)
+                    self.stopped(sig as libc::c_int, interactive, exits)
                 }
                 Ok(Some((status, used))) => {
                     if let Some(exit) = super::ended(status) {
@@ -521,31 +458,19 @@ impl Job {
                 Err(errno) => exits[i] = Some(Err(errno)),
             }
         }
-        suspend
     }
 
     /// A process of the job stopped. The whole job is stopped with it, so that nothing of it
     /// runs on unchecked. From the terminal (Ctrl-Z, or reading it in the background), a
     /// script stops too, as bash does when stopped with its child, and both go on when rsh
-    /// is resumed. Otherwise (a job that stopped itself, or one waited for by a shell without
-    /// job control) the job goes on at once, its deadline still running.
-    ///
-    /// With job control, a job stopped from the terminal stays stopped and rsh takes the
-    /// terminal back: true (the caller hands the job back).
-    fn stopped(
-        &self,
-        sig: libc::c_int,
-        interactive: bool,
-        exits: &[Option<Result<Exit, Errno>>],
-    ) -> bool {
+    /// is resumed. Otherwise (an interactive rsh has no job control yet, or the job stopped
+    /// itself) the job goes on at once, its deadline still running.
+    fn stopped(&self, sig: libc::c_int, interactive: bool, exits: &[Option<Result<Exit, Errno>>]) {
         self.signal(libc::SIGSTOP, exits);
         let from_terminal = matches!(sig, libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU);
         if from_terminal {
             if let Some(tty) = self.terminal {
                 reclaim_terminal(tty);
-            }
-            if self.job_control {
-                return true;
             }
             if interactive {
                 let _ = super::fd::write_all(
@@ -561,42 +486,6 @@ impl Job {
             }
         }
         self.signal(libc::SIGCONT, exits);
-        false
-    }
-
-    /// Continues a stopped job in the foreground: the terminal to its group, then SIGCONT.
-    pub fn continue_in_foreground(&self) {
-        if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
-            give_terminal(tty, pgid.as_raw());
-        }
-        if let Some(pgid) = self.group {
-            // SAFETY: a signal to the job's group, whose leader is not reaped.
-            unsafe { libc::kill(-pgid.as_raw(), libc::SIGCONT) };
-        }
-    }
-
-    /// Whether the job's first process has ended (looked at, not collected).
-    pub fn has_ended(&self) -> bool {
-        use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
-        let Some(&leader) = self.pids.first() else {
-            return true;
-        };
-        let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
-        !matches!(
-            retry(|| waitid(Id::Pid(leader), peek)),
-            Ok(WaitStatus::StillAlive)
-        )
-    }
-
-    /// Sends `sig` to a stopped job's group, then SIGCONT so that it can act on it.
-    pub fn signal_stopped(&self, sig: libc::c_int) {
-        if let Some(pgid) = self.group {
-            // SAFETY: as above.
-            unsafe {
-                libc::kill(-pgid.as_raw(), sig);
-                libc::kill(-pgid.as_raw(), libc::SIGCONT);
-            }
-        }
     }
 }
 
