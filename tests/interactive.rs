@@ -424,3 +424,17 @@ fn a_program_killed_in_raw_mode_does_not_leave_the_terminal_so() {
     pty.expect(PROMPT, WAIT);
     assert_eq!(pty.exit(), Some(0));
 }
+
+#[test]
+fn ctrl_c_ends_a_subshell_with_its_command() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    // As in bash: the rest of the subshell does not run.
+    pty.send("(sleep 30; echo not-reached)\r");
+    std::thread::sleep(Duration::from_millis(500));
+    pty.send("\x03");
+    let seen = pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo status $?", "status 130\r\n");
+    assert!(!seen.contains("not-reached\r\n"), "{seen:?}");
+    assert_eq!(pty.exit(), Some(0));
+}

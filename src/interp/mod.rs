@@ -166,6 +166,10 @@ pub struct Shell {
     /// raw mode does not leave it so; taken over from a job that ended by itself, so that
     /// `stty` changes stay, as in bash.
     tty_modes: Option<nix::sys::termios::Termios>,
+    /// A forked copy of the shell (a subshell, a pipeline stage, a command substitution):
+    /// it waits for its programs as a script does, so Ctrl-C that ends its program ends it
+    /// too, as in bash, instead of going on with the rest of the subshell.
+    forked: bool,
 }
 
 impl Shell {
@@ -226,6 +230,7 @@ impl Shell {
             remembered: HashMap::new(),
             history: history::History::new(history_size),
             tty_modes: None,
+            forked: false,
         };
         shell.init_variables();
         shell
@@ -321,6 +326,7 @@ impl Shell {
             // The parent's: its records are its own to complete.
             self.handoff = None;
             self.handoffs.clear();
+            self.forked = true;
         }
         Ok(forked)
     }
@@ -627,7 +633,7 @@ impl Shell {
         };
         // Under confinement nothing a command started outlives it (and its timeout).
         let sweep = timeout.is_some();
-        let ended = job.wait(timeout, self.mode == Mode::Interactive, sweep);
+        let ended = job.wait(timeout, self.at_terminal(), sweep);
         if let Some(tty) = job.terminal {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
@@ -672,6 +678,11 @@ impl Shell {
             job::die_by(sig);
         }
         reaped
+    }
+
+    /// Whether this is the interactive shell itself, not a forked copy of it.
+    fn at_terminal(&self) -> bool {
+        self.mode == Mode::Interactive && !self.forked
     }
 
     /// After a job that held the terminal: see `tty_modes`.
@@ -719,7 +730,7 @@ impl Shell {
     /// bash reports a child killed by a signal other than SIGINT and SIGPIPE.
     fn report_signal(&self, signal: i32, core: bool) {
         if signal == libc::SIGINT || signal == libc::SIGPIPE {
-            if signal == libc::SIGINT && self.mode == Mode::Interactive {
+            if signal == libc::SIGINT && self.at_terminal() {
                 let _ = fd::write_all(2, b"\n");
             }
             return;
