@@ -4,7 +4,6 @@
 use super::{Flow, Outcome, Shell, quote_command};
 use crate::parse;
 use crate::policy::{Policy, Verdict};
-use crate::spawn::fd;
 
 /// `help`: the commands the policy names, by what it decides, with its descriptions.
 /// `help COMMAND [ARGS]`: what it decides about that command line, as `rsh --explain`.
@@ -26,17 +25,7 @@ pub fn help(shell: &mut Shell, argv: &[String]) -> Outcome {
             }
         }
     };
-    Ok(print(shell, "help", &text))
-}
-
-fn print(shell: &mut Shell, name: &str, text: &str) -> i32 {
-    match fd::write_all(1, text.as_bytes()) {
-        Ok(()) => 0,
-        Err(errno) => {
-            shell.builtin_error(name, &format!("write error: {}", errno.desc()));
-            1
-        }
-    }
+    Ok(shell.write_out("help", text.as_bytes()))
 }
 
 /// One entry of the overview: a command the policy names.
@@ -215,7 +204,7 @@ pub fn history(shell: &mut Shell, argv: &[String]) -> Outcome {
     for (number, entry) in shell.history.numbered().skip(skip) {
         text.push_str(&format!("{number:5}  {entry}\n"));
     }
-    Ok(print(shell, "history", &text))
+    Ok(shell.write_out("history", text.as_bytes()))
 }
 
 /// `logout`: `exit` for a login shell.
