@@ -99,7 +99,7 @@ pub struct CommandProfile {
 /// table written for the same file under another name can take a permission away, not
 /// grant it (a multi-call program does what its name says).
 pub fn profile(policy: &Policy, program: &Program, name: &str) -> CommandProfile {
-    let name = name.rsplit('/').next().unwrap_or(name);
+    let name = last_part(name);
     let tables: Vec<_> = policy
         .tables()
         .iter()
@@ -110,7 +110,7 @@ pub fn profile(policy: &Policy, program: &Program, name: &str) -> CommandProfile
         .map(|t| {
             let own = name.is_empty()
                 || matches!(program, Program::Builtin(_))
-                || t.command.name.rsplit('/').next() == Some(name);
+                || last_part(&t.command.name) == name;
             (t, own)
         })
         .collect();
@@ -142,8 +142,10 @@ pub fn profile(policy: &Policy, program: &Program, name: &str) -> CommandProfile
 /// 2. Otherwise the base verdict: the table's `default`; else the `[commands]` lists naming the
 ///    program (highest verdict); else allow for a builtin; else `[shell] unknown`.
 pub fn decide(policy: &Policy, request: &Request) -> Decision {
-    let (verdict, rule, reason) = judge_by_name(policy, request);
-    let (risk, risk_reason, risk_set) = risk_of(policy, request);
+    // Looked up once: both the verdict and the risk are taken twice when it is so.
+    let named_otherwise = named_otherwise(policy, request);
+    let (verdict, rule, reason) = judge_by_name(policy, request, named_otherwise);
+    let (risk, risk_reason, risk_set) = risk_of(policy, request, named_otherwise);
     Decision {
         verdict,
         rule,
@@ -161,9 +163,13 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
 /// left out (so that `git` is not allowed by `allow = ["git-upload-pack"]`) and the one with
 /// every entry of the file (so that an ask for `git` still asks for `git-upload-pack`, which
 /// another entry allows).
-fn judge_by_name(policy: &Policy, request: &Request) -> (Verdict, RuleRef, String) {
+fn judge_by_name(
+    policy: &Policy,
+    request: &Request,
+    named_otherwise: bool,
+) -> (Verdict, RuleRef, String) {
     let named = judge(policy, request, true);
-    if named.0 == Verdict::Deny || !named_otherwise(policy, request) {
+    if named.0 == Verdict::Deny || !named_otherwise {
         return named;
     }
     let any_name = judge(policy, request, false);
@@ -187,8 +193,12 @@ fn named_otherwise(policy: &Policy, request: &Request) -> bool {
 
 /// The last part of argv[0].
 fn typed_name<'a>(request: &Request<'a>) -> &'a str {
-    let typed = request.argv.first().map(String::as_str).unwrap_or_default();
-    typed.rsplit('/').next().unwrap_or(typed)
+    last_part(request.argv.first().map(String::as_str).unwrap_or_default())
+}
+
+/// A command name without its directory: what a name is compared by.
+fn last_part(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
 }
 
 /// The verdict on a request, the rule that gave it, and why. `by_name`: allow and ask
@@ -269,8 +279,7 @@ fn judge(policy: &Policy, request: &Request, by_name: bool) -> (Verdict, RuleRef
         let name = &entry.command.name;
         let rule = rule_ref(policy, &entry.key, Some(name), Some(at));
         // Say which entry matched when the command was typed under another name.
-        let typed = request.argv.first().map(String::as_str).unwrap_or_default();
-        let reason = if typed.rsplit('/').next() == Some(name.as_str()) {
+        let reason = if called_as(&entry.command, typed, request) {
             format!("listed in {} ({})", entry.key, rule.location())
         } else {
             format!("listed in {} as {name:?} ({})", entry.key, rule.location())
@@ -378,9 +387,7 @@ fn called_as(command: &CommandRef, typed: &str, request: &Request) -> bool {
         Program::Builtin(_) => true,
         // No argv at all (not something a command line makes): the file decides.
         Program::External { .. } if request.argv.is_empty() => true,
-        Program::External { .. } => {
-            command.name.rsplit('/').next().unwrap_or(&command.name) == typed
-        }
+        Program::External { .. } => last_part(&command.name) == typed,
     }
 }
 
@@ -398,9 +405,9 @@ fn is(command: &CommandRef, program: &Program) -> bool {
 /// 3. else rsh's built-in classification of the program by its file name (unless
 ///    `[risk] builtin = false`), and low for a shell builtin;
 /// 4. else medium.
-fn risk_of(policy: &Policy, request: &Request) -> (Risk, String, bool) {
+fn risk_of(policy: &Policy, request: &Request, named_otherwise: bool) -> (Risk, String, bool) {
     let named = risk_of_entries(policy, request, true);
-    if !named_otherwise(policy, request) {
+    if !named_otherwise {
         return named;
     }
     // As for the verdict: entries under another name may raise the risk, not lower it.
