@@ -24,6 +24,10 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
+
+mod common;
+
+use common::processes_with_arg;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -425,26 +429,6 @@ fn unique() -> String {
         .expect("clock after 1970")
         .subsec_nanos();
     format!("{}{:09}", std::process::id(), nanos)
-}
-
-/// The pids of processes whose command line has `arg` as one of its arguments.
-fn processes_with_arg(arg: &str) -> Vec<i32> {
-    let mut found = Vec::new();
-    let Ok(entries) = fs::read_dir("/proc") else {
-        return found;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
-            continue;
-        };
-        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        if cmdline.split(|&b| b == 0).any(|a| a == arg.as_bytes()) {
-            found.push(pid);
-        }
-    }
-    found
 }
 
 /// Ends, by pid, every process the test started with `arg` that is still there when the guard

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 mod common;
 
+use common::processes_with_arg;
 use common::pty::Pty;
 
 const RSH: &str = env!("CARGO_BIN_EXE_rsh");
@@ -65,18 +66,24 @@ deny = ["{secret}"]
         fs::read_to_string(self.root().join("history")).unwrap_or_default()
     }
 
-    /// rsh on a terminal that echoes, as a terminal emulator or `ssh -t` gives it.
-    fn start(&self, args: &[&str]) -> Pty {
+    /// rsh with this case's policy, started in `dir` with a terminal type of `term`.
+    fn command(&self, term: &str, dir: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(RSH);
         command
             .arg("--policy")
             .arg(self.root().join("policy.toml"))
             .args(args)
-            .current_dir(self.root().join("work"))
+            .current_dir(dir)
             .env_clear()
-            .env("TERM", "xterm")
+            .env("TERM", term)
             .env("HOME", self.root().join("work"))
             .env("PATH", "/usr/bin:/bin");
+        command
+    }
+
+    /// rsh on a terminal that echoes, as a terminal emulator or `ssh -t` gives it.
+    fn start(&self, args: &[&str]) -> Pty {
+        let command = self.command("xterm", &self.root().join("work"), args);
         let mut pty = Pty::spawn(command, true);
         pty.expect(PROMPT, WAIT);
         pty
@@ -259,16 +266,7 @@ fn idle_timeout_ends_the_session() {
 #[test]
 fn a_login_shows_the_message_of_the_day_and_may_log_out() {
     let case = Case::new("motd = \"Authorised use only.\"");
-    let mut command = Command::new(RSH);
-    command
-        .arg("--policy")
-        .arg(case.root().join("policy.toml"))
-        .arg("-l")
-        .current_dir("/")
-        .env_clear()
-        .env("TERM", "xterm")
-        .env("HOME", case.root().join("work"))
-        .env("PATH", "/usr/bin:/bin");
+    let command = case.command("xterm", Path::new("/"), &["-l"]);
     let mut pty = Pty::spawn(command, true);
     let greeting = pty.expect(PROMPT, WAIT);
     assert!(greeting.contains("Authorised use only."), "{greeting:?}");
@@ -322,14 +320,7 @@ fn help_lists_what_the_policy_allows() {
 #[test]
 fn a_terminal_without_editing_gets_plain_prompts() {
     let case = Case::new("");
-    let mut command = Command::new(RSH);
-    command
-        .arg("--policy")
-        .arg(case.root().join("policy.toml"))
-        .current_dir(case.root())
-        .env_clear()
-        .env("TERM", "dumb");
-    let mut pty = Pty::spawn(command, true);
+    let mut pty = Pty::spawn(case.command("dumb", &case.root(), &[]), true);
     let first = pty.expect(PROMPT, WAIT);
     pty.send_line("echo plain");
     let seen = pty.expect("plain\r\n", WAIT);
@@ -343,14 +334,7 @@ fn a_terminal_without_editing_gets_plain_prompts() {
 #[test]
 fn idle_timeout_drops_a_half_typed_line_without_editing() {
     let case = Case::new("idle_timeout = 1");
-    let mut command = Command::new(RSH);
-    command
-        .arg("--policy")
-        .arg(case.root().join("policy.toml"))
-        .current_dir(case.root())
-        .env_clear()
-        .env("TERM", "dumb");
-    let mut pty = Pty::spawn(command, true);
+    let mut pty = Pty::spawn(case.command("dumb", &case.root(), &[]), true);
     pty.expect(PROMPT, WAIT);
     // Ctrl-D hands the half line to rsh without a line break; then nothing more comes.
     pty.send("echo PARTIAL\x04");
@@ -372,22 +356,6 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(std::time::Instant::now() < deadline, "not so: {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// The pids of the processes whose command line has `arg` as an argument.
-fn processes_with_arg(arg: &str) -> Vec<i32> {
-    let mut found = Vec::new();
-    for entry in fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if let Ok(cmdline) = fs::read(entry.path().join("cmdline"))
-            && cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes())
-        {
-            found.push(pid);
-        }
-    }
-    found
 }
 
 #[test]

@@ -73,3 +73,24 @@ pub fn run_rsh(policy: &std::path::Path, dir: &std::path::Path, args: &[&str]) -
         .expect("run rsh");
     Run::of(out)
 }
+
+/// The pids of the processes whose command line has `arg` as an argument (to find, or make
+/// sure there is no more, a process a test started with a unique argument).
+pub fn processes_with_arg(arg: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        if cmdline.split(|&b| b == 0).any(|a| a == arg.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
