@@ -349,7 +349,8 @@ fn tilde(
     text.to_string()
 }
 
-fn tilde_prefix(env: &dyn ExpandEnv, text: &str, ends_word: bool) -> String {
+/// `text` (starting with `~`) with its tilde prefix replaced, as bash replaces it.
+pub(crate) fn tilde_prefix(env: &dyn ExpandEnv, text: &str, ends_word: bool) -> String {
     let (prefix, rest) = match text.find('/') {
         Some(i) => (&text[1..i], &text[i..]),
         None if ends_word => (&text[1..], ""),

@@ -14,7 +14,6 @@ use rustyline::history::{History, MemHistory};
 use rustyline::validate::Validator;
 use rustyline::{CompletionType, Config, Context, EditMode, Editor};
 
-use crate::expand::ExpandEnv;
 use crate::interp::Shell;
 
 /// What reading a line gave.
@@ -293,23 +292,15 @@ fn escape_path(dir_part: &str) -> String {
 }
 
 fn directory(shell: &Shell, dir_part: &str) -> PathBuf {
-    let expanded = if dir_part == "~" || dir_part.starts_with("~/") {
-        let home = shell
-            .vars
-            .value("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/"));
-        home.join(dir_part.trim_start_matches('~').trim_start_matches('/'))
+    // `~`, `~/…` and `~user/…` as the command's own expansion will read them.
+    let expanded = if dir_part.starts_with('~') {
+        crate::expand::tilde_prefix(shell, dir_part, true)
     } else if dir_part.is_empty() {
-        PathBuf::from(".")
+        ".".to_string()
     } else {
-        PathBuf::from(dir_part)
+        dir_part.to_string()
     };
-    if expanded.is_absolute() {
-        expanded
-    } else {
-        shell.cwd().join(Path::new(&expanded))
-    }
+    shell.absolute(Path::new(&expanded))
 }
 
 #[cfg(test)]
