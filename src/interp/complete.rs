@@ -59,9 +59,7 @@ impl Shell {
         };
         let argv = [name.to_string()];
         let mut decisions = self.all_decisions(&argv, &target, 0);
-        if let Some(by_mode) = self.by_mode(&decisions) {
-            decisions.insert(0, by_mode);
-        }
+        self.add_mode(&mut decisions);
         strongest(&decisions).is_none_or(|d| d.decision.verdict != Verdict::Deny)
     }
 

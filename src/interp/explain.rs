@@ -624,9 +624,7 @@ impl Explainer<'_> {
             })
             .collect::<Vec<_>>();
         decisions.extend(writes);
-        if let Some(by_mode) = self.shell.by_mode(&decisions) {
-            decisions.insert(0, by_mode);
-        }
+        self.shell.add_mode(&mut decisions);
         self.decided(&mut segment, &decisions);
         if let Target::External(resolved) = &target
             && !matches!(resolved.kind, FileKind::ShellText { .. })

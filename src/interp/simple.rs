@@ -520,10 +520,7 @@ impl Shell {
     /// names.
     fn refusal(&mut self, argv: &[String], target: &Target) -> Option<Refusal> {
         let mut decisions = self.all_decisions(argv, target, 0);
-        // First, so that its reason is the one given among equal verdicts.
-        if let Some(by_mode) = self.by_mode(&decisions) {
-            decisions.insert(0, by_mode);
-        }
+        self.add_mode(&mut decisions);
         let decided = strongest(&decisions);
         let refusal = decided
             .filter(|r| r.decision.verdict != Verdict::Allow)
@@ -543,16 +540,23 @@ impl Shell {
         refusal
     }
 
-    /// What `[shell] mode` and `strict` add to a command's decisions, going by the riskiest
-    /// of them.
-    pub(crate) fn by_mode(&self, decisions: &[Refusal]) -> Option<Refusal> {
-        let decision = &riskiest(decisions)?.decision;
-        decide::by_mode(self.policy(), decision.risk, &decision.risk_reason).map(|decision| {
-            Refusal {
-                decision,
-                interpreter: None,
-            }
-        })
+    /// Adds what `[shell] mode` and `strict` say of a command's decisions (going by the
+    /// riskiest of them), first, so that its reason is the one given among equal verdicts.
+    pub(crate) fn add_mode(&self, decisions: &mut Vec<Refusal>) {
+        let Some(riskiest) = riskiest(decisions) else {
+            return;
+        };
+        let decision = &riskiest.decision;
+        if let Some(decision) = decide::by_mode(self.policy(), decision.risk, &decision.risk_reason)
+        {
+            decisions.insert(
+                0,
+                Refusal {
+                    decision,
+                    interpreter: None,
+                },
+            );
+        }
     }
 
     /// In audit mode a refusal is reported (`rsh: audit: ...`) and the command runs; otherwise
