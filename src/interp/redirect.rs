@@ -243,7 +243,7 @@ impl Shell {
         path: &str,
         flags: nix::fcntl::OFlag,
     ) -> Result<OwnedFd, ReadError> {
-        use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
+        use nix::fcntl::OFlag;
         // Ready before anything here can name a descriptor (see `settle_descriptors`).
         self.settle_descriptors();
         let flags = flags | OFlag::O_CLOEXEC | OFlag::O_NOCTTY;
@@ -282,19 +282,13 @@ impl Shell {
                 .ok_or(ReadError::Io(nix::errno::Errno::EBADF.desc().to_string()));
         }
         let landing = self.checked_landing(path, write)?;
-        let how = OpenHow::new()
-            .flags(flags)
-            .mode(mode)
-            .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-        match nix::fcntl::openat2(nix::fcntl::AT_FDCWD, &landing, how) {
+        // Without openat2 (a kernel before 5.6, only in degraded mode): the last component
+        // at least.
+        match fd::open_without_links(&landing, flags, mode) {
             Ok(file) => Ok(file),
             Err(nix::errno::Errno::ELOOP) => Err(ReadError::Denied(format!(
                 "denied: {path}: it changed while rsh checked it"
             ))),
-            // A kernel before 5.6 (only in degraded mode): the last component at least.
-            Err(nix::errno::Errno::ENOSYS) => {
-                nix::fcntl::open(&landing, flags | OFlag::O_NOFOLLOW, mode).map_err(io)
-            }
             Err(errno) => Err(io(errno)),
         }
     }

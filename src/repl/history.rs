@@ -12,7 +12,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
+use nix::fcntl::OFlag;
 
 use crate::interp::Shell;
 
@@ -139,15 +139,7 @@ fn open(path: &Path, flags: OFlag) -> Result<File, Refused> {
     } else {
         nix::sys::stat::Mode::empty()
     };
-    let how = OpenHow::new()
-        .flags(flags)
-        .mode(mode)
-        .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-    let opened = match nix::fcntl::openat2(nix::fcntl::AT_FDCWD, path, how) {
-        Err(nix::errno::Errno::ENOSYS) => nix::fcntl::open(path, flags, mode),
-        other => other,
-    };
-    let fd: OwnedFd = match opened {
+    let fd: OwnedFd = match crate::spawn::fd::open_without_links(path, flags, mode) {
         Ok(fd) => fd,
         Err(nix::errno::Errno::ENOENT) => return Err(Refused::Missing),
         Err(nix::errno::Errno::ELOOP) => {

@@ -252,3 +252,22 @@ pub fn is_shells_own(file: &OwnedFd) -> bool {
         _ => false,
     }
 }
+
+/// Opens `path` refusing a symbolic link anywhere on the way (`openat2` with
+/// RESOLVE_NO_SYMLINKS, ELOOP when there is one), so that what was checked is what is
+/// opened; on a kernel without `openat2` (before 5.6), the last component at least.
+pub fn open_without_links(
+    path: &std::path::Path,
+    flags: nix::fcntl::OFlag,
+    mode: nix::sys::stat::Mode,
+) -> Result<OwnedFd, Errno> {
+    use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
+    let how = OpenHow::new()
+        .flags(flags)
+        .mode(mode)
+        .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+    match nix::fcntl::openat2(nix::fcntl::AT_FDCWD, path, how) {
+        Err(Errno::ENOSYS) => nix::fcntl::open(path, flags | OFlag::O_NOFOLLOW, mode),
+        other => other,
+    }
+}
