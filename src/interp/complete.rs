@@ -2,6 +2,7 @@
 //! typed alone (not everything on PATH), and only files under the policy's readable roots.
 //! Nothing here runs or records anything.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::Shell;
@@ -12,42 +13,35 @@ impl Shell {
     /// Names starting with `prefix` that would run as a command, or ask first: functions,
     /// aliases, builtins and programs on the search path. Sorted, without repeats.
     pub fn command_completions(&mut self, prefix: &str) -> Vec<String> {
-        let mut names: Vec<String> = self
+        let mut names: BTreeSet<String> = self
             .functions
             .keys()
             .chain(self.aliases.keys())
             .filter(|n| n.starts_with(prefix))
             .cloned()
             .collect();
-        let builtins: Vec<&str> = super::builtins::names()
+        // Functions come first when a name is run: those names need no other decision.
+        let builtins = super::builtins::names()
             .filter(|n| n.starts_with(prefix) && !super::builtins::is_refused(n))
-            .filter(|n| !names.iter().any(|f| f == n))
-            .collect();
-        for name in builtins {
-            if self.would_run(name) {
-                names.push(name.to_string());
-            }
-        }
-        let mut programs = Vec::new();
+            .map(str::to_string);
+        let mut others: BTreeSet<String> = builtins.collect();
         for dir in self.search_dirs() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            for entry in entries.flatten() {
-                if let Some(name) = entry.file_name().to_str()
-                    && name.starts_with(prefix)
-                    && !names.iter().any(|n| n == name)
-                    && !programs.iter().any(|n| n == name)
-                {
-                    programs.push(name.to_string());
-                }
+            others.extend(
+                entries
+                    .flatten()
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .filter(|name| name.starts_with(prefix)),
+            );
+        }
+        for name in others {
+            if !names.contains(&name) && self.would_run(&name) {
+                names.insert(name);
             }
         }
-        programs.retain(|name| self.would_run(name));
-        names.extend(programs);
-        names.sort();
-        names.dedup();
-        names
+        names.into_iter().collect()
     }
 
     /// Whether `name`, typed alone, would run or ask rather than be refused.
