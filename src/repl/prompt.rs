@@ -77,12 +77,12 @@ fn decode(shell: &Shell, raw: &str, protect: bool, number: usize) -> String {
         };
         let inserted = match code {
             'u' => user_name(),
-            'h' => host_name()
+            'h' => crate::policy::host_name()
                 .split('.')
                 .next()
                 .unwrap_or_default()
                 .to_string(),
-            'H' => host_name(),
+            'H' => crate::policy::host_name(),
             'w' => working_dir(shell, false),
             'W' => working_dir(shell, true),
             's' => shell_name(shell),
@@ -152,13 +152,6 @@ fn user_name() -> String {
         .flatten()
         .map(|user| user.name)
         .unwrap_or_else(|| "I have no name!".to_string())
-}
-
-fn host_name() -> String {
-    nix::unistd::gethostname()
-        .ok()
-        .and_then(|name| name.into_string().ok())
-        .unwrap_or_default()
 }
 
 /// `\w`: `$PWD` with the home directory shown as `~`; `\W`: its last component.
