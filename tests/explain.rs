@@ -40,9 +40,16 @@ struct Dir {
 
 impl Dir {
     fn new() -> Dir {
+        Dir::with_shell("")
+    }
+
+    /// With `settings` added to the policy's `[shell]` table (line numbers then move).
+    fn with_shell(settings: &str) -> Dir {
         let dir = tempfile::tempdir().expect("temporary directory");
         let secret = dir.path().join("secret");
-        let policy = POLICY.replace("SECRET", secret.to_str().unwrap());
+        let policy = POLICY
+            .replace("SECRET", secret.to_str().unwrap())
+            .replace("[shell]\n", &format!("[shell]\n{settings}"));
         fs::write(dir.path().join("policy.toml"), policy).expect("write policy");
         fs::create_dir(&secret).expect("mkdir secret");
         fs::create_dir(dir.path().join("work")).expect("mkdir work");
@@ -325,4 +332,38 @@ fn explain_never_allows_what_running_refuses() {
     for canary in ["c1", "c2", "c5", "c6", "../secret/c4"] {
         assert!(!d.exists(canary), "{canary}");
     }
+}
+
+/// The risk explained is the one a run goes by: a command's own, raised by the files it
+/// names and writes; a redirection is the shell's write, decided (and refused) on its own.
+#[test]
+fn the_risk_explained_is_the_risk_a_run_goes_by() {
+    let d = Dir::with_shell("mode = \"readonly\"\n");
+    // (line, the command's risk, the segment's verdict, where the refusal is)
+    let cases = [
+        ("ls > listed", "low", "deny", "path"),
+        ("touch touched", "medium", "deny", "decision"),
+        ("cat /etc/hostname", "low", "allow", ""),
+    ];
+    for (line, risk, verdict, refused) in cases {
+        let (_, doc) = d.explain(line);
+        let s = &segments(&doc)[0];
+        assert_eq!(s["risk"], risk, "{line}: {doc}");
+        assert_eq!(s["verdict"], verdict, "{line}: {doc}");
+        let out = d.rsh(&["-c", line]);
+        let reason = match refused {
+            "path" => s["paths"][0]["reason"].as_str().unwrap(),
+            "decision" => s["reason"].as_str().unwrap(),
+            _ => {
+                assert_eq!(out.status.code(), Some(0), "{line}: {}", stderr(&out));
+                continue;
+            }
+        };
+        assert!(
+            stderr(&out).contains(reason),
+            "{line}: running said {:?}, explaining said {reason:?}",
+            stderr(&out)
+        );
+    }
+    assert!(!d.exists("listed") && !d.exists("touched"));
 }

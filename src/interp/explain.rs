@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::decide::{self, Decision};
+use crate::decide::Decision;
 use crate::parse::{
     self, AndOr, Command, Compound, CondExpr, FunctionDef, Param, ParamOp, Program, RedirOp,
     Redirect, SimpleCommand, Word, WordPart,
@@ -19,8 +19,8 @@ use crate::policy::Verdict;
 
 use super::Shell;
 use super::builtins;
-use super::redirect::{ReadError, is_device};
-use super::simple::{FileKind, Lookup, Refusal, Target, riskiest, strongest, touches};
+use super::redirect::ReadError;
+use super::simple::{FileKind, Files, Lookup, Refusal, Target, riskiest, strongest, touches};
 
 /// Variables whose value changes by itself: never known in advance.
 const VOLATILE: &[&str] = &[
@@ -119,13 +119,6 @@ pub struct PathCheck {
     pub access: &'static str,
     pub verdict: &'static str,
     pub reason: String,
-    /// Whether the command would change a file there (a write, not to a terminal or
-    /// /dev/null).
-    #[serde(skip)]
-    pub changes_file: bool,
-    /// Named on the command line, rather than by a redirection.
-    #[serde(skip)]
-    pub named: bool,
 }
 
 impl Segment {
@@ -608,22 +601,14 @@ impl Explainer<'_> {
         segment.program = Some(self.describe(&target));
         let files = self.files(&argv, &target);
         segment.paths.extend(files);
-        let mut decisions = self.shell.decisions(&argv, &target);
-        decisions.extend(self.shell.wrapped_decisions(&argv, &target, 0));
-        let policy = self.shell.policy();
-        // As when running: a risk the policy sets for the command is not raised by the files
-        // it names; a redirection is the shell's own write.
-        let risk_set = decisions.first().is_some_and(|r| r.decision.risk_set);
-        let writes = segment
-            .paths
-            .iter()
-            .filter(|p| p.changes_file && p.verdict == "allow" && !(risk_set && p.named))
-            .map(|p| Refusal {
-                decision: decide::writes(policy, &p.path),
-                interpreter: None,
-            })
-            .collect::<Vec<_>>();
-        decisions.extend(writes);
+        // The decisions a run makes, from the same code; only files found relative to a
+        // directory an earlier `cd` of the line leads to are left out (they are "unknown").
+        let files = if self.moved {
+            Files::Absolute
+        } else {
+            Files::All
+        };
+        let mut decisions = self.shell.command_decisions(&argv, &target, files);
         self.shell.add_mode(&mut decisions);
         self.decided(&mut segment, &decisions);
         if let Target::External(resolved) = &target
@@ -840,8 +825,6 @@ impl Explainer<'_> {
                 access,
                 verdict,
                 reason,
-                changes_file: touch.write,
-                named: true,
             });
         }
         checks
@@ -891,8 +874,6 @@ impl Explainer<'_> {
             access,
             verdict: "unknown",
             reason,
-            changes_file: false,
-            named: false,
         };
         if let Some(why) = self.dynamic(&redirect.target) {
             return Some(unknown(format!("decided when it runs: {why}")));
@@ -918,8 +899,6 @@ impl Explainer<'_> {
                     access,
                     verdict: "allow",
                     reason: "the policy lets commands have it".to_owned(),
-                    changes_file: write && !is_device(&landing),
-                    named: false,
                 },
                 Err(ReadError::Denied(message)) | Err(ReadError::Io(message)) => PathCheck {
                     path,
@@ -930,8 +909,6 @@ impl Explainer<'_> {
                         .strip_prefix("denied: ")
                         .unwrap_or(&message)
                         .to_owned(),
-                    changes_file: false,
-                    named: false,
                 },
             },
         )

@@ -462,7 +462,7 @@ fn reserved(fd: RawFd) -> Option<String> {
 }
 
 /// A terminal, /dev/null or a pipe: writing there changes no file.
-pub(crate) fn is_device(path: &Path) -> bool {
+fn is_device(path: &Path) -> bool {
     use std::os::unix::fs::FileTypeExt;
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device() || m.file_type().is_fifo())
 }

@@ -600,10 +600,34 @@ impl Shell {
         target: &Target,
         depth: usize,
     ) -> Vec<Refusal> {
+        self.decisions_at(argv, target, depth, Files::All)
+    }
+
+    /// `all_decisions` of a command typed on the line (`--explain` leaves out the files it
+    /// cannot place).
+    pub(crate) fn command_decisions(
+        &mut self,
+        argv: &[String],
+        target: &Target,
+        files: Files,
+    ) -> Vec<Refusal> {
+        self.decisions_at(argv, target, 0, files)
+    }
+
+    fn decisions_at(
+        &mut self,
+        argv: &[String],
+        target: &Target,
+        depth: usize,
+        files: Files,
+    ) -> Vec<Refusal> {
         let mut decisions = self.decisions(argv, target);
         // A risk the policy sets for the command is not raised by the files it writes.
         let risk_set = decisions.first().is_some_and(|r| r.decision.risk_set);
         for touch in touches(argv, target) {
+            if files == Files::Absolute && !touch.path.starts_with('/') {
+                continue;
+            }
             let decision = match self.touch_decision(&touch) {
                 Some(mut decision) => {
                     let what = format!("{} {}", touch.verb(), touch.path);
@@ -995,6 +1019,15 @@ pub(crate) fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
                 .unwrap_or_else(|| args::generic(argv))
         }
     }
+}
+
+/// Which of the files a command names are decided.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Files {
+    All,
+    /// Only those named by an absolute path: `--explain` after a `cd` of the same line cannot
+    /// know where the others are.
+    Absolute,
 }
 
 /// How many wrappers may wrap each other (`nice timeout 5 env A=1 make`).
