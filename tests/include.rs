@@ -1,6 +1,7 @@
 //! The include directory: `policy.d/*.toml` beside a policy file add commands, rules, risks and
 //! sensitive files to it, in name order, each entry keeping its own file and line. They are
-//! trusted like the policy itself and cannot change its settings.
+//! trusted like the policy itself and cannot change its settings; their `[users.NAME]` and
+//! `[groups.NAME]` sections add entries for that user or group alone.
 
 mod common;
 
@@ -111,10 +112,11 @@ fn an_included_list_cannot_lift_a_listed_denial_nor_change_a_setting() {
             ":3:2:",
         ),
         (
-            "[users.ann.commands]\nallow = [\"rm\"]\n",
-            "[users]",
-            ":1:2:",
+            "[users.ann.commands]\nallow = [\"ls\"]\n[users.ann.shell]\nunknown = \"allow\"\n",
+            "[users.ann.shell]",
+            ":3:12:",
         ),
+        ("[audit]\nrequired = false\n", "[audit]", ":1:2:"),
         ("[risk]\nbuiltin = false\n", "risk.builtin", ":2:1:"),
     ] {
         let case = Case::new(&[("team.toml", text)]);
@@ -135,6 +137,54 @@ fn an_included_list_cannot_lift_a_listed_denial_nor_change_a_setting() {
             run.describe()
         );
     }
+}
+
+/// A team's file names its group: what a `[users.NAME]` or `[groups.NAME]` section of an
+/// included file adds holds for that user or the group's members only, and like every
+/// included entry it cannot lift a denial of the main file. (The tests run as root.)
+#[test]
+fn sections_of_an_included_file_add_entries_for_their_user_or_group() {
+    let team = "[groups.root.commands]\nallow = [\"cat\"]\n\n\
+                [users.root.commands]\nallow = [\"touch\", \"rm\"]\n\n\
+                [users.rsh-nobody-here.commands]\nallow = [\"head\"]\n";
+    let case = Case::new(&[("team.toml", team)]);
+    let run = case.run(&[
+        "-c",
+        "cat data.txt; touch made; rm data.txt; head data.txt; ls made",
+    ]);
+    assert_eq!(run.stdout, "data\nmade\n", "{}", run.describe());
+    assert!(case.dir.path().join("made").exists(), "{}", run.describe());
+    // The main file's listed denial stands; the section for another user adds nothing.
+    assert!(
+        case.dir.path().join("data.txt").exists(),
+        "{}",
+        run.describe()
+    );
+    run.assert_stderr_has("rsh: denied: rm data.txt: listed in commands.deny");
+    run.assert_stderr_has("rsh: denied: head data.txt: not allowed by the policy");
+
+    let file = case.include("team.toml");
+    let run = case.run(&["--explain", "touch x"]);
+    assert!(
+        run.stdout.contains(&format!(
+            "listed in users.root.commands.allow ({}:5)",
+            file.display()
+        )),
+        "{}",
+        run.describe()
+    );
+    // A section for nobody on this system is reported where it is written, and so is the
+    // entry the main file's denial makes useless.
+    let run = case.run(&["--check-policy"]);
+    assert_eq!(run.status, 1, "{}", run.describe());
+    run.assert_stderr_has(&format!(
+        "{}:7: [users.rsh-nobody-here] applies to no one",
+        file.display()
+    ));
+    run.assert_stderr_has(&format!(
+        "{}:5: users.root.commands.allow \"rm\" never decides",
+        file.display()
+    ));
 }
 
 #[test]

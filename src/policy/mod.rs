@@ -33,7 +33,8 @@ use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
 pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
 use schema::{
-    RawCommandTable, RawLists, RawPolicy, RawRisk, RawSection, RawSensitive, RawShell, SpannedList,
+    NamedSection, RawCommandTable, RawLists, RawPolicy, RawRisk, RawSection, RawSensitive, RawShell,
+    SpannedList,
 };
 pub use sensitive::{Level, PathPattern, Sensitive, SensitiveEntry};
 pub use session::SessionConfig;
@@ -301,7 +302,8 @@ impl Unresolved {
                 message,
             })?;
             let base = self.0.end;
-            let added = Loader::new(&text, &origin, None, base).include()?;
+            let who = self.0.who.clone();
+            let added = Loader::new(&text, &origin, who, base).include()?;
             self.0.add(added, base, origin, &text);
         }
         Ok(self)
@@ -382,6 +384,8 @@ pub struct Policy {
     approval: ApprovalConfig,
     /// `[output]`.
     output: OutputConfig,
+    /// Whose sections apply, when not the user running rsh (for included files).
+    who: Option<Who>,
     /// The text of every file the policy was read from (the main one first): its origin and
     /// SHA-256, for the audit trail.
     digests: Vec<(String, String)>,
@@ -447,18 +451,11 @@ impl Policy {
     }
 
     /// Adds the entries of an included file, loaded with its offsets starting at `base`.
-    fn add(&mut self, added: Built, base: usize, origin: String, text: &str) {
+    fn add(&mut self, added: Included, base: usize, origin: String, text: &str) {
         let len = text.len();
         self.digests.push((origin.clone(), sha256_hex(text)));
-        let settings = &mut self.settings;
-        settings.listed.extend(added.listed);
-        settings.tables.extend(added.tables);
-        settings.rules.extend(added.rules);
-        settings.risks.extend(added.risks);
-        let sensitive = added.sensitive;
-        settings.sensitive.high.extend(sensitive.high);
-        settings.sensitive.medium.extend(sensitive.medium);
-        settings.sensitive.allow.extend(sensitive.allow);
+        self.settings.add_entries(added.settings);
+        self.sections.extend(added.sections);
         self.included.push((base, origin));
         self.end = base + len + 1;
     }
@@ -650,6 +647,35 @@ struct Built {
     builtin_risk: bool,
 }
 
+impl Built {
+    /// serde hands tables over in name order; everything is kept in file order instead.
+    fn in_file_order(&mut self) {
+        self.listed.sort_by_key(|l| l.at.offset);
+        self.tables.sort_by_key(|t| t.at.offset);
+        self.rules.sort_by_key(|r| r.rule.at.offset);
+        self.risks.sort_by_key(|r| r.entry.at.offset);
+    }
+
+    /// Adds the entries of `other` (an included file's, or one of its sections') to these.
+    fn add_entries(&mut self, other: Built) {
+        self.listed.extend(other.listed);
+        self.tables.extend(other.tables);
+        self.rules.extend(other.rules);
+        self.risks.extend(other.risks);
+        let sensitive = other.sensitive;
+        self.sensitive.high.extend(sensitive.high);
+        self.sensitive.medium.extend(sensitive.medium);
+        self.sensitive.allow.extend(sensitive.allow);
+    }
+}
+
+/// What an included file adds: its entries for the user rsh runs for, and every section it
+/// has (for `--check-policy`).
+struct Included {
+    settings: Built,
+    sections: Vec<(&'static str, String, Place)>,
+}
+
 /// Validation errors found so far; the one reported is the first in the file.
 #[derive(Default)]
 struct Problems(Vec<(usize, String)>);
@@ -712,50 +738,53 @@ impl<'t> Loader<'t> {
 
 impl Loader<'_> {
     /// An included file: it may add to the lists and tables of `[commands]`, `[rules]`,
-    /// `[risk]` and `[sensitive]`, and nothing else. Settings with one value (`[shell]`,
-    /// `[sandbox]`, `[paths]`, ...) and `[users]`/`[groups]` sections stay in the main file,
-    /// so that what an included file can change is easy to see. Its entries are decided as
-    /// if written after the main file's.
-    fn include(self) -> Result<Built, PolicyError> {
+    /// `[risk]` and `[sensitive]`, at its top level and in `[users.NAME]` and `[groups.NAME]`
+    /// sections (a team's file adds what its group may run), and nothing else. Settings with
+    /// one value (`[shell]`, `[sandbox]`, `[paths]`, ...) stay in the main file, so that what
+    /// an included file can change is easy to see. Its entries are decided as if written
+    /// after the main file's; a section's entries apply to its user or the members of its
+    /// group only, added to (never replacing) what the main file gives them.
+    fn include(mut self) -> Result<Included, PolicyError> {
         let raw = self.parse()?;
-        let settings = [
-            ("shell", raw.shell.is_some()),
-            ("sandbox", raw.sandbox.is_some()),
-            ("paths", raw.paths.is_some()),
-            ("limits", raw.limits.is_some()),
-            ("env", raw.env.is_some()),
+        let whole = [
             ("audit", raw.audit.is_some()),
             ("approval", raw.approval.is_some()),
             ("output", raw.output.is_some()),
-            ("users", raw.users.is_some()),
-            ("groups", raw.groups.is_some()),
-            (
-                "sensitive.builtin",
-                raw.sensitive.as_ref().is_some_and(|s| s.builtin.is_some()),
-            ),
-            (
-                "risk.builtin",
-                raw.risk.as_ref().is_some_and(|r| r.builtin.is_some()),
-            ),
         ];
-        if let Some((key, _)) = settings.iter().find(|(_, given)| *given) {
-            let offset = key_offset(self.text, key);
-            let key = if key.contains('.') {
-                (*key).to_owned()
-            } else {
-                format!("[{key}]")
-            };
-            return Err(self.error_at(
-                offset,
-                format!(
-                    "{key} cannot be set in an included file: included files add entries to \
-                     [commands], [rules], [risk] and [sensitive]; set it in the main policy"
-                ),
-            ));
+        if let Some((key, _)) = whole.iter().find(|(_, given)| *given) {
+            return Err(self.not_in_include(&[key]));
+        }
+        let (top, users, groups) = raw.split();
+        self.only_entries(&[], &top)?;
+        let named: Vec<(&'static str, NamedSection)> = users
+            .into_iter()
+            .map(|u| ("users", u))
+            .chain(groups.into_iter().map(|g| ("groups", g)))
+            .collect();
+        for (kind, section) in &named {
+            self.only_entries(&[kind, &section.name], &section.section)?;
+        }
+        if !named.is_empty() {
+            self.sections = self.section_spans();
         }
         let mut problems = Problems::default();
-        let (raw, _, _) = raw.split();
-        let mut settings = self.section(raw, &mut problems);
+        let mut settings = self.section(top, &mut problems);
+        let mut sections = Vec::with_capacity(named.len());
+        let who = (!named.is_empty()).then(|| self.who.clone().unwrap_or_else(Who::current));
+        // Groups first, then the user, each in file order, as in the main file.
+        let (users, groups): (Vec<_>, Vec<_>) = named.into_iter().partition(|(k, _)| *k == "users");
+        for (kind, section) in groups.into_iter().chain(users) {
+            sections.push((kind, section.name.clone(), self.place(section.span.start)));
+            // Every section is checked, whoever it is for.
+            let built = self.section(section.section, &mut problems);
+            let applies = who.as_ref().is_some_and(|who| match kind {
+                "users" => section.name == who.user,
+                _ => who.groups.contains(&section.name),
+            });
+            if applies {
+                settings.add_entries(built);
+            }
+        }
         if let Some((offset, message)) = problems.first() {
             return Err(self.error_at(Some(offset), message));
         }
@@ -763,7 +792,52 @@ impl Loader<'_> {
         settings.sensitive.high.retain(|e| e.at.is_some());
         settings.sensitive.medium.retain(|e| e.at.is_some());
         settings.sensitive.allow.retain(|e| e.at.is_some());
-        Ok(settings)
+        settings.in_file_order();
+        Ok(Included { settings, sections })
+    }
+
+    /// Refuses, in an included file, a table or key of `section` (at the top level, or in
+    /// the section named by `prefix`) other than entries to add.
+    fn only_entries(&self, prefix: &[&str], section: &RawSection) -> Result<(), PolicyError> {
+        let settings = [
+            (&["shell"][..], section.shell.is_some()),
+            (&["sandbox"], section.sandbox.is_some()),
+            (&["paths"], section.paths.is_some()),
+            (&["limits"], section.limits.is_some()),
+            (&["env"], section.env.is_some()),
+            (
+                &["sensitive", "builtin"],
+                section.sensitive.as_ref().is_some_and(|s| s.builtin.is_some()),
+            ),
+            (
+                &["risk", "builtin"],
+                section.risk.as_ref().is_some_and(|r| r.builtin.is_some()),
+            ),
+        ];
+        match settings.iter().find(|(_, given)| *given) {
+            Some((key, _)) => {
+                let path: Vec<&str> = prefix.iter().chain(key.iter()).copied().collect();
+                Err(self.not_in_include(&path))
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn not_in_include(&self, path: &[&str]) -> PolicyError {
+        let offset = key_offset(self.text, path);
+        let key = if path.last().is_some_and(|k| *k == "builtin") {
+            toml_key(path)
+        } else {
+            format!("[{}]", toml_key(path))
+        };
+        self.error_at(
+            offset,
+            format!(
+                "{key} cannot be set in an included file: included files add entries to \
+                 [commands], [rules], [risk] and [sensitive] (also in [users.NAME] and \
+                 [groups.NAME] sections); set it in the main policy"
+            ),
+        )
     }
 
     fn load(mut self, env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
@@ -909,11 +983,7 @@ impl Loader<'_> {
         if let Some((offset, message)) = problems.first() {
             return Err(self.error_at(Some(offset), message));
         }
-        // serde hands tables over in name order; keep everything in file order instead.
-        settings.listed.sort_by_key(|l| l.at.offset);
-        settings.tables.sort_by_key(|t| t.at.offset);
-        settings.rules.sort_by_key(|r| r.rule.at.offset);
-        settings.risks.sort_by_key(|r| r.entry.at.offset);
+        settings.in_file_order();
         Ok(Unresolved(Policy {
             origin: self.origin.to_owned(),
             included: Vec::new(),
@@ -924,6 +994,7 @@ impl Loader<'_> {
             audit,
             approval,
             output,
+            who: self.who.clone(),
             digests: vec![(self.origin.to_owned(), sha256_hex(self.text))],
         }))
     }
@@ -1378,12 +1449,12 @@ fn parse_rule(text: &str) -> Result<(String, ArgPattern), pattern::PatternError>
 }
 
 /// Where the dotted key `key` (`shell`, `risk.builtin`) is written in `text`.
-fn key_offset(text: &str, key: &str) -> Option<usize> {
+fn key_offset(text: &str, key: &[&str]) -> Option<usize> {
     let doc = DeTable::parse(text).ok()?;
     let mut table = doc.get_ref();
     let mut found = None;
-    for part in key.split('.') {
-        let (k, v) = table.get_key_value(part)?;
+    for part in key {
+        let (k, v) = table.get_key_value(*part)?;
         found = Some(k.span().start);
         match v.get_ref() {
             DeValue::Table(inner) => table = inner,
