@@ -39,7 +39,7 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 /// The commands every test policy allows (by name, looked up on `[shell] path`).
 const ALLOWED: &[&str] = &[
     "find", "env", "python3", "cat", "touch", "ls", "sleep", "dd", "kill", "nice", "sh", "cp",
-    "taskset",
+    "taskset", "stdbuf",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1233,14 +1233,28 @@ fn find_exec_cannot_fork() {
 
 /// A wrapper rsh knows is refused before it runs: what it runs would get its confinement.
 #[test]
-fn env_cannot_exec() {
+fn stdbuf_cannot_exec() {
     require_confinement!();
     assert_cannot_start_programs(
-        "env /bin/sh -c 'touch CANARY'",
-        "rsh: denied: env /bin/sh -c 'touch CANARY': runs /bin/sh -c 'touch CANARY', and may \
-         not start programs (give env subprocesses = true to let it)",
+        "stdbuf -o0 /bin/sh -c 'touch CANARY'",
+        "rsh: denied: stdbuf -o0 /bin/sh -c 'touch CANARY': runs /bin/sh -c 'touch CANARY', \
+         and may not start programs (give stdbuf subprocesses = true to let it)",
         126,
     );
+}
+
+/// env and nice are performed by rsh: the command they run starts directly, confined as
+/// itself (here a shell, which cannot start anything), and their own programs never run.
+#[test]
+fn env_and_nice_start_their_command_confined_as_itself() {
+    require_confinement!();
+    for wrapper in ["env A=1", "nice -n 1", "env -i nice"] {
+        assert_cannot_start_programs(
+            &format!("{wrapper} /bin/sh -c 'touch CANARY'"),
+            "Cannot fork",
+            2,
+        );
+    }
 }
 
 /// One rsh does not know as a wrapper is stopped by the kernel when it tries.

@@ -1035,10 +1035,10 @@ fn a_wrapped_command_is_decided_as_if_typed() {
             "env PATH=/bin sh -c 'touch CANARY'",
             "env PATH=/bin sh -c 'touch CANARY'",
         ),
-        // awk may not start programs; under nice it could.
+        // awk may not start programs; under timeout, whose program runs it, it could.
         (
-            "nice awk 'BEGIN{system(\"touch CANARY\")}'",
-            "nice awk 'BEGIN{system(\"touch CANARY\")}'",
+            "timeout 5 awk 'BEGIN{system(\"touch CANARY\")}'",
+            "timeout 5 awk 'BEGIN{system(\"touch CANARY\")}'",
         ),
     ] {
         let run = sb.denied(script, command, 126);
@@ -1062,4 +1062,37 @@ fn a_wrapped_command_that_is_allowed_runs() {
         run.describe()
     );
     assert!(sb.path().join("made").exists());
+}
+
+/// env and nice are performed by rsh, with no right to start programs: what they run is
+/// started by rsh itself, decided as if typed and confined as itself (the built-in default
+/// policy allows them).
+#[test]
+fn env_and_nice_are_performed_by_rsh() {
+    let sb = Sandbox::new();
+    let default = |script: &str| rsh(sb.path(), &["-c".as_ref(), script.as_ref()]);
+    let run = default(
+        "env LANG=C.UTF-8 printenv LANG; env -i printenv LANG || echo none; \
+         env LD_PRELOAD=/nowhere.so printenv LD_PRELOAD || echo dropped; \
+         nice -n 7 awk '{ print $19 }' /proc/self/stat; env -u HOME printenv HOME || echo unset",
+    );
+    assert_eq!(
+        run.stdout, "C.UTF-8\nnone\ndropped\n7\nunset\n",
+        "{}",
+        run.describe()
+    );
+    // What they run is still decided: a shell is refused, and awk cannot start one.
+    let script = "env A=1 sh -c 'touch CANARY'";
+    let run = default(script);
+    assert_eq!(run.status, 126, "{}", run.describe());
+    assert!(
+        run.stderr.contains("runs sh -c 'touch CANARY': listed in commands.deny"),
+        "{}",
+        run.describe()
+    );
+    sb.assert_no_canary(script, &run);
+    let script = "nice awk 'BEGIN { system(\"touch CANARY\") }'";
+    let run = default(script);
+    sb.assert_no_canary(script, &run);
+    sb.control(script);
 }

@@ -102,6 +102,8 @@ pub fn inner(name: &str, argv: &[String]) -> Option<Inner> {
     let wrapper = WRAPPERS.iter().find(|w| w.names.contains(&name))?;
     let mut i = 1;
     let mut leading = wrapper.leading;
+    // env reads options only before its first assignment.
+    let mut assigned = false;
     while let Some(arg) = argv.get(i) {
         if arg == "--" {
             i += 1;
@@ -111,7 +113,7 @@ pub fn inner(name: &str, argv: &[String]) -> Option<Inner> {
         if let Some((_, why)) = wrapper.opaque.iter().find(|(o, _)| opt_is(arg, o)) {
             return Some(Inner::Unknowable((*why).to_owned()));
         }
-        if arg.starts_with('-') && arg.len() > 1 {
+        if arg.starts_with('-') && arg.len() > 1 && !assigned {
             i += 1;
             let takes = wrapper.values.contains(&option);
             // A separate value: `-n 5`, `--signal KILL`; not `-n5` or `--signal=KILL`.
@@ -127,6 +129,7 @@ pub fn inner(name: &str, argv: &[String]) -> Option<Inner> {
                     "env PATH=... changes where the command is found".to_owned(),
                 ));
             }
+            assigned = true;
             i += 1;
             continue;
         }
@@ -143,6 +146,145 @@ pub fn inner(name: &str, argv: &[String]) -> Option<Inner> {
         return (name == "xargs").then(|| Inner::Runs(vec!["echo".to_owned()]));
     }
     Some(Inner::Runs(rest.to_vec()))
+}
+
+/// What rsh does itself in place of a wrapper it can perform: `env` and `nice` change only
+/// how the command they run starts, so rsh starts that command directly, with those changes,
+/// and the wrapper's program never runs (it needs no right to start programs, and the command
+/// gets its own confinement, not the wrapper's).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Adjust {
+    /// What `env` does to the environment, in order.
+    pub env: Vec<EnvEdit>,
+    /// `nice`: added to the niceness the command would have.
+    pub nice: Option<i32>,
+}
+
+/// One change `env` makes to the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvEdit {
+    /// `-i`: nothing is passed on but what is set after (and what rsh always sets).
+    Clear,
+    /// `-u NAME`.
+    Unset(String),
+    /// `NAME=VALUE`.
+    Set(String, String),
+}
+
+impl Adjust {
+    /// `inner`'s changes made inside these (`nice env A=1 nice -n 3 cmd`).
+    pub fn then(&mut self, inner: Adjust) {
+        self.env.extend(inner.env);
+        if let Some(n) = inner.nice {
+            self.nice = Some(self.nice.unwrap_or(0).saturating_add(n));
+        }
+    }
+
+    /// The environment `exported` becomes.
+    pub fn environment(&self, mut env: Vec<(String, String)>) -> Vec<(String, String)> {
+        for edit in &self.env {
+            match edit {
+                EnvEdit::Clear => env.clear(),
+                EnvEdit::Unset(name) => env.retain(|(n, _)| n != name),
+                EnvEdit::Set(name, value) => {
+                    env.retain(|(n, _)| n != name);
+                    env.push((name.clone(), value.clone()));
+                }
+            }
+        }
+        env
+    }
+}
+
+/// The command a wrapper rsh performs itself runs, and the changes it makes; None when `name`
+/// is not such a wrapper, when it runs no command, or when `argv` uses an option rsh does not
+/// perform (then the wrapper's program runs, as any wrapper's).
+pub fn performed(name: &str, argv: &[String]) -> Option<(Vec<String>, Adjust)> {
+    let (rest, adjust) = match name {
+        "env" => env_options(argv)?,
+        "nice" => nice_options(argv)?,
+        _ => return None,
+    };
+    (!rest.is_empty()).then(|| (rest.to_vec(), adjust))
+}
+
+/// `env [-i] [-u NAME]... [NAME=VALUE]... [--] COMMAND...`: options end at the first word
+/// that is not one, assignments at the first that is not one, which is the command.
+fn env_options(argv: &[String]) -> Option<(&[String], Adjust)> {
+    let (mut clear, mut unset, mut set) = (false, Vec::new(), Vec::new());
+    let mut i = 1;
+    let mut options = true;
+    while let Some(arg) = argv.get(i) {
+        i += 1;
+        match arg.as_str() {
+            "--" if options => options = false,
+            "-" | "-i" | "--ignore-environment" if options => clear = true,
+            "-u" | "--unset" if options => {
+                unset.push(EnvEdit::Unset(argv.get(i)?.clone()));
+                i += 1;
+            }
+            _ if options && arg.starts_with("--unset=") => {
+                unset.push(EnvEdit::Unset(arg["--unset=".len()..].to_owned()));
+            }
+            _ if options && arg.starts_with("-u") => {
+                unset.push(EnvEdit::Unset(arg[2..].to_owned()));
+            }
+            _ if options && arg.starts_with('-') => return None,
+            _ => match arg.split_once('=') {
+                // PATH changes where the command is found: not performed (`inner` makes it
+                // unknowable).
+                Some((name, _)) if name.is_empty() || name == "PATH" => return None,
+                Some((name, value)) => {
+                    options = false;
+                    set.push(EnvEdit::Set(name.to_owned(), value.to_owned()));
+                }
+                None => {
+                    i -= 1;
+                    break;
+                }
+            },
+        }
+    }
+    let env = clear
+        .then_some(EnvEdit::Clear)
+        .into_iter()
+        .chain(unset)
+        .chain(set)
+        .collect();
+    let adjust = Adjust { env, nice: None };
+    Some((argv.get(i..).unwrap_or_default(), adjust))
+}
+
+/// `nice [-n N | -N | --adjustment=N] [--] COMMAND...`; 10 without a number.
+fn nice_options(argv: &[String]) -> Option<(&[String], Adjust)> {
+    let number = |text: &str| text.parse::<i32>().ok();
+    let mut increment = 10;
+    let mut i = 1;
+    while let Some(arg) = argv.get(i) {
+        i += 1;
+        match arg.as_str() {
+            "--" => break,
+            "-n" | "--adjustment" => {
+                increment = number(argv.get(i)?)?;
+                i += 1;
+            }
+            _ if arg.starts_with("--adjustment=") => {
+                increment = number(&arg["--adjustment=".len()..])?;
+            }
+            _ if arg.starts_with("-n") => increment = number(&arg[2..])?,
+            // The old form: `nice -5 cmd`, `nice --5 cmd` (minus five).
+            _ if arg.starts_with('-') && arg.len() > 1 => increment = number(&arg[1..])?,
+            _ => {
+                i -= 1;
+                break;
+            }
+        }
+    }
+    let adjust = Adjust {
+        nice: Some(increment),
+        ..Adjust::default()
+    };
+    Some((argv.get(i..).unwrap_or_default(), adjust))
 }
 
 /// A short option bundle or a long option naming `option` (`-is` names `-i` and `-s`).
@@ -172,8 +314,11 @@ mod tests {
 
     #[test]
     fn finds_the_inner_command() {
-        assert_eq!(inner_line("env A=1 -u B sh -c x"), "sh -c x");
+        // env reads no options after an assignment: `-u` is the command.
+        assert_eq!(inner_line("env A=1 -u B sh -c x"), "-u B sh -c x");
+        assert_eq!(inner_line("env -u B A=1 sh -c x"), "sh -c x");
         assert_eq!(inner_line("env -i -- ls -l"), "ls -l");
+        assert_eq!(inner_line("env A=1 -u sh ls"), "-u sh ls");
         assert_eq!(inner_line("nice -n 5 make -j4"), "make -j4");
         assert_eq!(inner_line("nice -5 make"), "make");
         assert_eq!(inner_line("nice --adjustment=3 make"), "make");
@@ -207,5 +352,89 @@ mod tests {
         ] {
             assert!(matches!(runs(line), Some(Inner::Unknowable(_))), "{line}");
         }
+    }
+
+    fn performed_line(line: &str) -> Option<(String, Adjust)> {
+        let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        performed(&argv[0], &argv).map(|(argv, adjust)| (argv.join(" "), adjust))
+    }
+
+    #[test]
+    fn env_and_nice_are_performed() {
+        let set = |n: &str, v: &str| EnvEdit::Set(n.to_owned(), v.to_owned());
+        let unset = |n: &str| EnvEdit::Unset(n.to_owned());
+        // Options come first: after an assignment, `-u` is the command.
+        let (runs, adjust) = performed_line("env A=1 -i -u B ls -l").unwrap();
+        assert_eq!(runs, "-i -u B ls -l");
+        assert_eq!(adjust.env, [set("A", "1")]);
+        let (runs, adjust) = performed_line("env -u HOME --unset=TERM -i A=1 B==x -- ls").unwrap();
+        assert_eq!(runs, "-- ls");
+        assert_eq!(
+            adjust.env,
+            [
+                EnvEdit::Clear,
+                unset("HOME"),
+                unset("TERM"),
+                set("A", "1"),
+                set("B", "=x")
+            ]
+        );
+        let (runs, adjust) = performed_line("env -- A=1 make all").unwrap();
+        assert_eq!(runs, "make all");
+        assert_eq!(adjust.env, [set("A", "1")]);
+        assert_eq!(performed_line("nice make").unwrap().1.nice, Some(10));
+        assert_eq!(performed_line("nice -n 5 make").unwrap().1.nice, Some(5));
+        assert_eq!(performed_line("nice -n-3 make").unwrap().1.nice, Some(-3));
+        assert_eq!(performed_line("nice --5 make").unwrap().1.nice, Some(-5));
+        assert_eq!(performed_line("nice -7 make").unwrap().1.nice, Some(7));
+        let (runs, adjust) = performed_line("nice --adjustment=2 -- make -j2").unwrap();
+        assert_eq!((runs.as_str(), adjust.nice), ("make -j2", Some(2)));
+    }
+
+    #[test]
+    fn what_rsh_does_not_perform_is_left_to_the_program() {
+        for line in [
+            "env",
+            "env A=1",
+            "env -0",
+            "env -S x",
+            "env -C /tmp ls",
+            "env -a sh ls",
+            "env --debug ls",
+            "env PATH=/tmp ls",
+            "env =x ls",
+            "env -u",
+            "nice",
+            "nice -n",
+            "nice -n x ls",
+            "timeout 5 ls",
+            "xargs ls",
+            "ls -l",
+        ] {
+            assert_eq!(performed_line(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn changes_made_inside_others_combine() {
+        let mut outer = performed_line("env A=1 B=1 ls").unwrap().1;
+        outer.then(performed_line("nice -n 3 ls").unwrap().1);
+        outer.then(performed_line("nice -n 4 ls").unwrap().1);
+        outer.then(performed_line("env -u A C=3 ls").unwrap().1);
+        assert_eq!(outer.nice, Some(7));
+        let exported = vec![
+            ("A".to_owned(), "0".to_owned()),
+            ("HOME".to_owned(), "/".to_owned()),
+        ];
+        assert_eq!(
+            outer.environment(exported.clone()),
+            [
+                ("HOME".into(), "/".into()),
+                ("B".into(), "1".into()),
+                ("C".into(), "3".into())
+            ]
+        );
+        outer.then(performed_line("env -i D=4 ls").unwrap().1);
+        assert_eq!(outer.environment(exported), [("D".into(), "4".into())]);
     }
 }

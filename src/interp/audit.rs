@@ -55,7 +55,8 @@ impl Reaped {
 /// The file a target runs, when it is a program (symbolic links resolved).
 pub(super) fn program_of(target: &Target) -> Option<String> {
     match target {
-        Target::External(resolved) => Some(resolved.canonical.display().to_string()),
+        // A wrapper rsh performs does not run: the command it runs does.
+        Target::External(resolved) => Some(resolved.innermost().canonical.display().to_string()),
         _ => None,
     }
 }

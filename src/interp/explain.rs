@@ -1,8 +1,8 @@
 //! `rsh --explain LINE`: what every command of a line would meet, without running anything.
 //!
 //! Each simple command is expanded, resolved and decided by the very functions that run it
-//! (`expand_argv`, `resolve_target`, `decisions`, `profile`, `checked_landing`); only the last
-//! step, starting it, is left out. What cannot be known before the line runs — a word that
+//! (`expand_argv`, `resolve_command`, `command_decisions`, `profile`, `checked_landing`); only
+//! the last step, starting it, is left out. What cannot be known before the line runs — a word that
 //! uses the output of `$(…)`, a variable the line itself sets, `$1`, a pattern matched after
 //! `cd` — is said to be decided when it runs, with the reason, rather than guessed.
 
@@ -548,8 +548,8 @@ impl Explainer<'_> {
         if lookup == Lookup::All && self.known.functions.contains(&name) {
             // Whether the definition has run by then is only known as the line runs: unless
             // the command is allowed either way, it is not known.
-            let otherwise = match self.shell.resolve_target(&name, Lookup::SkipFunctions) {
-                Ok(target) => strongest(&self.shell.decisions(&argv, &target))
+            let otherwise = match self.shell.resolve_command(&argv, Lookup::SkipFunctions) {
+                Ok(target) => strongest(&self.shell.command_decisions(&argv, &target, Files::All))
                     .map_or(Verdict::Allow, |r| r.decision.verdict),
                 Err(_) => Verdict::Deny,
             };
@@ -587,7 +587,7 @@ impl Explainer<'_> {
             self.settle(segment, "unknown", why);
             return;
         }
-        let target = match self.shell.resolve_target(&name, lookup) {
+        let target = match self.shell.resolve_command(&argv, lookup) {
             Ok(target) => target,
             Err(reason) => {
                 let verdict = match reason {
@@ -764,27 +764,42 @@ impl Explainer<'_> {
         match target {
             Target::Function(_) => "function".to_owned(),
             Target::Builtin(_) => "builtin".to_owned(),
-            Target::External(resolved) => {
-                let path = if resolved.canonical.as_os_str().is_empty() {
-                    &resolved.path
-                } else {
-                    &resolved.canonical
-                };
-                match &resolved.kind {
-                    FileKind::Binary => path.display().to_string(),
-                    FileKind::Script {
-                        name, interpreter, ..
-                    } => format!(
-                        "{} (a script: runs as its #! interpreter {name}, {})",
-                        path.display(),
-                        interpreter.canonical.display()
-                    ),
-                    FileKind::ShellText { .. } => format!(
-                        "{} (a shell script: rsh runs it, deciding each of its commands)",
-                        path.display()
-                    ),
+            Target::External(resolved) if resolved.performs.is_some() => {
+                let mut wrappers = Vec::new();
+                let mut at = resolved;
+                while let Some(performs) = &at.performs {
+                    wrappers.extend(at.canonical.file_name().map(|n| n.to_string_lossy()));
+                    at = &performs.runs;
                 }
+                format!(
+                    "{} (in place of {}, which rsh performs itself)",
+                    self.describe_file(at),
+                    wrappers.join(" and ")
+                )
             }
+            Target::External(resolved) => self.describe_file(resolved),
+        }
+    }
+
+    fn describe_file(&self, resolved: &super::simple::Resolved) -> String {
+        let path = if resolved.canonical.as_os_str().is_empty() {
+            &resolved.path
+        } else {
+            &resolved.canonical
+        };
+        match &resolved.kind {
+            FileKind::Binary => path.display().to_string(),
+            FileKind::Script {
+                name, interpreter, ..
+            } => format!(
+                "{} (a script: runs as its #! interpreter {name}, {})",
+                path.display(),
+                interpreter.canonical.display()
+            ),
+            FileKind::ShellText { .. } => format!(
+                "{} (a shell script: rsh runs it, deciding each of its commands)",
+                path.display()
+            ),
         }
     }
 

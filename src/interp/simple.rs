@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use crate::decide::args::{self, Touch};
-use crate::decide::wrapper::{self, Inner};
+use crate::decide::wrapper::{self, Adjust, Inner};
 use crate::decide::{self, Decision, Request};
 use crate::expand::{self, ExpandError};
 use crate::parse::{Assignment, FunctionDef, SimpleCommand, Word, WordPart};
@@ -42,6 +42,43 @@ pub(crate) struct Resolved {
     pub dev: u64,
     pub ino: u64,
     pub kind: FileKind,
+    /// For a wrapper rsh performs itself (`env`, `nice`): the command it runs, resolved when
+    /// the wrapper was, which is decided and started in its place.
+    pub performs: Option<Box<Performs>>,
+}
+
+/// What a wrapper rsh performs runs instead of the wrapper's program.
+pub(crate) struct Performs {
+    pub argv: Vec<String>,
+    pub adjust: Adjust,
+    pub runs: Resolved,
+}
+
+impl Resolved {
+    /// The command that runs in the end, through every wrapper rsh performs, and the changes
+    /// those wrappers make, outermost first.
+    fn performed(self, argv: &[String]) -> (Vec<String>, Resolved, Adjust) {
+        let mut adjust = Adjust::default();
+        let (mut argv, mut resolved) = (argv.to_vec(), self);
+        while let Some(performs) = resolved.performs.take() {
+            let Performs {
+                argv: inner,
+                adjust: theirs,
+                runs,
+            } = *performs;
+            adjust.then(theirs);
+            (argv, resolved) = (inner, runs);
+        }
+        (argv, resolved, adjust)
+    }
+
+    /// The file that runs in the end, through every wrapper rsh performs.
+    pub fn innermost(&self) -> &Resolved {
+        match &self.performs {
+            Some(performs) => performs.runs.innermost(),
+            None => self,
+        }
+    }
 }
 
 pub(crate) enum FileKind {
@@ -184,8 +221,9 @@ impl Shell {
         if args.is_empty() {
             return self.exec_redirects(cmd);
         }
-        let resolved = match self.resolve_external(&args[0]) {
-            Ok(resolved) => resolved,
+        let resolved = match self.resolve_command(args, Lookup::ExternalOnly) {
+            Ok(Target::External(resolved)) => resolved,
+            Ok(_) => unreachable!("an external lookup"),
             Err(reason) => {
                 self.error(&reason.message(&args[0]));
                 // A script cannot go on after a failed exec (bash exits too).
@@ -250,7 +288,7 @@ impl Shell {
         lookup: Lookup,
         last_in_process: bool,
     ) -> Outcome {
-        let target = match self.resolve_target(&argv[0], lookup) {
+        let target = match self.resolve_command(argv, lookup) {
             Ok(target) => target,
             Err(reason) => {
                 // bash opens the redirections even when the command is missing.
@@ -434,6 +472,48 @@ impl Shell {
     }
 
     // ----- resolution -------------------------------------------------------------------------
+
+    /// The target of an expanded command: `resolve_target`, and for a wrapper rsh performs,
+    /// the command it runs.
+    pub(crate) fn resolve_command(
+        &self,
+        argv: &[String],
+        lookup: Lookup,
+    ) -> Result<Target, NotRunnable> {
+        let mut target = self.resolve_target(&argv[0], lookup)?;
+        if let Target::External(resolved) = &mut target {
+            self.attach_performed(argv, resolved, 0);
+        }
+        Ok(target)
+    }
+
+    /// For a wrapper rsh performs itself (`env`, `nice`; see `wrapper::performed`), resolves
+    /// the command it runs, once: that file is decided and started. A command that is not
+    /// found, or a shell script rsh would interpret, is left to the wrapper's program (and to
+    /// its decision, as any wrapper's).
+    fn attach_performed(&self, argv: &[String], resolved: &mut Resolved, depth: usize) {
+        if depth >= MAX_WRAPPERS || !matches!(resolved.kind, FileKind::Binary) {
+            return;
+        }
+        let Some(name) = resolved.canonical.file_name().and_then(|n| n.to_str()) else {
+            return;
+        };
+        let Some((inner, adjust)) = wrapper::performed(name, argv) else {
+            return;
+        };
+        let Ok(mut runs) = self.resolve_external(&inner[0]) else {
+            return;
+        };
+        self.attach_performed(&inner, &mut runs, depth + 1);
+        if matches!(runs.innermost().kind, FileKind::ShellText { .. }) {
+            return;
+        }
+        resolved.performs = Some(Box::new(Performs {
+            argv: inner,
+            adjust,
+            runs,
+        }));
+    }
 
     pub(crate) fn resolve_target(&self, name: &str, lookup: Lookup) -> Result<Target, NotRunnable> {
         if !name.contains('/') {
@@ -621,10 +701,47 @@ impl Shell {
         depth: usize,
         files: Files,
     ) -> Vec<Refusal> {
-        let mut decisions = self.decisions(argv, target);
+        match target {
+            Target::External(resolved) => self.file_decisions(argv, resolved, depth, files),
+            _ => self.with_files(self.decisions(argv, target), argv, target, files),
+        }
+    }
+
+    /// `all_decisions` of a program file.
+    fn file_decisions(
+        &mut self,
+        argv: &[String],
+        resolved: &Resolved,
+        depth: usize,
+        files: Files,
+    ) -> Vec<Refusal> {
+        let decisions = self.decide_external(argv, resolved);
+        let touches = file_touches(argv, resolved);
+        let mut decisions = self.with_touches(decisions, touches, files);
+        decisions.extend(self.wrapped_decisions_of(argv, resolved, depth));
+        decisions
+    }
+
+    /// `decisions`, and those on the files the command names.
+    fn with_files(
+        &mut self,
+        decisions: Vec<Refusal>,
+        argv: &[String],
+        target: &Target,
+        files: Files,
+    ) -> Vec<Refusal> {
+        self.with_touches(decisions, touches(argv, target), files)
+    }
+
+    fn with_touches(
+        &mut self,
+        mut decisions: Vec<Refusal>,
+        touches: Vec<Touch>,
+        files: Files,
+    ) -> Vec<Refusal> {
         // A risk the policy sets for the command is not raised by the files it writes.
         let risk_set = decisions.first().is_some_and(|r| r.decision.risk_set);
-        for touch in touches(argv, target) {
+        for touch in touches {
             if files == Files::Absolute && !touch.path.starts_with('/') {
                 continue;
             }
@@ -646,7 +763,6 @@ impl Shell {
                 interpreter: None,
             });
         }
-        decisions.extend(self.wrapped_decisions(argv, target, depth));
         decisions
     }
 
@@ -655,19 +771,27 @@ impl Shell {
     /// one the kernel would not let the wrapper start: the wrapper needs `subprocesses`, and
     /// the command runs with the wrapper's confinement, so it must have `subprocesses` too
     /// (else `nice awk 'BEGIN{system("sh")}'` could start what awk alone may not).
-    pub(crate) fn wrapped_decisions(
+    /// A wrapper rsh performs itself needs no right to start programs: the command it runs
+    /// is started by rsh, with its own confinement.
+    fn wrapped_decisions_of(
         &mut self,
         argv: &[String],
-        target: &Target,
+        outer: &Resolved,
         depth: usize,
     ) -> Vec<Refusal> {
         let refuse = |shell: &Self, reason: String| Refusal {
             decision: decide::refused(shell.policy(), "wrapper", reason),
             interpreter: None,
         };
-        let Target::External(outer) = target else {
-            return Vec::new();
-        };
+        if let Some(performs) = &outer.performs {
+            let shown = builtins::display_command(&performs.argv);
+            let mut decisions =
+                self.file_decisions(&performs.argv, &performs.runs, depth + 1, Files::All);
+            for refusal in &mut decisions {
+                refusal.decision.reason = format!("runs {shown}: {}", refusal.decision.reason);
+            }
+            return decisions;
+        }
         let inner = match wrapped(argv, outer) {
             None => return Vec::new(),
             // As for any program the policy does not name: a policy that allows those has
@@ -698,8 +822,7 @@ impl Shell {
         };
         let own = self.own_profile(&argv[0], outer);
         let theirs = self.profile(&inner, &runs);
-        let runs = Target::External(runs);
-        let mut decisions = self.all_decisions(&inner, &runs, depth + 1);
+        let mut decisions = self.file_decisions(&inner, &runs, depth + 1, Files::All);
         for refusal in &mut decisions {
             refusal.decision.reason = format!("runs {shown}: {}", refusal.decision.reason);
         }
@@ -803,6 +926,9 @@ impl Shell {
             return 126;
         }
         let started = Instant::now();
+        // A wrapper rsh performs: the command it runs starts in its place.
+        let (argv, resolved, adjust) = resolved.performed(argv);
+        let argv = argv.as_slice();
         let profile = self.profile(argv, &resolved);
         // A script runs as its interpreter, with exactly the argv that was decided for it.
         let (argv, file) = match resolved.kind {
@@ -821,7 +947,7 @@ impl Shell {
             }
             FileKind::Binary => (argv.to_vec(), resolved),
         };
-        let env = self.child_env();
+        let env = self.child_env(&adjust);
         let confinement = match self.confinement(&file, profile) {
             Ok(confinement) => confinement,
             Err(message) => {
@@ -831,7 +957,7 @@ impl Shell {
         };
         let program =
             match spawn::Program::new(file.file, file.dev, file.ino, &argv, &env, confinement) {
-                Ok(program) => program,
+                Ok(program) => program.niceness(adjust.nice),
                 Err(err) => {
                     self.error(&format!("{}: {err}", argv[0]));
                     return 126;
@@ -866,6 +992,9 @@ impl Shell {
     /// interpreter's; for a wrapper, also the profile of the command it runs (which is
     /// started inside the wrapper's confinement).
     pub(crate) fn profile(&self, argv: &[String], resolved: &Resolved) -> decide::CommandProfile {
+        if let Some(performs) = &resolved.performs {
+            return self.profile(&performs.argv, &performs.runs);
+        }
         let mut profile = self.own_profile(&argv[0], resolved);
         let inner = match wrapped(argv, resolved) {
             Some(Inner::Runs(inner)) => inner,
@@ -925,9 +1054,10 @@ impl Shell {
     /// named exactly), `PATH` as the policy sets it, so a program that looks up others finds
     /// the policy's, and `SHELL` naming rsh, so a program that shells out (`vim` `:!`, `less`
     /// `!`, ssh's ProxyCommand) comes back through the policy.
-    fn child_env(&self) -> Vec<(String, String)> {
+    /// `adjust`: what `env` in front of the command changes, before the policy's filter.
+    fn child_env(&self, adjust: &Adjust) -> Vec<(String, String)> {
         let sandbox = self.policy().sandbox();
-        let mut env = self.vars.exported();
+        let mut env = adjust.environment(self.vars.exported());
         // PATH is handled below: the policy's, or the caller's when the policy leaves it open.
         env.retain(|(name, _)| (sandbox.passes_env(name) || name == "PATH") && name != "SHELL");
         if let Some(dirs) = self.policy().search_path() {
@@ -1004,7 +1134,6 @@ impl Shell {
 /// its arguments: the program's own name first (a link named `cat` to `rm` is rm), then the
 /// name it was called by (a multi-call binary acts on it), else the generic reading.
 pub(crate) fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
-    let called = argv[0].rsplit('/').next().unwrap_or_default();
     match target {
         Target::Function(_) => Vec::new(),
         // The only builtins that take files (`source` opens its file itself, checked there).
@@ -1012,13 +1141,17 @@ pub(crate) fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
             args::touched(&argv[0], argv).unwrap_or_default()
         }
         Target::Builtin(_) => Vec::new(),
-        Target::External(resolved) => {
-            let name = resolved.canonical.file_name().and_then(|n| n.to_str());
-            name.and_then(|name| args::touched(name, argv))
-                .or_else(|| args::touched(called, argv))
-                .unwrap_or_else(|| args::generic(argv))
-        }
+        Target::External(resolved) => file_touches(argv, resolved),
     }
+}
+
+/// `touches` of a program file.
+fn file_touches(argv: &[String], resolved: &Resolved) -> Vec<Touch> {
+    let called = argv[0].rsplit('/').next().unwrap_or_default();
+    let name = resolved.canonical.file_name().and_then(|n| n.to_str());
+    name.and_then(|name| args::touched(name, argv))
+        .or_else(|| args::touched(called, argv))
+        .unwrap_or_else(|| args::generic(argv))
 }
 
 /// Which of the files a command names are decided.
@@ -1147,6 +1280,7 @@ pub(crate) fn open_executable(
         ino: opened.st_ino,
         kind,
         file,
+        performs: None,
     })
 }
 

@@ -33,8 +33,8 @@ use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
 pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
 use schema::{
-    NamedSection, RawCommandTable, RawLists, RawPolicy, RawRisk, RawSection, RawSensitive, RawShell,
-    SpannedList,
+    NamedSection, RawCommandTable, RawLists, RawPolicy, RawRisk, RawSection, RawSensitive,
+    RawShell, SpannedList,
 };
 pub use sensitive::{Level, PathPattern, Sensitive, SensitiveEntry};
 pub use session::SessionConfig;
@@ -807,7 +807,10 @@ impl Loader<'_> {
             (&["env"], section.env.is_some()),
             (
                 &["sensitive", "builtin"],
-                section.sensitive.as_ref().is_some_and(|s| s.builtin.is_some()),
+                section
+                    .sensitive
+                    .as_ref()
+                    .is_some_and(|s| s.builtin.is_some()),
             ),
             (
                 &["risk", "builtin"],

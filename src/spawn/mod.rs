@@ -74,6 +74,8 @@ pub struct Program {
     argv: Vec<CString>,
     envp: Vec<CString>,
     confinement: Confinement,
+    /// The niceness to start with (`nice` in front of the command); None: rsh's own.
+    nice: Option<libc::c_int>,
 }
 
 /// The step of the child's preparation that failed.
@@ -189,7 +191,20 @@ impl Program {
             argv,
             envp,
             confinement,
+            nice: None,
         })
+    }
+
+    /// Starts the program `increment` nicer than rsh (as `nice -n INCREMENT` would), within
+    /// the kernel's range.
+    pub fn niceness(mut self, increment: Option<i32>) -> Program {
+        self.nice = increment.map(|n| {
+            // SAFETY: getpriority takes integers; -1 is also a valid niceness, and the
+            // kernel's range bounds the result either way.
+            let own = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+            own.saturating_add(n).clamp(-20, 19)
+        });
+        self
     }
 
     /// The descriptor the program is executed through.
@@ -236,6 +251,9 @@ impl<'p> ExecArgs<'p> {
     /// Confines the calling process, checks the descriptor and executes the program. Only
     /// returns on failure. Async-signal-safe: raw system calls only, no allocation.
     fn exec(&self) -> Failure {
+        if let Some(nice) = self.program.nice {
+            set_niceness(nice);
+        }
         if let Err(failure) = self.confine() {
             return failure;
         }
@@ -332,6 +350,17 @@ impl<'p> ExecArgs<'p> {
             filter.install().map_err(|errno| (Stage::Seccomp, errno))?;
         }
         Ok(())
+    }
+}
+
+/// Sets the calling process's niceness; when the kernel refuses (a lower niceness without
+/// the right to it), says so and goes on, as `nice` does. Async-signal-safe.
+fn set_niceness(nice: libc::c_int) {
+    // SAFETY: setpriority takes integers.
+    if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) } != 0 {
+        let message = b"nice: cannot set niceness: Permission denied\n";
+        // SAFETY: writes a static buffer to standard error.
+        unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
     }
 }
 
