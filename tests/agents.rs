@@ -744,3 +744,32 @@ fn process_substitution_lists_do_not_outlive_the_shell() {
     let left = processes_with(&marker);
     assert!(left.is_empty(), "still running after rsh exited: {left:?}");
 }
+
+/// Agents time their builds and tests with the keyword `time`: what it reports (with the
+/// numbers blanked), and where, is bash's.
+#[test]
+fn the_time_keyword_reports_as_bash_does() {
+    let script = "time true; time -p echo out | cat; time { echo grouped; } 2>/dev/null\n\
+                  x=$(time echo captured); echo \"[$x]\"; ! time false; echo \"status $?\"\n\
+                  TIMEFORMAT='%R|%lU|%0S|%%|%P'; time (sleep 0.01)\n\
+                  TIMEFORMAT=; time true; TIMEFORMAT='%Q'; time true; echo \"status $?\"";
+    let blank = |text: &str| {
+        let digits = regex::Regex::new(r"[0-9]+(\.[0-9]+)?").unwrap();
+        digits
+            .replace_all(text, "N")
+            .replace("bash: line N: ", "rsh: ")
+    };
+    let bash = run("bash", &[], script);
+    let rsh = run(RSH, &["--policy", &permissive()], script);
+    assert_eq!(
+        (rsh.0.as_str(), blank(&rsh.1), rsh.2),
+        (bash.0.as_str(), blank(&bash.1), bash.2),
+        "rsh (left) and bash (right) differ"
+    );
+    assert!(rsh.1.contains("\nreal\t"), "{}", rsh.1);
+    assert!(
+        rsh.1.contains("TIMEFORMAT: `Q': invalid format character"),
+        "{}",
+        rsh.1
+    );
+}

@@ -1077,7 +1077,8 @@ fn env_and_nice_are_performed_by_rsh() {
          nice -n 7 awk '{ print $19 }' /proc/self/stat; env -u HOME printenv HOME || echo unset",
     );
     assert_eq!(
-        run.stdout, "C.UTF-8\nnone\ndropped\n7\nunset\n",
+        run.stdout,
+        "C.UTF-8\nnone\ndropped\n7\nunset\n",
         "{}",
         run.describe()
     );
@@ -1086,7 +1087,8 @@ fn env_and_nice_are_performed_by_rsh() {
     let run = default(script);
     assert_eq!(run.status, 126, "{}", run.describe());
     assert!(
-        run.stderr.contains("runs sh -c 'touch CANARY': listed in commands.deny"),
+        run.stderr
+            .contains("runs sh -c 'touch CANARY': listed in commands.deny"),
         "{}",
         run.describe()
     );

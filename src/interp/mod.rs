@@ -16,6 +16,7 @@ pub mod history;
 mod procsub;
 mod redirect;
 mod simple;
+mod timing;
 pub mod vars;
 
 use std::collections::{BTreeMap, HashMap};
@@ -457,12 +458,18 @@ impl Shell {
 
     fn run_pipeline(&mut self, pipeline: &Pipeline) -> Outcome {
         let mark = self.process_subs.len();
+        let clock = pipeline
+            .timed
+            .map(|format| (format, timing::Clock::start()));
         let result = match pipeline.commands.as_slice() {
             [single] => self.run_command(single, false),
             commands => self.run_stages(commands),
         };
         self.finish_process_subs(mark);
         let status = result?;
+        if let Some((format, clock)) = clock {
+            self.report_time(format, &clock);
+        }
         let status = if pipeline.negated {
             i32::from(status == 0)
         } else {
@@ -470,6 +477,17 @@ impl Shell {
         };
         self.last_status = status;
         Ok(status)
+    }
+
+    /// What `time` says when its pipeline has ended, on the shell's standard error.
+    fn report_time(&self, format: crate::parse::TimeFormat, clock: &timing::Clock) {
+        match clock.report(format, self.vars.value("TIMEFORMAT")) {
+            Ok(Some(report)) => {
+                let _ = spawn::fd::write_all(2, report.as_bytes());
+            }
+            Ok(None) => {}
+            Err(c) => self.error(&format!("TIMEFORMAT: `{c}': invalid format character")),
+        }
     }
 
     /// A multi-stage pipeline: every stage is a forked shell wired to its neighbours, all in

@@ -42,8 +42,17 @@ pub struct AndOr {
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     pub negated: bool,
+    /// `time [-p] a | b`: how long the pipeline took is reported when it ends.
+    pub timed: Option<TimeFormat>,
     pub commands: Vec<Command>,
     pub span: Span,
+}
+
+/// How `time` reports: as `TIMEFORMAT` says, or POSIX's `real 0.00` (`time -p`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeFormat {
+    Default,
+    Posix,
 }
 
 #[derive(Debug, Clone)]

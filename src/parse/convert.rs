@@ -26,6 +26,8 @@ pub(super) struct Converter<'a> {
     /// Commands whose leading children were split off as separate lines (see
     /// `leading_assignment_lines`): node id → offset where the command really starts.
     command_starts: std::collections::HashMap<usize, usize>,
+    /// Where each pipeline led by a hidden `time` keyword starts, and its format.
+    times: Vec<(usize, TimeFormat)>,
 }
 
 /// What a here-document redirect drags along: tree-sitter nests the rest of the line
@@ -53,6 +55,23 @@ impl<'a> Converter<'a> {
             depth,
             source: Rc::from(src),
             command_starts: std::collections::HashMap::new(),
+            times: Vec::new(),
+        }
+    }
+
+    /// Where pipelines led by a `time` keyword hidden from tree-sitter start (see
+    /// `hide_time_keywords`).
+    pub(super) fn with_times(mut self, times: Vec<(usize, TimeFormat)>) -> Converter<'a> {
+        self.times = times;
+        self
+    }
+
+    /// Marks a pipeline led by the keyword `time`.
+    fn timed(&self, pipeline: &mut Pipeline) {
+        let start = pipeline_start(pipeline);
+        match self.times.iter().find(|(at, _)| Some(*at) == start) {
+            Some((_, format)) => pipeline.timed = Some(*format),
+            None => timed_alone(pipeline),
         }
     }
 
@@ -276,7 +295,13 @@ impl<'a> Converter<'a> {
 
     fn statement(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
         self.enter(node.start_byte())?;
-        let result = self.statement_inner(node);
+        let result = self.statement_inner(node).map(|mut and_or| {
+            self.timed(&mut and_or.first);
+            for (_, pipeline) in &mut and_or.rest {
+                self.timed(pipeline);
+            }
+            and_or
+        });
         self.leave();
         result
     }
@@ -357,6 +382,7 @@ impl<'a> Converter<'a> {
         let mut result = AndOr {
             first: Pipeline {
                 negated: false,
+                timed: None,
                 commands: Vec::new(),
                 span: Self::span(node),
             },
@@ -392,6 +418,12 @@ impl<'a> Converter<'a> {
                         current.negated = stage.first.negated;
                     } else if stage.first.negated {
                         return Err(self.syntax("`!` inside a pipeline", child.start_byte()));
+                    }
+                    if index == 0 {
+                        current.timed = stage.first.timed;
+                    } else if stage.first.timed.is_some() {
+                        // bash runs a program named time there.
+                        return Err(self.unsupported("time after |", child.start_byte()));
                     }
                     current.commands.extend(stage.first.commands);
                     if from_list || !stage.rest.is_empty() {
@@ -1412,7 +1444,6 @@ fn is_reserved_word(text: &str) -> bool {
 fn refused_keyword(text: &str) -> Option<&'static str> {
     match text {
         "coproc" => Some("coproc"),
-        "time" => Some("time keyword"),
         "select" => Some("select loop"),
         _ => None,
     }
@@ -1451,10 +1482,43 @@ fn command_end(command: &Command) -> usize {
     }
 }
 
+/// Where a pipeline starts (its first command).
+fn pipeline_start(pipeline: &Pipeline) -> Option<usize> {
+    Some(match pipeline.commands.first()? {
+        Command::Simple(simple) => simple.span.start,
+        Command::Compound(compound) => compound.span.start,
+        Command::FunctionDef(def) => def.span.start,
+    })
+}
+
+/// `time` alone (or `time -p`), which stays a word for tree-sitter: the keyword of an empty
+/// pipeline.
+fn timed_alone(pipeline: &mut Pipeline) {
+    let Some(Command::Simple(first)) = pipeline.commands.first_mut() else {
+        return;
+    };
+    let word = |i: usize| first.words.get(i).and_then(Word::as_plain_literal);
+    let posix = match (word(0), word(1), first.words.len()) {
+        (Some("time"), _, 1) => false,
+        (Some("time"), Some("-p" | "--"), 2) => true,
+        _ => return,
+    };
+    if !first.assignments.is_empty() {
+        return;
+    }
+    first.words.clear();
+    pipeline.timed = Some(if posix {
+        TimeFormat::Posix
+    } else {
+        TimeFormat::Default
+    });
+}
+
 fn single(command: Command, span: Span) -> AndOr {
     AndOr {
         first: Pipeline {
             negated: false,
+            timed: None,
             commands: vec![command],
             span,
         },

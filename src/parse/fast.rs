@@ -407,6 +407,7 @@ impl Builder<'_, '_> {
         };
         Some(Pipeline {
             negated: false,
+            timed: None,
             commands: commands.into_iter().map(Command::Simple).collect(),
             span,
         })

@@ -228,8 +228,54 @@ pub(crate) fn parse_at_depth(source: &str, depth: usize) -> Result<Program, Pars
 }
 
 fn parse_with_tree_sitter(source: &str, depth: usize) -> Result<Program, ParseError> {
-    let (tree, patched) = parse_tree_repaired(source)?;
-    convert::Converter::new(source, Some(&tree), &patched, depth).program(tree.root_node())
+    let (tree, repairs) = parse_tree_repaired(source)?;
+    convert::Converter::new(source, Some(&tree), &repairs.read_write_ops, depth)
+        .with_times(repairs.times)
+        .program(tree.root_node())
+}
+
+/// What the text tree-sitter parsed differs in from the source.
+struct Repairs {
+    /// Where `<>` was written as `>|`.
+    read_write_ops: Vec<usize>,
+    /// Where a pipeline led by the keyword `time` (hidden from tree-sitter) starts.
+    times: Vec<(usize, TimeFormat)>,
+}
+
+/// Hides each `time [-p]` that has a command after it on its line behind blanks: tree-sitter
+/// reads the keyword as a command name, and `time { …; }` or `time (…)` as a syntax error.
+/// Returns where each timed pipeline now starts. (`time` alone stays a word; the converter
+/// takes it for the keyword of an empty pipeline.)
+fn hide_time_keywords(times: &[scan::TimeKeyword], text: &mut [u8]) -> Vec<(usize, TimeFormat)> {
+    let mut starts = Vec::new();
+    for time in times {
+        let after = text[time.end..]
+            .iter()
+            .position(|b| *b != b' ' && *b != b'\t')
+            .map(|n| time.end + n);
+        let Some(mut after) = after.filter(|&at| !b"\n;&|)}#".contains(&text[at])) else {
+            continue;
+        };
+        // `time ! cmd`: the negated pipeline starts at its command.
+        if text[after] == b'!'
+            && text
+                .get(after + 1)
+                .is_some_and(|b| *b == b' ' || *b == b'\t')
+        {
+            let blanks = text[after + 1..]
+                .iter()
+                .take_while(|b| **b == b' ' || **b == b'\t');
+            after += 1 + blanks.count();
+        }
+        text[time.start..time.end].fill(b' ');
+        let format = if time.posix {
+            TimeFormat::Posix
+        } else {
+            TimeFormat::Default
+        };
+        starts.push((after, format));
+    }
+    starts
 }
 
 fn with_parser<R>(f: impl FnOnce(&mut tree_sitter::Parser) -> R) -> R {
@@ -254,7 +300,7 @@ pub(crate) fn parse_tree(source: &str) -> Result<tree_sitter::Tree, ParseError> 
 /// tree-sitter-bash does not know the `<>` operator. Where an ERROR node is exactly the `>` of a
 /// `<>`, rewrite the operator to `>|` (same length, so every offset stays valid), parse again, and
 /// remember the offsets so the converter turns those `>|` back into `<>`.
-fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), ParseError> {
+fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Repairs), ParseError> {
     // tree-sitter-bash parses `[ … ]` with an expression grammar of its own that rejects
     // valid `test` arguments (`[ a $op b ]`, `[ = ]`); `[` is an ordinary command to bash.
     // Hide it behind a letter of the same length so it parses as one; the converter reads
@@ -276,6 +322,7 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
             text[start + 1..end].fill(b' ');
         }
     }
+    let times = hide_time_keywords(&scanned.times, &mut text);
     let mut tree = parse_tree(as_text(&text))?;
     for _ in 0..MAX_REDIRECT_REPAIRS {
         let breaks = redirect_line_breaks(&tree, &text)?;
@@ -287,14 +334,18 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
         }
         tree = parse_tree(as_text(&text))?;
     }
+    let repairs = |read_write_ops| Repairs {
+        read_write_ops,
+        times,
+    };
     if !tree.root_node().has_error() {
-        return Ok((tree, Vec::new()));
+        return Ok((tree, repairs(Vec::new())));
     }
     let read_write_ops = read_write_operators(&tree, as_text(&text));
     if read_write_ops.is_empty() {
         return match convert::first_syntax_error(&tree, source) {
             Some(err) => Err(err),
-            None => Ok((tree, read_write_ops)),
+            None => Ok((tree, repairs(read_write_ops))),
         };
     }
     for &at in &read_write_ops {
@@ -304,7 +355,7 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Vec<usize>), 
     let tree = parse_tree(as_text(&text))?;
     match convert::first_syntax_error(&tree, source) {
         Some(err) => Err(err),
-        None => Ok((tree, read_write_ops)),
+        None => Ok((tree, repairs(read_write_ops))),
     }
 }
 

@@ -20,6 +20,18 @@ pub(crate) struct Scan {
     /// `$(($expr))`, `$(( ${base}#a ))`); rsh evaluates this text itself, so the parser only
     /// needs to see where it ends.
     pub arithmetic: Vec<(usize, usize)>,
+    /// The keyword `time` where a pipeline starts, with its `-p`/`--`: tree-sitter-bash does
+    /// not know it and reads `time { …; }` as a command named `time`.
+    pub times: Vec<TimeKeyword>,
+}
+
+/// `time [-p] [--]` in front of a pipeline: the bytes it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TimeKeyword {
+    pub start: usize,
+    pub end: usize,
+    /// `-p` or `--` follows: POSIX's format.
+    pub posix: bool,
 }
 
 pub(crate) fn scan(source: &str) -> Scan {
@@ -32,6 +44,8 @@ pub(crate) fn scan(source: &str) -> Scan {
         word: String::new(),
         word_start: 0,
         command_position: true,
+        after_pipe: false,
+        after_time: false,
         heredocs: Vec::new(),
         result: Scan::default(),
     };
@@ -48,6 +62,10 @@ struct Scanner<'s> {
     word: String,
     word_start: usize,
     command_position: bool,
+    /// The command position is after `|`: `time` there names a program, as in bash.
+    after_pipe: bool,
+    /// The last word was the keyword `time` (or its `-p`).
+    after_time: bool,
     /// Delimiters (and `<<-`) of here-documents whose bodies start at the next newline.
     heredocs: Vec<(String, bool)>,
     result: Scan,
@@ -137,6 +155,7 @@ impl Scanner<'_> {
                 self.end_word();
                 self.i += 1;
                 self.command_position = true;
+                self.after_time = false;
                 if self.heredocs.is_empty() {
                     return true;
                 }
@@ -162,7 +181,16 @@ impl Scanner<'_> {
                     _ => {}
                 }
                 self.command_position = matches!(c, b';' | b'&' | b'|' | b'(' | b'{' | b'!');
+                // `|` and `|&` lead to the next command of a pipeline; `||` to a new one.
+                let pipe = c == b'|' && self.src.get(self.i + 1) != Some(&b'|');
                 self.i += 1;
+                if c == b'|' && !pipe {
+                    self.i += 1;
+                } else if pipe && self.src.get(self.i) == Some(&b'&') {
+                    self.i += 1;
+                }
+                self.after_pipe = pipe;
+                self.after_time = false;
                 true
             }
             _ => {
@@ -201,6 +229,9 @@ impl Scanner<'_> {
             return;
         }
         let word = std::mem::take(&mut self.word);
+        // `time -p` leaves the command position where it was.
+        let timed = self.command_position && self.note_time(&word);
+        self.after_pipe = false;
         if self.command_position {
             if word == "["
                 && self
@@ -217,10 +248,39 @@ impl Scanner<'_> {
             };
         }
         // After these keywords a new command starts; after any other word, arguments follow.
-        self.command_position = matches!(
-            word.as_str(),
-            "then" | "do" | "else" | "elif" | "if" | "while" | "until" | "time"
-        );
+        self.command_position = timed
+            || matches!(
+                word.as_str(),
+                "then" | "do" | "else" | "elif" | "if" | "while" | "until"
+            );
+    }
+
+    /// `time` starting a pipeline, and the `-p` and `--` right after it: whether `word` is
+    /// (part of) the keyword.
+    fn note_time(&mut self, word: &str) -> bool {
+        let end = self.word_start + word.len();
+        match (word, self.after_time, self.result.times.last_mut()) {
+            ("-p" | "--", true, Some(time)) => {
+                // `--` ends the options; so does `-p` after `--`.
+                self.after_time = word == "-p" && !time.posix;
+                time.end = end;
+                time.posix = true;
+                true
+            }
+            ("time", false, _) if !self.after_pipe => {
+                self.result.times.push(TimeKeyword {
+                    start: self.word_start,
+                    end,
+                    posix: false,
+                });
+                self.after_time = true;
+                true
+            }
+            _ => {
+                self.after_time = false;
+                false
+            }
+        }
     }
 
     /// Records arithmetic text starting at `inner` when it ends with `))` at the same depth,

@@ -253,7 +253,12 @@ fn show_and_or(and_or: &AndOr) -> String {
 
 fn show_pipeline(pipeline: &Pipeline) -> String {
     let commands: Vec<String> = pipeline.commands.iter().map(show_command).collect();
-    let body = commands.join(" | ");
+    let mut body = commands.join(" | ");
+    match pipeline.timed {
+        Some(TimeFormat::Default) => body = format!("time {body}"),
+        Some(TimeFormat::Posix) => body = format!("time -p {body}"),
+        None => {}
+    }
     if pipeline.negated {
         format!("! {body}")
     } else {
@@ -499,6 +504,49 @@ fn accepts_simple_command() {
     assert_eq!(command.span, Span { start: 0, end: 10 });
     assert_eq!(command.line, 1);
     assert_eq!(&*command.source, "ls -l /tmp");
+}
+
+#[test]
+fn accepts_the_time_keyword_before_a_pipeline() {
+    assert_eq!(show("time ls -l | wc"), "time ls -l | wc");
+    assert_eq!(show("time -p sleep 1"), "time -p sleep 1");
+    assert_eq!(show("time -- sleep 1"), "time -p sleep 1");
+    assert_eq!(
+        show("a && time b | c || ! time d"),
+        "a && time b | c || ! time d"
+    );
+    assert_eq!(show("time a && b | c"), "time a && b | c");
+    assert_eq!(
+        show("if time true; then time -p x > f; fi"),
+        "if time true; then time -p x >f; fi"
+    );
+    // Not the keyword: quoted, after an assignment, or an argument.
+    assert_eq!(show("'time' ls"), "'time' ls");
+    assert_eq!(pipelines(&ok("'time' ls").body)[0].timed, None);
+    assert_eq!(pipelines(&ok("A=1 time ls").body)[0].timed, None);
+    assert_eq!(argv("echo time"), ["echo", "time"]);
+    // Alone, it times nothing.
+    let program = ok("time");
+    assert_eq!(pipelines(&program.body)[0].timed, Some(TimeFormat::Default));
+    assert!(first_simple(&program).words.is_empty());
+    // The command's text starts after the keyword.
+    let program = ok("time -p ls -l");
+    let command = first_simple(&program);
+    assert_eq!(
+        &command.source[command.span.start..command.span.end],
+        "ls -l"
+    );
+    // Compound commands, which tree-sitter cannot read after a command name.
+    assert_eq!(show("time { a; }"), "time { a; }");
+    assert_eq!(show("time (a) | b"), "time ( a ) | b");
+    assert_eq!(show("time ! z | y"), "! time z | y");
+    assert_eq!(
+        show("time for x in y; do z; done"),
+        "time for x in y; do z; done"
+    );
+    // After `|` it names a program, as in bash.
+    assert_eq!(show("a | time b"), "a | time b");
+    assert_eq!(pipelines(&ok("a | time b").body)[0].timed, None);
 }
 
 #[test]
@@ -1680,7 +1728,7 @@ fn rejects_unsupported_constructs_by_name() {
         ("x=${a[0]}", "array subscript [...]", 1, 5),
         ("coproc cat", "coproc", 1, 1),
         ("select x in a b; do echo; done", "select loop", 1, 1),
-        ("time ls", "time keyword", 1, 1),
+        ("ls | time", "time after |", 1, 6),
         (
             "case x in a) echo;;& b) echo;; esac",
             "case terminator ;;&",
