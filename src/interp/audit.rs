@@ -79,7 +79,7 @@ impl Shell {
             kind,
             self.login,
             command,
-            policy.digests(),
+            &policy.digests(),
         )?;
         self.audit = Some(trail);
         Ok(())

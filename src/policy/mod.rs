@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -388,7 +389,9 @@ pub struct Policy {
     who: Option<Who>,
     /// The text of every file the policy was read from (the main one first): its origin and
     /// SHA-256, for the audit trail.
-    digests: Vec<(String, String)>,
+    /// The SHA-256 is computed when asked for: it costs a fifth of loading the default policy,
+    /// and only the audit trail's first record needs it.
+    texts: Vec<(String, Arc<str>)>,
 }
 
 impl Policy {
@@ -453,7 +456,7 @@ impl Policy {
     /// Adds the entries of an included file, loaded with its offsets starting at `base`.
     fn add(&mut self, added: Included, base: usize, origin: String, text: &str) {
         let len = text.len();
-        self.digests.push((origin.clone(), sha256_hex(text)));
+        self.texts.push((origin.clone(), Arc::from(text)));
         self.settings.add_entries(added.settings);
         self.sections.extend(added.sections);
         self.included.push((base, origin));
@@ -561,8 +564,11 @@ impl Policy {
 
     /// Every file the policy was read from, the main one first, with the SHA-256 of its
     /// text (what `sha256sum FILE` prints).
-    pub fn digests(&self) -> &[(String, String)] {
-        &self.digests
+    pub fn digests(&self) -> Vec<(String, String)> {
+        self.texts
+            .iter()
+            .map(|(origin, text)| (origin.clone(), sha256_hex(text)))
+            .collect()
     }
 
     /// `[shell] mode`.
@@ -998,7 +1004,7 @@ impl Loader<'_> {
             approval,
             output,
             who: self.who.clone(),
-            digests: vec![(self.origin.to_owned(), sha256_hex(self.text))],
+            texts: vec![(self.origin.to_owned(), Arc::from(self.text))],
         }))
     }
 
