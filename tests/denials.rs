@@ -1082,6 +1082,18 @@ fn env_and_nice_are_performed_by_rsh() {
         "{}",
         run.describe()
     );
+    // A confined program may not raise its priority (even root's loses CAP_SYS_NICE): it
+    // runs at rsh's, with nice's warning.
+    let run = default(
+        "awk '{ print $19 }' /proc/self/stat; nice -n -5 awk '{ print $19 }' /proc/self/stat",
+    );
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(lines.len() == 2 && lines[0] == lines[1], "{}", run.describe());
+    assert!(
+        run.stderr.contains("nice: cannot set niceness: Permission denied"),
+        "{}",
+        run.describe()
+    );
     // What they run is still decided: a shell is refused, and awk cannot start one.
     let script = "env A=1 sh -c 'touch CANARY'";
     let run = default(script);

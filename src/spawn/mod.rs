@@ -75,8 +75,20 @@ pub struct Program {
     envp: Vec<CString>,
     confinement: Confinement,
     /// The niceness to start with (`nice` in front of the command); None: rsh's own.
-    nice: Option<libc::c_int>,
+    nice: Option<Niceness>,
 }
+
+/// What the child does about `nice`.
+#[derive(Debug, Clone, Copy)]
+enum Niceness {
+    Set(libc::c_int),
+    /// A higher priority than rsh's, which a confined program may not take (its
+    /// CAP_SYS_NICE is dropped): the command runs at rsh's, as `nice` would.
+    Refused,
+}
+
+/// The capability to raise a process's priority.
+const CAP_SYS_NICE: libc::c_int = 23;
 
 /// The step of the child's preparation that failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,11 +210,20 @@ impl Program {
     /// Starts the program `increment` nicer than rsh (as `nice -n INCREMENT` would), within
     /// the kernel's range.
     pub fn niceness(mut self, increment: Option<i32>) -> Program {
+        let unprivileged = self
+            .confinement
+            .capabilities_to_drop()
+            .contains(&CAP_SYS_NICE);
         self.nice = increment.map(|n| {
             // SAFETY: getpriority takes integers; -1 is also a valid niceness, and the
             // kernel's range bounds the result either way.
             let own = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
-            own.saturating_add(n).clamp(-20, 19)
+            let nice = own.saturating_add(n).clamp(-20, 19);
+            if nice < own && unprivileged {
+                Niceness::Refused
+            } else {
+                Niceness::Set(nice)
+            }
         });
         self
     }
@@ -353,11 +374,18 @@ impl<'p> ExecArgs<'p> {
     }
 }
 
-/// Sets the calling process's niceness; when the kernel refuses (a lower niceness without
-/// the right to it), says so and goes on, as `nice` does. Async-signal-safe.
-fn set_niceness(nice: libc::c_int) {
-    // SAFETY: setpriority takes integers.
-    if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) } != 0 {
+/// Sets the calling process's niceness; when that is refused (a lower niceness without the
+/// right to it), says so and goes on, as `nice` does. Async-signal-safe.
+fn set_niceness(nice: Niceness) {
+    let set = match nice {
+        Niceness::Set(nice) => {
+            // SAFETY: setpriority takes integers.
+            let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
+            rc == 0
+        }
+        Niceness::Refused => false,
+    };
+    if !set {
         let message = b"nice: cannot set niceness: Permission denied\n";
         // SAFETY: writes a static buffer to standard error.
         unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
