@@ -25,6 +25,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::decide::wrapper;
 use crate::expand::{self, ExpandEnv, ExpandError, ExpandOptions};
 use crate::parse::{
     AndOr, CaseTerminator, Command, Compound, CompoundCommand, Connector, FunctionDef, List,
@@ -545,7 +546,13 @@ impl Shell {
         drop(input);
         let terminal = group.and(first.terminal);
         let statuses: Vec<i32> = self
-            .wait_job_statuses(&children, group, terminal, timeout, "pipeline")
+            .wait_job_statuses(
+                &children,
+                group,
+                terminal,
+                Deadline::policy(timeout),
+                "pipeline",
+            )
             .iter()
             .map(|r| r.status)
             .collect();
@@ -625,12 +632,12 @@ impl Shell {
         &mut self,
         pid: nix::unistd::Pid,
         placement: job::Placement,
-        timeout: Option<std::time::Duration>,
+        deadline: Deadline,
         what: &str,
     ) -> audit::Reaped {
         let group = placement.apply_in_parent(pid);
         let terminal = group.and(placement.terminal);
-        self.wait_job_statuses(&[pid], group, terminal, timeout, what)
+        self.wait_job_statuses(&[pid], group, terminal, deadline, what)
             .remove(0)
     }
 
@@ -641,34 +648,55 @@ impl Shell {
         pids: &[nix::unistd::Pid],
         group: Option<nix::unistd::Pid>,
         terminal: Option<std::os::fd::RawFd>,
-        timeout: Option<std::time::Duration>,
+        deadline: Deadline,
         what: &str,
     ) -> Vec<audit::Reaped> {
         let job = job::Job {
             pids: pids.to_vec(),
-            group: group.or(self.job_group),
+            // `timeout`'s signal goes to its command alone when the job's group is a
+            // pipeline's (as timeout's own program would send it), not to the other stages.
+            group: group.or(self.job_group.filter(|_| deadline.asked.is_none())),
             terminal,
+            expiry: deadline.expiry,
         };
         // Under confinement nothing a command started outlives it (and its timeout).
-        let sweep = timeout.is_some();
-        let ended = job.wait(timeout, self.at_terminal(), sweep);
+        let sweep = deadline.policy.is_some();
+        let ended = job.wait(deadline.after, self.at_terminal(), sweep);
         if let Some(tty) = job.terminal {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
         }
-        if ended.timed_out {
-            let seconds = timeout.map(|t| t.as_secs()).unwrap_or(0);
-            self.error(&format!(
-                "{what}: timed out after {seconds} s (limits.timeout); ended"
-            ));
+        match deadline.asked {
+            // The command's own `timeout` reports as its program would.
+            Some(asked) if ended.timed_out => {
+                if asked.verbose {
+                    let line = format!(
+                        "timeout: sending signal {} to command '{what}'\n",
+                        signal_name(asked.signal)
+                    );
+                    let _ = fd::write_all(2, line.as_bytes());
+                }
+            }
+            _ if ended.timed_out => {
+                let seconds = deadline.after.map(|t| t.as_secs()).unwrap_or(0);
+                self.error(&format!(
+                    "{what}: timed out after {seconds} s (limits.timeout); ended"
+                ));
+            }
+            _ => {}
         }
-        // Like bash, one report for the job: the last process that a signal ended.
+        // Like bash, one report for the job: the last process that a signal ended (not by
+        // the signal `timeout` sent, after which its program ends with 124; SIGKILL ends it
+        // too, and bash says so).
+        let asked_for =
+            |signal: i32| ended.timed_out && deadline.asked.is_some() && signal != libc::SIGKILL;
         if let Some(spawn::Exit::Signal { signal, core }) = ended
             .exits
             .iter()
             .rev()
             .filter_map(|e| e.as_ref().ok())
             .find(|e| matches!(e, spawn::Exit::Signal { .. }))
+            .filter(|e| !matches!(e, spawn::Exit::Signal { signal, .. } if asked_for(*signal)))
         {
             self.report_signal(*signal, *core);
         }
@@ -1337,6 +1365,78 @@ pub fn home_dir_of_user() -> PathBuf {
         .map(|user| user.dir)
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// When a job is ended, and how.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    /// The policy's timeout (None: programs are not confined).
+    pub policy: Option<std::time::Duration>,
+    /// From the start, when the job is ended: the policy's timeout, or `timeout`'s.
+    pub after: Option<std::time::Duration>,
+    pub expiry: job::Expiry,
+    /// The `timeout` in front of the command, when its deadline is the one that applies.
+    pub asked: Option<wrapper::Timeout>,
+}
+
+impl Deadline {
+    pub(crate) fn policy(timeout: Option<std::time::Duration>) -> Deadline {
+        Deadline {
+            policy: timeout,
+            after: timeout,
+            expiry: job::Expiry::POLICY,
+            asked: None,
+        }
+    }
+
+    /// The policy's timeout, or the earlier one that `timeout` in front of the command asks
+    /// for.
+    pub(crate) fn with(
+        policy: Option<std::time::Duration>,
+        asked: Option<wrapper::Timeout>,
+    ) -> Deadline {
+        let Some(asked) = asked.filter(|t| policy.is_none_or(|p| t.after < p)) else {
+            return Deadline::policy(policy);
+        };
+        // Without `-k`, nothing follows its signal but the policy's own deadline.
+        let rest = policy.map(|p| p - asked.after);
+        let grace = match (asked.kill_after, rest) {
+            (Some(kill), Some(rest)) => Some(kill.min(rest)),
+            (kill, rest) => kill.or(rest),
+        };
+        Deadline {
+            policy,
+            after: Some(asked.after),
+            expiry: job::Expiry {
+                signal: asked.signal,
+                grace,
+            },
+            asked: Some(asked),
+        }
+    }
+
+    /// The status a command's `timeout` gives it, as timeout's program would: 124 when it
+    /// ended it, 137 when SIGKILL did (also with `--preserve-status`), else the command's.
+    pub(crate) fn status(&self, reaped: &audit::Reaped) -> i32 {
+        let Some(asked) = self.asked.filter(|_| reaped.timed_out) else {
+            return reaped.status;
+        };
+        match reaped.exit {
+            Some(spawn::Exit::Signal {
+                signal: libc::SIGKILL,
+                ..
+            }) => 137,
+            _ if asked.preserve_status => reaped.status,
+            _ => 124,
+        }
+    }
+}
+
+/// A signal's name as `kill -l` writes it (`TERM`).
+fn signal_name(signal: i32) -> String {
+    nix::sys::signal::Signal::try_from(signal)
+        .map(|s| s.as_str().trim_start_matches("SIG").to_owned())
+        .unwrap_or_else(|_| signal.to_string())
 }
 
 fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {

@@ -168,6 +168,24 @@ pub struct Job {
     /// The job's own process group; None: signal the processes one by one.
     pub group: Option<Pid>,
     pub terminal: Option<RawFd>,
+    /// What its deadline passing does.
+    pub expiry: Expiry,
+}
+
+/// What happens when a job's deadline passes: `signal` (and SIGCONT) to the job, then SIGKILL
+/// `grace` later (never, with None).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expiry {
+    pub signal: libc::c_int,
+    pub grace: Option<Duration>,
+}
+
+impl Expiry {
+    /// The policy's timeout: SIGTERM, then SIGKILL after `GRACE`.
+    pub const POLICY: Expiry = Expiry {
+        signal: libc::SIGTERM,
+        grace: Some(GRACE),
+    };
 }
 
 /// How a job ended.
@@ -313,9 +331,9 @@ impl Job {
             if remaining == Some(Duration::ZERO) {
                 if !timed_out && dying.is_none() {
                     timed_out = true;
-                    self.signal(libc::SIGTERM, &exits);
+                    self.signal(self.expiry.signal, &exits);
                     self.signal(libc::SIGCONT, &exits);
-                    deadline = Some(Instant::now() + GRACE);
+                    deadline = self.expiry.grace.map(|grace| Instant::now() + grace);
                 } else if !killed {
                     killed = true;
                     self.signal(libc::SIGKILL, &exits);
