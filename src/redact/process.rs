@@ -14,8 +14,11 @@ use crate::spawn::{self, Fork, fd};
 
 /// How long output may pause before an incomplete line is shown.
 const PAUSE: Duration = Duration::from_millis(50);
-/// The size asked of the filter's pipes, and of its reads.
+/// The size asked of the filter's pipes.
 const PIPE_SIZE: libc::c_int = 1 << 20;
+/// The most the filter reads at once. A block is looked at and written while it is still in
+/// the processor's cache: with reads of 1 MiB the filter took half as long again.
+const BLOCK: usize = 128 * 1024;
 
 /// How long the end of the session waits for the filter to write what it has.
 const DRAIN: Duration = Duration::from_secs(5);
@@ -119,7 +122,7 @@ fn run(rules: &Rules, streams: Vec<(RawFd, OwnedFd)>) -> ! {
         .into_iter()
         .map(|(n, read)| (n, Some(read), Filter::new(rules)))
         .collect();
-    let mut buf = vec![0u8; PIPE_SIZE as usize];
+    let mut buf = vec![0u8; BLOCK];
     while open.iter().any(|(_, read, _)| read.is_some()) {
         let ready = wait_readable(&open);
         for (i, (n, read, filter)) in open.iter_mut().enumerate() {
