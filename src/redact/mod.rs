@@ -285,7 +285,16 @@ fn spans_of_line(regex: &Regex, line: &[u8], base: usize, spans: &mut Vec<(usize
 
 /// Where filtered output goes.
 pub trait Output {
+    /// Shows `bytes`.
     fn put(&mut self, bytes: &[u8]);
+
+    /// Shows `bytes` as they came: they are `data[at..]` of the `data` being fed, and pieces
+    /// passed from one `data` come in order, none overlapping. (So that an output can take
+    /// them from where `data` came from, uncopied.)
+    fn pass(&mut self, at: usize, bytes: &[u8]) {
+        let _ = at;
+        self.put(bytes);
+    }
 }
 
 impl Output for Vec<u8> {
@@ -317,23 +326,24 @@ impl<'r> Filter<'r> {
     }
 
     /// Takes `data`; appends to `out` what can be shown of the lines it completes.
-    pub fn feed(&mut self, mut data: &[u8], out: &mut impl Output) {
+    pub fn feed(&mut self, data: &[u8], out: &mut impl Output) {
+        let mut rest = data;
         // The line begun earlier, first.
         if !self.pending.is_empty() || self.in_key.is_some() {
-            data = self.take_line(data, out);
+            rest = self.take_line(rest, out);
         }
-        // Whole lines go out as a block: unchanged where no pattern matches, up to a line
+        // Whole lines go out as a block: as they came where no pattern matches, up to a line
         // that begins a private key (that line and those after it go one by one).
         if self.in_key.is_none()
-            && let Some(last) = memrchr(b'\n', data)
+            && let Some(last) = memrchr(b'\n', rest)
         {
-            let lines = &data[..=last];
+            let lines = &rest[..=last];
             let (spans, end) = self.rules.scan(lines);
-            self.show_redacted(&lines[..end], &spans, out);
-            data = &data[end..];
+            self.show_redacted(&lines[..end], data.len() - rest.len(), &spans, out);
+            rest = &rest[end..];
         }
-        while !data.is_empty() {
-            data = self.take_line(data, out);
+        while !rest.is_empty() {
+            rest = self.take_line(rest, out);
         }
     }
 
@@ -376,31 +386,52 @@ impl<'r> Filter<'r> {
         }
     }
 
-    /// Shows `text` with the `spans` (sorted by start) replaced, overlapping ones as one, in
-    /// pieces: the text between them goes out from where it is.
-    fn show_redacted(&mut self, text: &[u8], spans: &[(usize, usize)], out: &mut impl Output) {
-        let mut at = 0;
+    /// Shows `text`, which is `data[at..]` of the `data` being fed, with the `spans` (sorted
+    /// by start) replaced, overlapping ones as one; the text between them is passed.
+    fn show_redacted(
+        &mut self,
+        text: &[u8],
+        at: usize,
+        spans: &[(usize, usize)],
+        out: &mut impl Output,
+    ) {
+        let mut from = 0;
         for &(start, end) in spans {
-            if end <= at {
+            if end <= from {
                 continue;
             }
-            if start >= at {
-                self.show(&text[at..start], out);
+            if start >= from {
+                self.pass(at + from, &text[from..start], out);
                 self.show(REDACTED, out);
             }
-            at = end;
+            from = end;
         }
-        self.show(&text[at..], out);
+        self.pass(at + from, &text[from..], out);
     }
 
     fn show(&mut self, clean: &[u8], out: &mut impl Output) {
-        let room = match self.rules.max_bytes {
-            Some(max) => max.saturating_sub(self.shown).min(clean.len() as u64) as usize,
-            None => clean.len(),
-        };
+        let room = self.room(clean.len());
         out.put(&clean[..room]);
+    }
+
+    /// As [`Filter::show`], for bytes as they came (see [`Output::pass`]).
+    fn pass(&mut self, at: usize, bytes: &[u8], out: &mut impl Output) {
+        let room = self.room(bytes.len());
+        if room > 0 {
+            out.pass(at, &bytes[..room]);
+        }
+    }
+
+    /// How many of `len` bytes can be shown under `max_bytes`; counts them as shown, the
+    /// rest as cut.
+    fn room(&mut self, len: usize) -> usize {
+        let room = match self.rules.max_bytes {
+            Some(max) => max.saturating_sub(self.shown).min(len as u64) as usize,
+            None => len,
+        };
         self.shown += room as u64;
-        self.cut += (clean.len() - room) as u64;
+        self.cut += (len - room) as u64;
+        room
     }
 
     fn redact_line(&mut self, line: &[u8], out: &mut Vec<u8>) {
@@ -607,7 +638,7 @@ mod tests {
     /// Lines of every kind the patterns care about: secrets of each kind, their keywords
     /// without a secret, values on the next line, private keys, CRLF, long lines.
     fn mixed_lines() -> Vec<String> {
-        let mut lines: Vec<String> = [
+        [
             "key AKIAIOSFODNN7EXAMPLE ok",
             "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
             "GH=ghp_0123456789abcdefghijABCDEFGHIJ012345 and gho_0123456789abcdefghijABCDEFGHIJ012345",
@@ -632,8 +663,7 @@ mod tests {
         ]
         .iter()
         .map(|l| l.to_string())
-        .collect();
-        lines
+        .collect()
     }
 
     #[test]
@@ -678,6 +708,59 @@ mod tests {
                 run(&slow, &input, step) == expected,
                 "slow, pieces of {step}"
             );
+        }
+    }
+
+    /// An output that takes passed bytes from where they are in the data fed, by their
+    /// place, as the filter process moves them from its pipe.
+    struct ByPlace<'d> {
+        data: &'d [u8],
+        out: Vec<u8>,
+        next: usize,
+        passed: usize,
+    }
+
+    impl Output for ByPlace<'_> {
+        fn put(&mut self, bytes: &[u8]) {
+            self.out.extend_from_slice(bytes);
+        }
+
+        fn pass(&mut self, at: usize, bytes: &[u8]) {
+            assert!(at >= self.next, "passed out of order");
+            assert_eq!(&self.data[at..at + bytes.len()], bytes);
+            self.out.extend_from_slice(&self.data[at..at + bytes.len()]);
+            self.next = at + bytes.len();
+            self.passed += bytes.len();
+        }
+    }
+
+    #[test]
+    fn passed_bytes_are_where_they_were_fed_in_order() {
+        let r = rules(true, &[r"ticket-\d+"], Some(300_000));
+        let mut input: String = mixed_lines().join("\n").repeat(20);
+        input.push_str(&"plain\n".repeat(50_000));
+        for step in [1, 100, 4096, 131072] {
+            let mut filter = Filter::new(&r);
+            let (mut out, mut passed) = (Vec::new(), 0);
+            for piece in input.as_bytes().chunks(step) {
+                let mut by_place = ByPlace {
+                    data: piece,
+                    out: Vec::new(),
+                    next: 0,
+                    passed: 0,
+                };
+                filter.feed(piece, &mut by_place);
+                out.extend(by_place.out);
+                passed += by_place.passed;
+            }
+            filter.finish(&mut out);
+            assert!(
+                String::from_utf8(out).unwrap() == run(&r, &input, step),
+                "pieces of {step}"
+            );
+            if step >= 4096 {
+                assert!(passed > 150_000, "pieces of {step}: {passed} bytes passed");
+            }
         }
     }
 
