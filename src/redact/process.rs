@@ -36,9 +36,9 @@ pub struct Interposed {
 /// that is not a terminal (unless `[output] terminals`). None when `[output]` asks for
 /// nothing, or neither stream is filtered.
 pub fn interpose(config: &OutputConfig) -> Result<Option<Interposed>, String> {
-    let Some(rules) = Rules::new(config) else {
+    if !config.active() {
         return Ok(None);
-    };
+    }
     let filtered: Vec<RawFd> = [1, 2]
         .into_iter()
         .filter(|&n| fd::is_open(n) && (config.terminals || !is_terminal(n)))
@@ -64,6 +64,11 @@ pub fn interpose(config: &OutputConfig) -> Result<Option<Interposed>, String> {
                 .into_iter()
                 .map(|(n, read, _write)| (n, read))
                 .collect();
+            // Compiled here, while the session goes on to its first command. (They compiled
+            // when the policy was loaded; should they not, nothing is shown.)
+            let Some(rules) = Rules::new(config) else {
+                spawn::exit_child(1)
+            };
             run(&rules, streams);
         }
         Fork::Parent(pid) => {
@@ -84,12 +89,15 @@ impl Interposed {
     pub fn finish(self) {
         fd::close(1);
         fd::close(2);
+        // Usually done within a millisecond: looked at often at first, then every 2 ms.
         let deadline = Instant::now() + DRAIN;
+        let mut step = Duration::from_micros(50);
         while Instant::now() < deadline {
             match spawn::try_wait(self.pid) {
-                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                Ok(None) => std::thread::sleep(step),
                 _ => return,
             }
+            step = (step * 2).min(Duration::from_millis(2));
         }
     }
 }
