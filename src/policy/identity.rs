@@ -5,7 +5,7 @@
 //!
 //! The only I/O is `stat` at load time; matching is pure.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -76,19 +76,24 @@ pub(crate) struct Resolver {
     cache: HashMap<String, Vec<Target>>,
 }
 
-/// A search directory, opened once: each name is looked up with one `stat` relative to it.
-/// (Cheaper than listing: a name that is not there is a cached negative lookup, while listing
-/// a /usr/bin of a thousand entries costs more than all the policy's names together, and rsh
-/// loads its policy on every start.)
+/// A search directory, opened once: each name is looked up with one `stat` relative to it,
+/// unless the directory is small enough to list (see `worth_listing`).
 struct SearchDir {
     path: PathBuf,
     dir: Option<OwnedFd>,
+    /// The directory's entries, when it was listed: a name not among them is not looked up.
+    listed: Option<HashSet<Vec<u8>>>,
 }
 
 impl SearchDir {
     /// The file `name` in this directory, following symbolic links.
     fn stat(&self, name: &str) -> Option<nix::sys::stat::FileStat> {
         use nix::fcntl::AtFlags;
+        if let Some(listed) = &self.listed
+            && !listed.contains(name.as_bytes())
+        {
+            return None;
+        }
         match &self.dir {
             Some(dir) => nix::sys::stat::fstatat(dir, name, AtFlags::empty()).ok(),
             None => nix::sys::stat::stat(&self.path.join(name)).ok(),
@@ -96,8 +101,31 @@ impl SearchDir {
     }
 }
 
+/// Whether listing a directory of `size` bytes costs less than looking `names` names up in it.
+/// rsh loads its policy on every start, with ~200 names on four directories, most of them in
+/// the last: a failed `fstatat` costs about 0.8 µs, listing about 13 µs plus 0.4 µs an entry
+/// (measured on ext4, where an entry takes some 35–70 bytes of the directory's size). So the
+/// near-empty /usr/local directories and /usr/sbin are listed, a /usr/bin of a thousand
+/// entries is not. Only speed depends on the guess: both ways find the same files.
+fn worth_listing(size: i64, names: usize) -> bool {
+    usize::try_from(size).is_ok_and(|size| size / 96 + 16 < names)
+}
+
+/// The names in the directory `dir`, or None when it cannot be listed.
+fn list(dir: &OwnedFd) -> Option<HashSet<Vec<u8>>> {
+    use nix::fcntl::OFlag;
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+    let mut listing = nix::dir::Dir::openat(dir, ".", flags, nix::sys::stat::Mode::empty()).ok()?;
+    let mut names = HashSet::new();
+    for entry in listing.iter() {
+        names.insert(entry.ok()?.file_name().to_bytes().to_vec());
+    }
+    Some(names)
+}
+
 impl Resolver {
-    pub(crate) fn new(dirs: &[PathBuf]) -> Resolver {
+    /// A resolver for about `names` names (which decides whether listing a directory pays).
+    pub(crate) fn new(dirs: &[PathBuf], names: usize) -> Resolver {
         let mut canonical: Vec<SearchDir> = Vec::new();
         for dir in dirs {
             if let Ok(dir) = std::fs::canonicalize(dir)
@@ -111,7 +139,17 @@ impl Resolver {
                     nix::sys::stat::Mode::empty(),
                 )
                 .ok();
-                canonical.push(SearchDir { path: dir, dir: fd });
+                let listed = fd
+                    .as_ref()
+                    .filter(|fd| {
+                        nix::sys::stat::fstat(fd).is_ok_and(|st| worth_listing(st.st_size, names))
+                    })
+                    .and_then(list);
+                canonical.push(SearchDir {
+                    path: dir,
+                    dir: fd,
+                    listed,
+                });
             }
         }
         Resolver {
@@ -199,6 +237,12 @@ mod tests {
 
     #[test]
     fn resolves_in_every_directory_and_follows_symlinks() {
+        // Looked up one by one, and in listed directories.
+        resolves_in_every_directory(1);
+        resolves_in_every_directory(100_000);
+    }
+
+    fn resolves_in_every_directory(names: usize) {
         let tmp = tempfile::tempdir().unwrap();
         let a = tmp.path().join("a");
         let b = tmp.path().join("b");
@@ -209,7 +253,13 @@ mod tests {
         std::fs::create_dir(b.join("dir")).unwrap();
         std::os::unix::fs::symlink(a.join("tool"), b.join("link")).unwrap();
         let dirs = vec![a.clone(), b.clone()];
-        let mut resolver = Resolver::new(&dirs);
+        let mut resolver = Resolver::new(&dirs, names);
+        assert!(
+            resolver
+                .dirs
+                .iter()
+                .all(|d| d.listed.is_some() == (names > 1))
+        );
 
         let tool = resolver.resolve("tool");
         assert_eq!(tool.targets.len(), 2);

@@ -347,8 +347,12 @@ impl Unresolved {
     /// Looks up every command name the policy mentions.
     pub fn resolve(self) -> Policy {
         let mut policy = self.0;
-        let mut resolver = Resolver::new(&policy.resolve_dirs);
         let settings = &mut policy.settings;
+        let names = settings.listed.len()
+            + settings.tables.len()
+            + settings.rules.len()
+            + settings.risks.len();
+        let mut resolver = Resolver::new(&policy.resolve_dirs, names);
         let commands = settings
             .listed
             .iter_mut()
