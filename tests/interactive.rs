@@ -406,3 +406,30 @@ fn ctrl_c_ends_a_subshell_with_its_command() {
     assert!(!seen.contains("not-reached\r\n"), "{seen:?}");
     assert_eq!(pty.exit(), Some(0));
 }
+
+/// Ctrl-Z in what a subshell or command substitution runs: the shell waiting for it has no
+/// job control of its own and does not stop (the interactive shell, which waits for it
+/// without watching it stop, would freeze), so the command goes on, and nothing is kept.
+#[test]
+fn ctrl_z_in_a_subshell_or_substitution_lets_it_go_on() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    for (line, done) in [
+        ("(sleep 1; echo sub-went-on)", "sub-went-on\r\n"),
+        ("echo $(sleep 1; echo subst-went-on)", "subst-went-on\r\n"),
+    ] {
+        pty.send(&format!("{line}\r"));
+        std::thread::sleep(Duration::from_millis(400));
+        pty.send("\x1a");
+        let seen = pty.expect(done, WAIT);
+        assert!(
+            seen.contains("rsh: this command cannot be stopped here; it goes on running"),
+            "{seen:?}"
+        );
+        assert!(!seen.contains("Stopped"), "{seen:?}");
+        pty.expect(PROMPT, WAIT);
+    }
+    let seen = type_line(&mut pty, "jobs; echo listed", "listed\r\n");
+    assert!(!seen.contains("Stopped"), "{seen:?}");
+    assert_eq!(pty.exit(), Some(0));
+}

@@ -562,9 +562,11 @@ impl Shell {
         Ok(status)
     }
 
-    /// In a forked stage: what this process starts stays in the job's group.
+    /// In a forked stage: what this process starts stays in the job's group, and the stops
+    /// from the terminal stop this shell with its programs.
     fn enter_job(&mut self, placement: job::Placement) {
         self.in_job = true;
+        spawn::signals::default_stops();
         let own = nix::unistd::getpgrp();
         self.job_group = match placement.group {
             job::Group::New => Some(own).filter(|&g| g == nix::unistd::getpid()),
@@ -648,6 +650,7 @@ impl Shell {
             pids: pids.to_vec(),
             group: group.or(self.job_group),
             terminal,
+            on_stop: self.on_stop(),
         };
         // Under confinement nothing a command started outlives it (and its timeout).
         let sweep = timeout.is_some();
@@ -696,6 +699,24 @@ impl Shell {
             job::die_by(sig);
         }
         reaped
+    }
+
+    /// What a job of this shell does when it is stopped from the terminal: a shell forked
+    /// inside a job stops with it; a forked copy outside any job (a command substitution, a
+    /// subshell) must not stop, since its shell waits for it without job control; nor may
+    /// the interactive shell, which has none yet.
+    fn on_stop(&self) -> job::OnStop {
+        if self.forked {
+            return if self.in_job {
+                job::OnStop::StopWith
+            } else {
+                job::OnStop::GoOn
+            };
+        }
+        match self.mode {
+            Mode::Interactive => job::OnStop::GoOn,
+            Mode::Command | Mode::Script => job::OnStop::StopWith,
+        }
     }
 
     /// Whether this is the interactive shell itself, not a forked copy of it.

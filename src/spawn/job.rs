@@ -15,9 +15,11 @@
 //!   have without a job; SIGINT is passed on, and rsh ends by it only if the job does (bash's
 //!   rule: a program that handles Ctrl-C lets the script go on); signals the shell ignores (an
 //!   interactive shell ignores SIGINT, SIGQUIT, SIGTERM) stay ignored;
-//! - a stopped job is stopped whole; stopped from the terminal (Ctrl-Z), a non-interactive rsh
-//!   stops too and resumes the job when it is resumed itself; otherwise (an interactive rsh,
-//!   no job control yet; a job that stopped itself) it goes on at once, under its deadline.
+//! - a stopped job is stopped whole. Stopped from the terminal (Ctrl-Z, or reading or writing
+//!   it from the background), what happens is the job's `OnStop`: a script, or a shell forked
+//!   inside a job, stops too and continues the job when it is continued itself; a shell that
+//!   must not stop (no job control yet) lets it go on. A job that stopped itself otherwise
+//!   (SIGSTOP) goes on at once. The deadline runs on while a job is stopped.
 //!
 //! The leader of a job's own group is reaped last, so that the group number stays the job's
 //! for as long as rsh may signal it.
@@ -168,6 +170,22 @@ pub struct Job {
     /// The job's own process group; None: signal the processes one by one.
     pub group: Option<Pid>,
     pub terminal: Option<RawFd>,
+    pub on_stop: OnStop,
+}
+
+/// What rsh does when a job is stopped from the terminal: Ctrl-Z (SIGTSTP, also a program
+/// stopping itself so, as `less` and `vim` do on Ctrl-Z), or reading or writing the terminal
+/// from outside its foreground group (SIGTTIN, SIGTTOU).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnStop {
+    /// rsh stops too, by the same signal, and continues the job once continued itself: a
+    /// script, as bash's does, and a shell forked inside a job, so that the shell above sees
+    /// the job stop.
+    StopWith,
+    /// The job goes on at once, and rsh says so: where the shell that waits must not stop (a
+    /// command substitution or subshell, which the shell above waits for without job control,
+    /// or an interactive shell, which has no job control yet).
+    GoOn,
 }
 
 /// How a job ended.
@@ -305,9 +323,12 @@ impl Job {
         // gone (SIGKILL for the job after the grace period).
         let mut dying: Option<libc::c_int> = None;
         loop {
-            self.reap(&mut exits, &mut usage, interactive);
+            let stop = self.reap(&mut exits, &mut usage);
             if exits.iter().all(Option::is_some) {
                 break;
+            }
+            if let Some(signal) = stop {
+                self.stopped(signal, &exits);
             }
             let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if remaining == Some(Duration::ZERO) {
@@ -416,16 +437,17 @@ impl Job {
         None
     }
 
-    /// Collects the processes that have ended; handles one that stopped. The leader of the
-    /// job's own group is only looked at (WNOWAIT): it stays a zombie until `reap_leader`.
+    /// Collects the processes that have ended, and returns the stop signal of any that
+    /// stopped (a stop from the terminal before another). The leader of the job's own group
+    /// is only looked at (WNOWAIT): it stays a zombie until `reap_leader`.
     fn reap(
         &self,
         exits: &mut [Option<Result<Exit, Errno>>],
         usage: &mut [Option<Usage>],
-        interactive: bool,
-    ) {
+    ) -> Option<libc::c_int> {
         use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
         let keep_leader = self.own_group().is_some();
+        let mut stop = None;
         for i in 0..self.pids.len() {
             if exits[i].is_some() {
                 continue;
@@ -435,7 +457,7 @@ impl Job {
                 // Stops first (consumed), then the exit without reaping.
                 let stops = WaitPidFlag::WSTOPPED | WaitPidFlag::WNOHANG;
                 if let Ok(WaitStatus::Stopped(_, sig)) = retry(|| waitid(Id::Pid(pid), stops)) {
-                    self.stopped(sig as libc::c_int, interactive, exits);
+                    stop = stronger_stop(stop, sig as libc::c_int);
                 }
                 let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
                 match retry(|| waitid(Id::Pid(pid), peek)) {
@@ -446,7 +468,7 @@ impl Job {
             }
             match retry(|| super::wait4(pid, libc::WUNTRACED | libc::WNOHANG)) {
                 Ok(Some((WaitStatus::Stopped(_, sig), _))) => {
-                    self.stopped(sig as libc::c_int, interactive, exits)
+                    stop = stronger_stop(stop, sig as libc::c_int);
                 }
                 Ok(Some((status, used))) => {
                     if let Some(exit) = super::ended(status) {
@@ -458,34 +480,63 @@ impl Job {
                 Err(errno) => exits[i] = Some(Err(errno)),
             }
         }
+        stop
     }
 
-    /// A process of the job stopped. The whole job is stopped with it, so that nothing of it
-    /// runs on unchecked. From the terminal (Ctrl-Z, or reading it in the background), a
-    /// script stops too, as bash does when stopped with its child, and both go on when rsh
-    /// is resumed. Otherwise (an interactive rsh has no job control yet, or the job stopped
-    /// itself) the job goes on at once, its deadline still running.
-    fn stopped(&self, sig: libc::c_int, interactive: bool, exits: &[Option<Result<Exit, Errno>>]) {
-        self.signal(libc::SIGSTOP, exits);
-        let from_terminal = matches!(sig, libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU);
-        if from_terminal {
+    /// A process of the job stopped by `sig`. The whole job is stopped with it, so that nothing
+    /// of it runs on unchecked, unless the job's group is rsh's own (a shell inside a job:
+    /// the terminal's signal reached all of it, and the shell above stops the rest). Stopped
+    /// from the terminal, the job's `OnStop` says what follows; after any other stop the job
+    /// goes on at once, its deadline still running.
+    fn stopped(&self, sig: libc::c_int, exits: &[Option<Result<Exit, Errno>>]) {
+        let whole = !self.shares_our_group();
+        if whole {
+            self.signal(libc::SIGSTOP, exits);
+        }
+        if is_terminal_stop(sig) {
             if let Some(tty) = self.terminal {
                 reclaim_terminal(tty);
             }
-            if interactive {
-                let _ = super::fd::write_all(
-                    2,
-                    b"\nrsh: stopping a command is not supported; it goes on running\n",
-                );
-            } else {
-                // SAFETY: raise takes an integer.
-                unsafe { libc::raise(libc::SIGSTOP) };
+            match self.on_stop {
+                OnStop::StopWith => stop_self(sig),
+                OnStop::GoOn => {
+                    let _ = super::fd::write_all(
+                        2,
+                        b"\nrsh: this command cannot be stopped here; it goes on running\n",
+                    );
+                }
             }
             if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
                 give_terminal(tty, pgid.as_raw());
             }
         }
         self.signal(libc::SIGCONT, exits);
+    }
+}
+
+/// A stop from the terminal, or one a program makes as if from it (Ctrl-Z in `vim`).
+fn is_terminal_stop(sig: libc::c_int) -> bool {
+    matches!(sig, libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU)
+}
+
+/// Of two stops seen together, the one from the terminal.
+fn stronger_stop(seen: Option<libc::c_int>, sig: libc::c_int) -> Option<libc::c_int> {
+    match seen {
+        Some(earlier) if is_terminal_stop(earlier) => Some(earlier),
+        _ => Some(sig),
+    }
+}
+
+/// Stops rsh by `sig`, as the signal's default action does (whatever rsh does with it
+/// otherwise), so that the shell above sees the job stop as from the terminal; returns once
+/// rsh is continued. (In an orphaned process group the kernel drops the stop, and the job
+/// simply goes on.)
+fn stop_self(sig: libc::c_int) {
+    // SAFETY: dispositions and raise take integers; the old disposition is put back.
+    unsafe {
+        let old = libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+        libc::signal(sig, old);
     }
 }
 

@@ -802,6 +802,15 @@ pub mod signals {
         ignore(&[libc::SIGINT, libc::SIGQUIT, libc::SIGTERM]);
     }
 
+    /// In a shell forked inside a job: the stops from the terminal stop it again, as they do
+    /// the job's programs, so that the shell that waits for the job sees it stop.
+    pub fn default_stops() {
+        for sig in super::STOP_SIGNALS {
+            // SAFETY: setting a default disposition has no memory effects.
+            unsafe { libc::signal(sig, libc::SIG_DFL) };
+        }
+    }
+
     /// Ignores each of `signals`.
     pub fn ignore(signals: &[libc::c_int]) {
         for &sig in signals {
