@@ -786,6 +786,7 @@ pub fn pipe_nonblocking() -> Result<(OwnedFd, OwnedFd), Errno> {
 
 pub mod fd;
 pub mod job;
+pub mod watch;
 
 /// Signal dispositions of the shell process itself.
 pub mod signals {

@@ -1,0 +1,606 @@
+//! The watch over the jobs that job control keeps stopped (Ctrl-Z), kept by a process of its own
+//! while the shell waits at the prompt or for another command.
+//!
+//! A kept job must stay stopped until `fg` continues it. A confined program can stop itself
+//! and have something continue it later (a timer it set, a signal it arranged for); it would
+//! then run in the background, which rsh refuses (`&`), and past its time limit, with nobody
+//! waiting for it. So the watcher looks at every thread of every kept job each `TICK`: a
+//! thread that is not stopped, or that was scheduled at all since the job was held (its count
+//! of context switches moved: it ran and stopped again), or a process or thread that came or
+//! went, means the job ran without `fg`. Such a job cannot be held — what continued it can do
+//! so again — so its whole process group is killed at once. The job's deadline (the policy's
+//! timeout from the job's start, stopped time included) is enforced here as in the
+//! foreground: SIGTERM and SIGCONT to the group, SIGKILL `GRACE` later. The shell collects and
+//! records what the watcher ended when it next can: before the next prompt, at `fg`, or when
+//! the session ends.
+//!
+//! A process and not a thread: rsh forks copies of itself and moves descriptors to fixed
+//! numbers, neither of which goes with a second thread that opens files. It leads a process
+//! group of its own, so that no signal from the terminal reaches it, and talks with the shell
+//! over a socket, one request and one answer at a time. When the shell goes away without
+//! releasing its jobs (killed by SIGKILL), the watcher kills every job it holds before it
+//! ends: nothing held outlives the shell.
+//!
+//! What it must never do: signal a group after the shell released it (`release` answers only
+//! once the job is forgotten, so the group number cannot have been reused meanwhile: the
+//! shell reaps the job's leader only after that), and hold a job it cannot see (`hold` fails,
+//! and the shell lets the job go on in the foreground).
+#![allow(unsafe_code)]
+
+use std::collections::BTreeMap;
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use super::job::GRACE;
+use super::{Fork, fd};
+
+/// How often each held job is looked at.
+const TICK: Duration = Duration::from_millis(50);
+
+/// How long a job being held has to stop entirely (a process in the middle of a system call
+/// stops when the call returns).
+const SETTLE: Duration = Duration::from_secs(1);
+
+/// How long the shell waits for an answer (a `hold` takes up to `SETTLE`).
+const ANSWER: Duration = Duration::from_secs(5);
+
+/// A job the watcher holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HoldId(u64);
+
+/// What became of a held job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Still stopped, as it was held.
+    Stopped,
+    /// Its deadline passed: it got SIGTERM this long ago, and gets SIGKILL at `GRACE`.
+    TimedOut(Duration),
+    /// It ran without `fg`, and was killed.
+    RanWhileStopped,
+}
+
+/// Why a job cannot be held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldError {
+    /// Part of it did not stop within `SETTLE`.
+    NotStopped,
+    /// Its processes cannot be read in /proc.
+    Unreadable,
+    /// The watcher is not there, or does not answer.
+    NoWatcher(Errno),
+}
+
+impl std::fmt::Display for HoldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HoldError::NotStopped => write!(f, "it did not stop"),
+            HoldError::Unreadable => write!(f, "its processes cannot be read in /proc"),
+            HoldError::NoWatcher(errno) => {
+                write!(f, "no watch over stopped jobs: {}", errno.desc())
+            }
+        }
+    }
+}
+
+/// The shell's end of the watch. Dropped, it closes the socket (the watcher then ends,
+/// killing what it still holds) and, in the shell that started it, collects the watcher.
+pub struct Watcher {
+    socket: Option<OwnedFd>,
+    pid: Pid,
+    /// The shell that started it (a forked copy holds a copy of this).
+    parent: Pid,
+    next: u64,
+}
+
+// Requests: kind, id, group, deadline in milliseconds from now (u64::MAX: none).
+const HOLD: u8 = 1;
+const FATE: u8 = 2;
+const RELEASE: u8 = 3;
+const REQUEST_LEN: usize = 32;
+
+// Answers: what, and for a job that timed out how long ago it got SIGTERM, in milliseconds.
+const STOPPED: u8 = 0;
+const TIMED_OUT: u8 = 1;
+const RAN: u8 = 2;
+const NOT_STOPPED: u8 = 3;
+const UNREADABLE: u8 = 4;
+const UNKNOWN: u8 = 5;
+const ANSWER_LEN: usize = 16;
+
+impl Watcher {
+    /// Starts the watching process.
+    pub fn start() -> Result<Watcher, Errno> {
+        let (ours, theirs) = seqpacket_pair()?;
+        let ours = fd::to_shell_range(ours)?;
+        match super::fork_shell()? {
+            Fork::Child => {
+                drop(ours);
+                serve(theirs)
+            }
+            Fork::Parent(pid) => {
+                drop(theirs);
+                fd::mark_private(ours.as_fd());
+                Ok(Watcher {
+                    socket: Some(ours),
+                    pid,
+                    parent: nix::unistd::getpid(),
+                    next: 1,
+                })
+            }
+        }
+    }
+
+    /// Holds the stopped job whose process group is `group`, with `deadline` left before its
+    /// time runs out. Returns once every process of it is seen stopped.
+    pub fn hold(&mut self, group: Pid, deadline: Option<Duration>) -> Result<HoldId, HoldError> {
+        let id = HoldId(self.next);
+        self.next += 1;
+        let millis = deadline.map_or(u64::MAX, |d| d.as_millis().min(u64::MAX as u128 - 1) as u64);
+        match self.ask(HOLD, id, group.as_raw(), millis) {
+            Ok((STOPPED, _)) => Ok(id),
+            Ok((NOT_STOPPED, _)) => Err(HoldError::NotStopped),
+            Ok((UNREADABLE, _)) => Err(HoldError::Unreadable),
+            Ok(_) => Err(HoldError::NoWatcher(Errno::EPROTO)),
+            Err(errno) => Err(HoldError::NoWatcher(errno)),
+        }
+    }
+
+    /// What became of a held job so far.
+    pub fn fate(&mut self, id: HoldId) -> Result<Fate, Errno> {
+        self.ask(FATE, id, 0, 0).and_then(answered_fate)
+    }
+
+    /// Stops watching a job: from the answer on, the watcher does nothing more to it.
+    pub fn release(&mut self, id: HoldId) -> Result<Fate, Errno> {
+        self.ask(RELEASE, id, 0, 0).and_then(answered_fate)
+    }
+
+    /// One request, one answer.
+    fn ask(&mut self, kind: u8, id: HoldId, group: i32, millis: u64) -> Result<(u8, u64), Errno> {
+        let mut request = [0u8; REQUEST_LEN];
+        request[0] = kind;
+        request[8..16].copy_from_slice(&id.0.to_le_bytes());
+        request[16..20].copy_from_slice(&group.to_le_bytes());
+        request[24..32].copy_from_slice(&millis.to_le_bytes());
+        let socket = self.socket.as_ref().ok_or(Errno::EBADF)?;
+        send(socket, &request)?;
+        let mut answer = [0u8; ANSWER_LEN];
+        let until = Instant::now() + ANSWER;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || !readable(socket, Some(left))? {
+                return Err(Errno::ETIMEDOUT);
+            }
+            match nix::unistd::read(socket, &mut answer) {
+                Ok(ANSWER_LEN) => break,
+                Ok(_) => return Err(Errno::EPROTO),
+                Err(Errno::EINTR | Errno::EAGAIN) => continue,
+                Err(errno) => return Err(errno),
+            }
+        }
+        let value = u64::from_le_bytes(answer[8..16].try_into().expect("eight bytes"));
+        Ok((answer[0], value))
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        drop(self.socket.take());
+        if nix::unistd::getpid() != self.parent {
+            return;
+        }
+        // It ends once it sees the socket closed; one that does not answer is killed.
+        use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+        let until = Instant::now() + SETTLE + TICK;
+        while Instant::now() < until {
+            match waitpid(self.pid, Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                _ => return,
+            }
+        }
+        let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
+        let _ = waitpid(self.pid, None);
+    }
+}
+
+/// Sends one request or answer. Never SIGPIPE: the shell must outlive a watcher that went
+/// away (and the watcher a shell).
+fn send(socket: &OwnedFd, bytes: &[u8]) -> Result<(), Errno> {
+    loop {
+        // SAFETY: the buffer is valid for its length; the descriptor is only a number here.
+        let sent = unsafe {
+            libc::send(
+                socket.as_raw_fd(),
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        match sent {
+            n if n == bytes.len() as isize => return Ok(()),
+            n if n >= 0 => return Err(Errno::EPROTO),
+            _ if Errno::last() == Errno::EINTR => continue,
+            _ => return Err(Errno::last()),
+        }
+    }
+}
+
+fn answered_fate((what, value): (u8, u64)) -> Result<Fate, Errno> {
+    match what {
+        STOPPED => Ok(Fate::Stopped),
+        TIMED_OUT => Ok(Fate::TimedOut(Duration::from_millis(value))),
+        RAN => Ok(Fate::RanWhileStopped),
+        _ => Err(Errno::EPROTO),
+    }
+}
+
+/// A connected pair of sequenced-packet sockets (one request or answer per read), close-on-exec.
+fn seqpacket_pair() -> Result<(OwnedFd, OwnedFd), Errno> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: socketpair writes two descriptors into the array we own; checked below.
+    let rc = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    };
+    if rc != 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: both descriptors are fresh and ours alone.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Whether `socket` has something to read (or was closed) within `wait` (None: no limit).
+fn readable(socket: &OwnedFd, wait: Option<Duration>) -> Result<bool, Errno> {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    let timeout = match wait {
+        None => PollTimeout::NONE,
+        Some(wait) => PollTimeout::try_from(wait.as_millis().min(i32::MAX as u128) as i32)
+            .unwrap_or(PollTimeout::MAX),
+    };
+    let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN)];
+    match poll(&mut fds, timeout) {
+        Ok(n) => Ok(n > 0),
+        Err(Errno::EINTR) => Ok(false),
+        Err(errno) => Err(errno),
+    }
+}
+
+// ----- the watching process -------------------------------------------------------------------
+
+/// A held job, as the watcher keeps it.
+struct Held {
+    id: u64,
+    group: Pid,
+    deadline: Option<Instant>,
+    /// The processes of the job when it was held.
+    processes: Vec<i32>,
+    /// Every thread of them then, (process, thread), with its context switches.
+    threads: BTreeMap<(i32, i32), u64>,
+    state: State,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Held,
+    /// Its deadline passed: SIGTERM at this time.
+    Terminated(Instant),
+    /// SIGKILL `GRACE` after SIGTERM.
+    Killed(Instant),
+    /// It ran without `fg`: SIGKILL.
+    Ran,
+}
+
+impl Held {
+    /// Whether there is still something to do for it.
+    fn watching(&self) -> bool {
+        matches!(self.state, State::Held | State::Terminated(_))
+    }
+
+    fn check(&mut self, now: Instant) {
+        match self.state {
+            State::Held if self.deadline.is_some_and(|d| d <= now) => {
+                let _ = killpg(self.group, Signal::SIGTERM);
+                let _ = killpg(self.group, Signal::SIGCONT);
+                self.state = State::Terminated(now);
+            }
+            State::Held if self.ran() => {
+                let _ = killpg(self.group, Signal::SIGKILL);
+                self.state = State::Ran;
+            }
+            State::Terminated(at) if now >= at + GRACE => {
+                let _ = killpg(self.group, Signal::SIGKILL);
+                self.state = State::Killed(at);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether any of it ran since it was held.
+    fn ran(&self) -> bool {
+        match threads_of(&self.processes) {
+            Ok(now) => {
+                now.len() != self.threads.len()
+                    || now.iter().any(|(key, thread)| {
+                        !thread.stopped || self.threads.get(key) != Some(&thread.switches)
+                    })
+            }
+            // A process gone: something reaped it, so something of the job ran.
+            Err(_) => true,
+        }
+    }
+
+    fn answer(&self) -> (u8, u64) {
+        match self.state {
+            State::Held => (STOPPED, 0),
+            State::Terminated(at) | State::Killed(at) => (
+                TIMED_OUT,
+                at.elapsed().as_millis().min(u64::MAX as u128) as u64,
+            ),
+            State::Ran => (RAN, 0),
+        }
+    }
+}
+
+/// The watching process: answers the shell and looks at the held jobs, until the shell's end
+/// of the socket closes.
+fn serve(socket: OwnedFd) -> ! {
+    become_watcher(&socket);
+    let mut held: Vec<Held> = Vec::new();
+    loop {
+        let wait = held.iter().any(Held::watching).then_some(TICK);
+        match readable(&socket, wait) {
+            Ok(true) => {
+                if !serve_one(&socket, &mut held) {
+                    break;
+                }
+            }
+            Ok(false) => {}
+            Err(_) => break,
+        }
+        let now = Instant::now();
+        for job in &mut held {
+            job.check(now);
+        }
+    }
+    // The shell is gone: nothing it held may go on.
+    for job in &held {
+        if job.watching() {
+            let _ = killpg(job.group, Signal::SIGKILL);
+        }
+    }
+    super::exit_child(0)
+}
+
+/// Reads and answers one request; false when the shell's end is closed.
+fn serve_one(socket: &OwnedFd, held: &mut Vec<Held>) -> bool {
+    let mut request = [0u8; REQUEST_LEN];
+    match nix::unistd::read(socket, &mut request) {
+        Ok(REQUEST_LEN) => {}
+        Ok(_) => return false,
+        Err(Errno::EINTR | Errno::EAGAIN) => return true,
+        Err(_) => return false,
+    }
+    let id = u64::from_le_bytes(request[8..16].try_into().expect("eight bytes"));
+    let group = i32::from_le_bytes(request[16..20].try_into().expect("four bytes"));
+    let millis = u64::from_le_bytes(request[24..32].try_into().expect("eight bytes"));
+    let answer = match request[0] {
+        HOLD => {
+            let deadline =
+                (millis != u64::MAX).then(|| Instant::now() + Duration::from_millis(millis));
+            match hold(id, Pid::from_raw(group), deadline, held) {
+                Ok(job) => {
+                    held.push(job);
+                    (STOPPED, 0)
+                }
+                Err(code) => (code, 0),
+            }
+        }
+        FATE => held
+            .iter()
+            .find(|job| job.id == id)
+            .map_or((UNKNOWN, 0), Held::answer),
+        RELEASE => match held.iter().position(|job| job.id == id) {
+            Some(i) => held.remove(i).answer(),
+            None => (UNKNOWN, 0),
+        },
+        _ => (UNKNOWN, 0),
+    };
+    let mut bytes = [0u8; ANSWER_LEN];
+    bytes[0] = answer.0;
+    bytes[8..16].copy_from_slice(&answer.1.to_le_bytes());
+    send(socket, &bytes).is_ok()
+}
+
+/// Takes in a stopped job once all of it is seen stopped (the others are looked at meanwhile).
+fn hold(id: u64, group: Pid, deadline: Option<Instant>, others: &mut [Held]) -> Result<Held, u8> {
+    let until = Instant::now() + SETTLE;
+    loop {
+        let processes = members(group).map_err(|_| UNREADABLE)?;
+        if processes.is_empty() {
+            return Err(UNREADABLE);
+        }
+        if let Ok(threads) = threads_of(&processes)
+            && threads.values().all(|thread| thread.stopped)
+        {
+            return Ok(Held {
+                id,
+                group,
+                deadline,
+                processes,
+                threads: threads.into_iter().map(|(k, t)| (k, t.switches)).collect(),
+                state: State::Held,
+            });
+        }
+        if Instant::now() >= until {
+            return Err(NOT_STOPPED);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        let now = Instant::now();
+        for job in others.iter_mut() {
+            job.check(now);
+        }
+    }
+}
+
+/// The watcher's own set-up: a group of its own (no terminal signal reaches it), no signal
+/// handler of the shell's, and no descriptor but its socket.
+fn become_watcher(socket: &OwnedFd) {
+    let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
+    // Asked to end by anyone but the shell (whose socket closing ends it), it goes on.
+    for sig in [
+        libc::SIGHUP,
+        libc::SIGINT,
+        libc::SIGQUIT,
+        libc::SIGTERM,
+        libc::SIGTSTP,
+        libc::SIGTTIN,
+        libc::SIGTTOU,
+        libc::SIGPIPE,
+        libc::SIGALRM,
+        libc::SIGWINCH,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+    ] {
+        // SAFETY: setting a disposition to ignore has no memory effects.
+        unsafe { libc::signal(sig, libc::SIG_IGN) };
+    }
+    // SAFETY: as above (the line editor may have a handler there).
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
+    let _ = nix::sys::signal::SigSet::empty().thread_set_mask();
+    let keep = socket.as_raw_fd() as libc::c_uint;
+    // SAFETY: close_range with integer arguments; the only descriptor kept is the socket, and
+    // nothing in this process holds another.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 0u32, keep - 1, 0u32);
+        libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32);
+    }
+}
+
+/// The processes whose process group is `group`.
+fn members(group: Pid) -> std::io::Result<Vec<i32>> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc")? {
+        let Ok(entry) = entry else { continue };
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        if stat_group(&stat) == Some(group.as_raw()) {
+            found.push(pid);
+        }
+    }
+    Ok(found)
+}
+
+/// The process group in a /proc/PID/stat line (after the command name, which may contain
+/// anything, parentheses too).
+fn stat_group(stat: &str) -> Option<i32> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(2)?.parse().ok()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Thread {
+    stopped: bool,
+    switches: u64,
+}
+
+/// Every thread of `processes`, with whether it is stopped and its context switches.
+fn threads_of(processes: &[i32]) -> std::io::Result<BTreeMap<(i32, i32), Thread>> {
+    let mut threads = BTreeMap::new();
+    for &pid in processes {
+        for entry in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+            let entry = entry?;
+            let Some(tid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let status = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/status"))?;
+            let thread = parse_status(&status).ok_or(std::io::ErrorKind::InvalidData)?;
+            threads.insert((pid, tid), thread);
+        }
+    }
+    Ok(threads)
+}
+
+/// A thread's state and context switches from its /proc status. Stopped: `T` (a stop
+/// signal), `t` (tracing), or dead (`Z`, `X`).
+fn parse_status(text: &str) -> Option<Thread> {
+    let mut state = None;
+    let mut switches = 0u64;
+    let mut counts = 0;
+    for line in text.lines() {
+        if let Some(value) = line.strip_prefix("State:") {
+            state = value.trim().chars().next();
+        } else if let Some(value) = line
+            .strip_prefix("voluntary_ctxt_switches:")
+            .or_else(|| line.strip_prefix("nonvoluntary_ctxt_switches:"))
+        {
+            switches = switches.checked_add(value.trim().parse().ok()?)?;
+            counts += 1;
+        }
+    }
+    (counts == 2).then_some(Thread {
+        stopped: matches!(state?, 'T' | 't' | 'Z' | 'X' | 'x'),
+        switches,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_group_after_a_name_with_parentheses() {
+        let stat = "4242 (a) b (c)) T 1 4240 4240 34816 4240 4194560 0";
+        assert_eq!(stat_group(stat), Some(4240));
+        assert_eq!(stat_group("no parenthesis"), None);
+    }
+
+    #[test]
+    fn reads_state_and_switches() {
+        let status = "Name:\tsleep\nState:\tT (stopped)\nTgid:\t7\n\
+                      voluntary_ctxt_switches:\t3\nnonvoluntary_ctxt_switches:\t4\n";
+        assert_eq!(
+            parse_status(status),
+            Some(Thread {
+                stopped: true,
+                switches: 7
+            })
+        );
+        let running = status.replace("T (stopped)", "S (sleeping)");
+        assert_eq!(parse_status(&running).map(|t| t.stopped), Some(false));
+        assert_eq!(parse_status("State:\tT (stopped)\n"), None);
+    }
+
+    #[test]
+    fn this_process_is_found_in_its_group() {
+        let group = nix::unistd::getpgrp();
+        let members = members(group).unwrap();
+        assert!(
+            members.contains(&(std::process::id() as i32)),
+            "{members:?}"
+        );
+        let threads = threads_of(&[std::process::id() as i32]).unwrap();
+        assert!(threads.values().any(|t| !t.stopped), "{threads:?}");
+    }
+}
