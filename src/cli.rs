@@ -455,6 +455,7 @@ pub fn run(inv: Invocation) -> i32 {
         crate::repl::run_stdin(&mut shell, mode == Mode::Interactive)
     };
     shell.end_process_subs();
+    shell.end_kept_jobs();
     shell.end_audit(status);
     if let Some(output) = output {
         output.finish();

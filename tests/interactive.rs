@@ -13,6 +13,7 @@ mod common;
 
 use common::processes_with_arg;
 use common::pty::Pty;
+use std::time::Instant;
 
 const RSH: &str = env!("CARGO_BIN_EXE_rsh");
 const WAIT: Duration = Duration::from_secs(10);
@@ -79,6 +80,35 @@ deny = ["{secret}"]
             .env("HOME", self.root().join("work"))
             .env("PATH", "/usr/bin:/bin");
         command
+    }
+
+    /// As `new`, with the audit records in a file of the case (see `records_of`).
+    fn audited(extra: &str) -> Case {
+        let case = Case::new(extra);
+        let path = case.root().join("policy.toml");
+        let mut policy = fs::read_to_string(&path).unwrap();
+        let log = case.root().join("audit.jsonl");
+        policy.push_str(&format!(
+            "\n[audit]\nsyslog = false\nfallback = {:?}\n",
+            log.display().to_string()
+        ));
+        fs::write(&path, policy).unwrap();
+        case
+    }
+
+    /// The audit records of the commands run as `program`.
+    fn records_of(&self, program: &str) -> Vec<serde_json::Value> {
+        fs::read_to_string(self.root().join("audit.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["argv"][0] == program)
+            .collect()
+    }
+
+    /// Writes a file into the working directory.
+    fn write(&self, name: &str, text: &str) {
+        fs::write(self.root().join("work").join(name), text).unwrap();
     }
 
     /// rsh on a terminal that echoes, as a terminal emulator or `ssh -t` gives it.
@@ -407,6 +437,231 @@ fn ctrl_c_ends_a_subshell_with_its_command() {
     assert_eq!(pty.exit(), Some(0));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Job control: Ctrl-Z keeps a job stopped, `jobs` and `fg`; a kept job stays stopped
+// ---------------------------------------------------------------------------------------------
+
+/// An argument no other test uses, to find a process by (`kind` tells the tests apart).
+fn marker(kind: u32) -> String {
+    format!("{kind}.{}", std::process::id())
+}
+
+/// The state letter of a process in /proc (`T` stopped), None once it is gone.
+fn state_of(pid: i32) -> Option<char> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 1..].trim().chars().next()
+}
+
+/// The one process with `arg`, once it runs.
+fn started(arg: &str) -> i32 {
+    wait_until(&format!("{arg} started"), || {
+        !processes_with_arg(arg).is_empty()
+    });
+    processes_with_arg(arg)[0]
+}
+
+/// Runs `line`, presses Ctrl-Z once its process (found by `arg`) runs (and has written
+/// `ready`, if given), and waits for the prompt after bash's line for the stopped job.
+fn stop(pty: &mut Pty, line: &str, arg: &str, number: usize, ready: Option<&str>) -> i32 {
+    pty.send(&format!("{line}\r"));
+    let pid = started(arg);
+    if let Some(ready) = ready {
+        pty.expect(ready, WAIT);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    pty.send("\x1a");
+    pty.expect(
+        &format!("[{number}]+  Stopped                 {line}\r\n"),
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    pid
+}
+
+#[test]
+fn ctrl_z_stops_a_command_and_fg_continues_it() {
+    let case = Case::audited("");
+    let mut pty = case.start(&[]);
+    let arg = marker(300);
+    let pid = stop(&mut pty, &format!("sleep {arg}"), &arg, 1, None);
+    type_line(&mut pty, "echo back $?", "back 148\r\n");
+    assert_eq!(state_of(pid), Some('T'));
+    type_line(
+        &mut pty,
+        "jobs",
+        &format!("[1]+  Stopped                 sleep {arg}\r\n"),
+    );
+    // fg gives it the terminal again: Ctrl-C now ends it.
+    pty.send("fg\r");
+    pty.expect(&format!("sleep {arg}\r\n"), WAIT);
+    wait_until("sleep continued", || state_of(pid) != Some('T'));
+    pty.send("\x03");
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo status $?", "status 130\r\n");
+    assert!(processes_with_arg(&arg).is_empty());
+    let seen = type_line(&mut pty, "jobs; echo none", "none\r\n");
+    assert!(!seen.contains("Stopped"), "{seen:?}");
+    assert_eq!(pty.exit(), Some(0));
+    // One record for the command, completed when it ended, with the signal that ended it.
+    let records = case.records_of("sleep");
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["signal"], "SIGINT", "{records:?}");
+}
+
+#[test]
+fn a_full_screen_program_stops_and_comes_back() {
+    if !Path::new("/usr/bin/less").exists() {
+        eprintln!("SKIPPED: /usr/bin/less is not installed");
+        return;
+    }
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    pty.send("less public.txt\r");
+    pty.expect("public text", WAIT);
+    // less handles Ctrl-Z itself (it puts the terminal back and stops itself), once it waits
+    // for a key: until then it notes the signal and forgets it.
+    pty.expect("(END)", WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x1a");
+    pty.expect("[1]+  Stopped                 less public.txt\r\n", WAIT);
+    pty.expect(PROMPT, WAIT);
+    // The shell has the terminal, in its own settings: a line is echoed and run.
+    type_line(&mut pty, "echo between $?", "between 148\r\n");
+    pty.send("fg\r");
+    pty.expect("public text", WAIT);
+    pty.send("q");
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo back $?", "back 0\r\n");
+    assert_eq!(pty.exit(), Some(0));
+}
+
+/// A pipeline is one job; it has not ended while any of its processes runs, though its
+/// first stage has.
+#[test]
+fn a_pipeline_whose_first_stage_ended_is_kept_until_all_of_it_ends() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    let arg = marker(301);
+    let line = format!("echo hi | sleep {arg}");
+    let pid = stop(&mut pty, &line, &arg, 1, None);
+    // The prompt is back for good: the job is not taken for ended and waited for.
+    type_line(&mut pty, "echo alive", "alive\r\n");
+    type_line(&mut pty, "echo again", "again\r\n");
+    assert_eq!(state_of(pid), Some('T'));
+    type_line(
+        &mut pty,
+        "jobs",
+        &format!("[1]+  Stopped                 {line}\r\n"),
+    );
+    pty.send("fg %1\r");
+    pty.expect(&format!("{line}\r\n"), WAIT);
+    wait_until("sleep continued", || state_of(pid) != Some('T'));
+    pty.send("\x03");
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo status $?", "status 130\r\n");
+    wait_until("the pipeline ended", || processes_with_arg(&arg).is_empty());
+    assert_eq!(pty.exit(), Some(0));
+}
+
+/// A program that stops itself and has a timer continue it would run in the background
+/// while the prompt waits: the watch over kept jobs ends it.
+#[test]
+fn a_kept_job_that_runs_again_without_fg_is_ended() {
+    let case = Case::audited("");
+    case.write(
+        "sneak.py",
+        r#"import ctypes, os, signal, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+class sigevent(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int),
+                ("notify", ctypes.c_int), ("pad", ctypes.c_int * 12)]
+class timespec(ctypes.Structure):
+    _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
+class itimerspec(ctypes.Structure):
+    _fields_ = [("interval", timespec), ("value", timespec)]
+event = sigevent(None, signal.SIGCONT, 0)
+timer = ctypes.c_void_p()
+assert libc.timer_create(1, ctypes.byref(event), ctypes.byref(timer)) == 0, ctypes.get_errno()
+# SIGCONT half a second after it stops, and every 10 ms after that.
+spec = itimerspec(timespec(0, 10_000_000), timespec(0, 500_000_000))
+assert libc.timer_settime(timer, 0, ctypes.byref(spec), None) == 0
+os.kill(os.getpid(), signal.SIGTSTP)
+time.sleep(1.5)
+open(sys.argv[1], "w").write("ran in the background\n")
+"#,
+    );
+    // Made before rsh starts: the policy lets programs write to files in `work`, not create
+    // them there (it denies a file in it).
+    case.write("canary", "");
+    let canary = case.root().join("work/canary");
+    let mut pty = case.start(&[]);
+    let arg = marker(302);
+    pty.send(&format!("python3 sneak.py canary {arg}\r"));
+    pty.expect(
+        &format!("[1]+  Stopped                 python3 sneak.py canary {arg}\r\n"),
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    // Nothing is typed: the prompt waits, and the job is ended all the same.
+    wait_until("the job ended", || processes_with_arg(&arg).is_empty());
+    // Past the time it would have written its file in the background.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(
+        fs::read_to_string(&canary).unwrap(),
+        "",
+        "a kept job ran in the background"
+    );
+    pty.send("\r");
+    pty.expect(
+        "rsh: python3: ran while stopped, not continued by fg; ended\r\n",
+        WAIT,
+    );
+    pty.expect(
+        &format!("[1]+  Killed                  python3 sneak.py canary {arg}\r\n"),
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    assert_eq!(pty.exit(), Some(148));
+    let records = case.records_of("python3");
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["signal"], "SIGKILL", "{records:?}");
+}
+
+/// A kept job's time runs on while it is stopped, and runs out while the prompt waits.
+#[test]
+fn a_kept_job_is_ended_at_its_deadline() {
+    let case = Case::audited("[limits]\ntimeout = 2");
+    let mut pty = case.start(&[]);
+    let arg = marker(303);
+    let started = Instant::now();
+    stop(&mut pty, &format!("sleep {arg}"), &arg, 1, None);
+    // Ended while the prompt waits, with nothing typed.
+    wait_until("the job ended at its deadline", || {
+        processes_with_arg(&arg).is_empty()
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    pty.send("\r");
+    pty.expect(
+        "rsh: sleep: timed out after 2 s (limits.timeout); ended\r\n",
+        WAIT,
+    );
+    pty.expect(
+        &format!("[1]+  Terminated              sleep {arg}\r\n"),
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    // `$?` is still the stop's: a job ending before a prompt does not change it, as in bash.
+    assert_eq!(pty.exit(), Some(148));
+    let records = case.records_of("sleep");
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["timed_out"], true, "{records:?}");
+    assert_eq!(records[0]["signal"], "SIGTERM", "{records:?}");
+}
+
 /// Ctrl-Z in what a subshell or command substitution runs: the shell waiting for it has no
 /// job control of its own and does not stop (the interactive shell, which waits for it
 /// without watching it stop, would freeze), so the command goes on, and nothing is kept.
@@ -432,4 +687,171 @@ fn ctrl_z_in_a_subshell_or_substitution_lets_it_go_on() {
     let seen = type_line(&mut pty, "jobs; echo listed", "listed\r\n");
     assert!(!seen.contains("Stopped"), "{seen:?}");
     assert_eq!(pty.exit(), Some(0));
+}
+
+/// A pipeline stage's shell has no job control of its own either: it stops with its
+/// pipeline, which is one job of the interactive shell.
+#[test]
+fn a_pipeline_stage_stops_with_its_pipeline_as_one_job() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    let arg = marker(304);
+    let line = format!("{{ sleep {arg}; echo stage-went-on; }} | cat");
+    pty.send(&format!("{line}\r"));
+    started(&arg);
+    std::thread::sleep(Duration::from_millis(200));
+    pty.send("\x1a");
+    let seen = pty.expect(PROMPT, WAIT);
+    assert_eq!(seen.matches("Stopped").count(), 1, "{seen:?}");
+    assert!(
+        seen.contains(&format!("[1]+  Stopped                 {line}\r\n")),
+        "{seen:?}"
+    );
+    let seen = type_line(&mut pty, "jobs; echo listed", "listed\r\n");
+    assert_eq!(seen.matches("Stopped").count(), 1, "{seen:?}");
+    pty.send("fg\r");
+    pty.expect(&format!("{line}\r\n"), WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x03");
+    let seen = pty.expect(PROMPT, WAIT);
+    assert!(!seen.contains("stage-went-on"), "{seen:?}");
+    wait_until("the pipeline ended", || processes_with_arg(&arg).is_empty());
+    assert_eq!(pty.exit(), Some(130));
+}
+
+/// A forked copy of the shell does not get its kept jobs: it cannot continue them.
+#[test]
+fn forked_shells_cannot_continue_the_shells_jobs() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    let arg = marker(305);
+    let pid = stop(&mut pty, &format!("sleep {arg}"), &arg, 1, None);
+    for line in ["(fg)", "fg | cat", "echo \"[$(fg 2>&1)]\""] {
+        let seen = type_line(&mut pty, &format!("{line}; echo tried"), "tried\r\n");
+        assert_eq!(state_of(pid), Some('T'), "{line}: {seen:?}");
+        assert!(seen.contains("fg: no job control"), "{line}: {seen:?}");
+    }
+    let seen = type_line(&mut pty, "(jobs); jobs | cat; echo listed", "listed\r\n");
+    assert!(!seen.contains(&arg), "{seen:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(state_of(pid), Some('T'));
+    type_line(
+        &mut pty,
+        "jobs",
+        &format!("[1]+  Stopped                 sleep {arg}\r\n"),
+    );
+    // Right after `jobs`, `exit` ends the shell at once, as in bash.
+    pty.send("exit\r");
+    let (_, seen) = pty.wait();
+    assert!(seen.contains("rsh: ending stopped job [1]"), "{seen:?}");
+    wait_until("the kept job ended with the shell", || {
+        processes_with_arg(&arg).is_empty()
+    });
+}
+
+/// `exit` with a kept job warns once, as bash does, and the next ends the shell and the job,
+/// hung up and then killed: even one that stops itself again when hung up, which is not kept
+/// again (the session is ending), and whose record says how it ended, not that it timed out.
+#[test]
+fn exit_warns_once_then_ends_the_kept_jobs() {
+    let case = Case::audited("");
+    case.write(
+        "stubborn.py",
+        "import os, signal, time
+signal.signal(signal.SIGHUP, lambda *_: os.kill(os.getpid(), signal.SIGTSTP))
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print('ready', flush=True)
+time.sleep(300)
+",
+    );
+    let mut pty = case.start(&[]);
+    let arg = marker(306);
+    let pid = stop(
+        &mut pty,
+        &format!("python3 stubborn.py {arg}"),
+        &arg,
+        1,
+        Some("ready\r\n"),
+    );
+    pty.send("exit\r");
+    pty.expect("exit\r\nThere are stopped jobs.\r\n", WAIT);
+    pty.expect(PROMPT, WAIT);
+    assert_eq!(state_of(pid), Some('T'));
+    // Anything in between, and `exit` warns again.
+    type_line(&mut pty, "echo between", "between\r\n");
+    pty.send("exit\r");
+    pty.expect("There are stopped jobs.", WAIT);
+    pty.expect(PROMPT, WAIT);
+    let asked = Instant::now();
+    pty.send("exit\r");
+    let (status, seen) = pty.wait();
+    assert!(asked.elapsed() < Duration::from_secs(8), "{seen:?}");
+    assert_eq!(status, Some(1), "{seen:?}");
+    assert!(
+        seen.contains(&format!(
+            "rsh: ending stopped job [1]: python3 stubborn.py {arg}"
+        )),
+        "{seen:?}"
+    );
+    assert!(processes_with_arg(&arg).is_empty());
+    let records = case.records_of("python3");
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["signal"], "SIGKILL", "{records:?}");
+    assert!(records[0].get("timed_out").is_none(), "{records:?}");
+}
+
+/// A hang-up while a command runs ends rsh, and the jobs it kept with it: recorded, like the
+/// command that ran.
+#[test]
+fn a_hang_up_while_a_command_runs_ends_the_kept_jobs_too() {
+    let case = Case::audited("");
+    let mut pty = case.start(&[]);
+    let (kept, running) = (marker(308), marker(309));
+    stop(&mut pty, &format!("sleep {kept}"), &kept, 1, None);
+    pty.send(&format!("sleep {running}\r"));
+    started(&running);
+    pty.hang_up();
+    assert!(
+        pty.ended_within(WAIT).is_some(),
+        "rsh outlived its terminal"
+    );
+    wait_until("both ended", || {
+        processes_with_arg(&kept).is_empty() && processes_with_arg(&running).is_empty()
+    });
+    let records = case.records_of("sleep");
+    for arg in [&kept, &running] {
+        let one: Vec<_> = records.iter().filter(|r| r["argv"][1] == **arg).collect();
+        assert_eq!(one.len(), 1, "{arg}: {records:?}");
+        assert_eq!(one[0]["signal"], "SIGHUP", "{arg}: {records:?}");
+    }
+}
+
+/// rsh killed outright (SIGKILL, which it cannot handle) leaves nothing of a kept job
+/// running: not even a process the job started that ignores the hang-up the kernel then sends
+/// (the program rsh started dies with rsh; what it started does not).
+#[test]
+fn killing_the_shell_does_not_let_a_kept_job_go_on() {
+    let case = Case::new("[commands.python3]\nsubprocesses = true");
+    case.write(
+        "spawner.py",
+        "import signal, subprocess, sys, time
+child = 'import signal, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); print(\\'ready\\', flush=True); time.sleep(300)'
+subprocess.Popen([sys.executable, '-c', child, sys.argv[1]])
+time.sleep(300)
+",
+    );
+    let mut pty = case.start(&[]);
+    let arg = marker(310);
+    stop(
+        &mut pty,
+        &format!("python3 spawner.py {arg}"),
+        &arg,
+        1,
+        Some("ready\r\n"),
+    );
+    assert_eq!(processes_with_arg(&arg).len(), 2);
+    // SAFETY: a signal to the rsh this test started.
+    unsafe { libc::kill(pty.pid(), libc::SIGKILL) };
+    assert!(pty.ended_within(WAIT).is_some());
+    wait_until("the kept job ended", || processes_with_arg(&arg).is_empty());
 }

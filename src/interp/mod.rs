@@ -13,6 +13,7 @@ mod cond;
 mod confirm;
 pub mod explain;
 pub mod history;
+mod jobs;
 mod procsub;
 mod redirect;
 mod simple;
@@ -171,6 +172,8 @@ pub struct Shell {
     /// it waits for its programs as a script does, so Ctrl-C that ends its program ends it
     /// too, as in bash, instead of going on with the rest of the subshell.
     forked: bool,
+    /// Jobs kept stopped (the interactive shell's job control, see `jobs`).
+    jobs: jobs::Jobs,
 }
 
 impl Shell {
@@ -232,6 +235,7 @@ impl Shell {
             history: history::History::new(history_size),
             tty_modes: None,
             forked: false,
+            jobs: jobs::Jobs::default(),
         };
         shell.init_variables();
         shell
@@ -324,10 +328,12 @@ impl Shell {
         self.settle_descriptors();
         let forked = spawn::fork_shell()?;
         if let Fork::Child = forked {
-            // The parent's: its records are its own to complete.
+            // The parent's: its records are its own to complete, its jobs its own to
+            // continue or end.
             self.handoff = None;
             self.handoffs.clear();
             self.forked = true;
+            self.jobs.leave_to_parent();
         }
         Ok(forked)
     }
@@ -463,7 +469,7 @@ impl Shell {
             .map(|format| (format, timing::Clock::start()));
         let result = match pipeline.commands.as_slice() {
             [single] => self.run_command(single, false),
-            commands => self.run_stages(commands),
+            commands => self.run_stages(commands, pipeline_text(pipeline)),
         };
         self.finish_process_subs(mark);
         let status = result?;
@@ -492,7 +498,7 @@ impl Shell {
 
     /// A multi-stage pipeline: every stage is a forked shell wired to its neighbours, all in
     /// one process group led by the first.
-    fn run_stages(&mut self, commands: &[Command]) -> Outcome {
+    fn run_stages(&mut self, commands: &[Command], text: String) -> Outcome {
         let mut children = Vec::with_capacity(commands.len());
         let first = self.placement();
         let mut group = None;
@@ -544,12 +550,22 @@ impl Shell {
         }
         drop(input);
         let terminal = group.and(first.terminal);
-        let statuses: Vec<i32> = self
-            .wait_job_statuses(&children, group, terminal, timeout, "pipeline")
-            .iter()
-            .map(|r| r.status)
-            .collect();
-        let status = if self.options.pipefail {
+        let info = jobs::JobInfo {
+            timeout,
+            what: "pipeline".to_string(),
+            text,
+            pipeline: true,
+            number: None,
+        };
+        match self.wait_job_statuses(&children, group, terminal, info) {
+            jobs::Followed::Ended(_, status) | jobs::Followed::Kept(status) => Ok(status),
+        }
+    }
+
+    /// The status of a pipeline from its stages': the last, or with pipefail the last that
+    /// failed.
+    pub(crate) fn pipeline_status(&self, statuses: &[i32]) -> i32 {
+        if self.options.pipefail {
             statuses
                 .iter()
                 .rev()
@@ -558,8 +574,7 @@ impl Shell {
                 .unwrap_or(0)
         } else {
             statuses.last().copied().unwrap_or(1)
-        };
-        Ok(status)
+        }
     }
 
     /// In a forked stage: what this process starts stays in the job's group, and the stops
@@ -622,60 +637,123 @@ impl Shell {
         self.sandbox().ok().and_then(|s| s.timeout())
     }
 
-    /// Waits for a started program placed with `placement`; see `wait_job_statuses`.
+    /// Waits for a started program placed with `placement`; see `wait_job_statuses`. `text`:
+    /// the command as `jobs` would show it.
     pub(crate) fn wait_job(
         &mut self,
         pid: nix::unistd::Pid,
         placement: job::Placement,
         timeout: Option<std::time::Duration>,
         what: &str,
+        text: String,
     ) -> audit::Reaped {
         let group = placement.apply_in_parent(pid);
         let terminal = group.and(placement.terminal);
-        self.wait_job_statuses(&[pid], group, terminal, timeout, what)
-            .remove(0)
+        let info = jobs::JobInfo {
+            timeout,
+            what: what.to_string(),
+            text,
+            pipeline: false,
+            number: None,
+        };
+        match self.wait_job_statuses(&[pid], group, terminal, info) {
+            jobs::Followed::Ended(mut reaped, _) => reaped.remove(0),
+            // Its record goes with the kept job (see `jobs`).
+            jobs::Followed::Kept(status) => audit::Reaped::of_status(status),
+        }
     }
 
-    /// Waits for the processes of a job (`group`: its own process group, if it has one),
-    /// reports signals and a timeout as bash reports signals, and returns their statuses.
+    /// Waits for the processes of a job (`group`: its own process group, if it has one) until
+    /// they end (see `finish_job`) or, in the interactive shell, the job is kept stopped.
     fn wait_job_statuses(
         &mut self,
         pids: &[nix::unistd::Pid],
         group: Option<nix::unistd::Pid>,
         terminal: Option<std::os::fd::RawFd>,
-        timeout: Option<std::time::Duration>,
-        what: &str,
-    ) -> Vec<audit::Reaped> {
+        info: jobs::JobInfo,
+    ) -> jobs::Followed {
         let job = job::Job {
             pids: pids.to_vec(),
             group: group.or(self.job_group),
             terminal,
-            on_stop: self.on_stop(),
+            on_stop: self.on_stop(group, terminal),
         };
         // Under confinement nothing a command started outlives it (and its timeout).
-        let sweep = timeout.is_some();
-        let ended = job.wait(timeout, self.at_terminal(), sweep);
-        if let Some(tty) = job.terminal {
+        let sweep = info.timeout.is_some();
+        let waited = job.wait(info.timeout, self.at_terminal(), sweep);
+        self.follow_job(job, waited, info)
+    }
+
+    /// What a job of this shell does when it is stopped from the terminal. Job control (the
+    /// job is kept) only in the interactive shell itself, for a job of its own that holds the
+    /// terminal, and not while the session ends; a shell forked inside a job stops with it; a
+    /// forked copy outside any job (a command substitution, a subshell) must not stop, since
+    /// its shell waits for it without job control.
+    fn on_stop(
+        &self,
+        group: Option<nix::unistd::Pid>,
+        terminal: Option<std::os::fd::RawFd>,
+    ) -> job::OnStop {
+        if self.forked {
+            return if self.in_job {
+                job::OnStop::StopWith
+            } else {
+                job::OnStop::GoOn
+            };
+        }
+        match self.mode {
+            Mode::Interactive if group.is_some() && terminal.is_some() && self.jobs.keeping() => {
+                job::OnStop::Keep
+            }
+            Mode::Interactive => job::OnStop::GoOn,
+            Mode::Command | Mode::Script => job::OnStop::StopWith,
+        }
+    }
+
+    /// What follows the end of a job: the terminal back, a timeout and a signal reported
+    /// (for a job that ended while kept, `kept`: its number and mark, a job line as bash
+    /// writes before a prompt), the records its processes handed over completed, and, when
+    /// rsh must end with it, rsh ended. One status per process.
+    fn finish_job(
+        &mut self,
+        job: &job::Job,
+        ended: job::Ended,
+        info: &jobs::JobInfo,
+        kept: Option<(usize, char)>,
+    ) -> Vec<audit::Reaped> {
+        if kept.is_none()
+            && let Some(tty) = job.terminal
+        {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
         }
         if ended.timed_out {
-            let seconds = timeout.map(|t| t.as_secs()).unwrap_or(0);
+            let seconds = info.timeout.map(|t| t.as_secs()).unwrap_or(0);
             self.error(&format!(
-                "{what}: timed out after {seconds} s (limits.timeout); ended"
+                "{}: timed out after {seconds} s (limits.timeout); ended",
+                info.what
             ));
         }
-        // Like bash, one report for the job: the last process that a signal ended.
-        if let Some(spawn::Exit::Signal { signal, core }) = ended
-            .exits
-            .iter()
-            .rev()
-            .filter_map(|e| e.as_ref().ok())
-            .find(|e| matches!(e, spawn::Exit::Signal { .. }))
-        {
-            self.report_signal(*signal, *core);
+        match kept {
+            Some((number, mark)) => {
+                let end = jobs::end_description(&ended.exits);
+                let line = jobs::job_line(number, mark, &end, &info.text);
+                let _ = fd::write_all(2, format!("{line}\n").as_bytes());
+            }
+            // Like bash, one report for the job: the last process that a signal ended.
+            None => {
+                if let Some(spawn::Exit::Signal { signal, core }) = ended
+                    .exits
+                    .iter()
+                    .rev()
+                    .filter_map(|e| e.as_ref().ok())
+                    .find(|e| matches!(e, spawn::Exit::Signal { .. }))
+                {
+                    self.report_signal(*signal, *core);
+                }
+            }
         }
-        let mut reaped = Vec::with_capacity(pids.len());
+        let mut reaped = Vec::with_capacity(job.pids.len());
         for (i, exit) in ended.exits.into_iter().enumerate() {
             let status = match exit {
                 Ok(exit) => exit.status(),
@@ -690,33 +768,19 @@ impl Shell {
                 usage: ended.usage[i],
                 timed_out: ended.timed_out,
             };
-            self.audit_reaped(pids[i], &one);
+            self.audit_reaped(job.pids[i], &one);
             reaped.push(one);
         }
-        if let Some(sig) = ended.dying {
-            // rsh ends with the job: what ran is recorded first, and the session's end.
+        if let (None, Some(sig)) = (kept, ended.dying) {
+            // rsh ends with the job: what ran is recorded first, the jobs it kept are ended,
+            // and the session's end is recorded.
+            if self.at_terminal() {
+                self.end_kept_jobs();
+            }
             self.audit_dying(sig);
             job::die_by(sig);
         }
         reaped
-    }
-
-    /// What a job of this shell does when it is stopped from the terminal: a shell forked
-    /// inside a job stops with it; a forked copy outside any job (a command substitution, a
-    /// subshell) must not stop, since its shell waits for it without job control; nor may
-    /// the interactive shell, which has none yet.
-    fn on_stop(&self) -> job::OnStop {
-        if self.forked {
-            return if self.in_job {
-                job::OnStop::StopWith
-            } else {
-                job::OnStop::GoOn
-            };
-        }
-        match self.mode {
-            Mode::Interactive => job::OnStop::GoOn,
-            Mode::Command | Mode::Script => job::OnStop::StopWith,
-        }
     }
 
     /// Whether this is the interactive shell itself, not a forked copy of it.
@@ -1358,6 +1422,18 @@ pub fn home_dir_of_user() -> PathBuf {
         .map(|user| user.dir)
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// A pipeline as written, for `jobs`: its source text, taken from the text its first simple
+/// command was parsed from (`pipeline` where no stage is one).
+fn pipeline_text(pipeline: &Pipeline) -> String {
+    let source = pipeline.commands.iter().find_map(|c| match c {
+        Command::Simple(simple) => Some(&simple.source),
+        _ => None,
+    });
+    source
+        .and_then(|s| s.get(pipeline.span.start..pipeline.span.end))
+        .map_or_else(|| "pipeline".to_string(), |t| t.trim().to_string())
 }
 
 fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {

@@ -247,6 +247,11 @@ impl Shell {
             let status = self.run_external(args, resolved, false);
             return Err(Flow::Exit(status));
         }
+        // Nothing would watch or end the jobs kept stopped once rsh is replaced (bash ends them
+        // too).
+        if self.at_terminal() {
+            self.end_all_kept();
+        }
         let status = self.run_external(args, resolved, true);
         self.exec_gave_up(status)
     }
@@ -306,6 +311,7 @@ impl Shell {
             Ok(saved) => saved,
             Err(failure) => return self.fail_redirect(failure),
         };
+        self.jobs.note_command(&argv[0]);
         let result = match target {
             Target::Function(def) => self.call_function(&def, argv),
             Target::Builtin(builtin) => {
@@ -977,7 +983,8 @@ impl Shell {
             Ok(pid) => {
                 tracing::debug!(pid = pid.as_raw(), "started");
                 let timeout = program.confinement().timeout;
-                self.wait_job(pid, placement, timeout, &argv[0])
+                let text = builtins::display_command(&argv);
+                self.wait_job(pid, placement, timeout, &argv[0], text)
             }
             Err(err) => super::audit::Reaped::of_status(self.exec_failed(&argv[0], err)),
         };

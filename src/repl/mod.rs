@@ -135,11 +135,12 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
     let mut status = 0;
     let mut number = 1;
     loop {
-        if interactive
-            && pending.is_empty()
-            && let Err(code) = prompt::run_prompt_command(shell)
-        {
-            return code;
+        if interactive && pending.is_empty() {
+            // As bash does before a prompt: what became of the kept jobs.
+            shell.check_kept_jobs();
+            if let Err(code) = prompt::run_prompt_command(shell) {
+                return code;
+            }
         }
         let prompt = if interactive {
             prompt_text(shell, pending.is_empty(), number)

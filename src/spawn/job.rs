@@ -15,11 +15,13 @@
 //!   have without a job; SIGINT is passed on, and rsh ends by it only if the job does (bash's
 //!   rule: a program that handles Ctrl-C lets the script go on); signals the shell ignores (an
 //!   interactive shell ignores SIGINT, SIGQUIT, SIGTERM) stay ignored;
-//! - a stopped job is stopped whole. Stopped from the terminal (Ctrl-Z, or reading or writing
-//!   it from the background), what happens is the job's `OnStop`: a script, or a shell forked
-//!   inside a job, stops too and continues the job when it is continued itself; a shell that
-//!   must not stop (no job control yet) lets it go on. A job that stopped itself otherwise
-//!   (SIGSTOP) goes on at once. The deadline runs on while a job is stopped.
+//! - a stopped job is stopped whole. Under job control (the interactive shell) it stays
+//!   stopped and is handed back (`Waited::Stopped`, waited for again by `resume`). Otherwise,
+//!   stopped from the terminal (Ctrl-Z, or reading or writing it from the background), what
+//!   happens is the job's `OnStop`: a script, or a shell forked inside a job, stops too and
+//!   continues the job when it is continued itself; a shell that must not stop lets it go on;
+//!   and a job that stopped itself otherwise (SIGSTOP) goes on at once. The deadline runs on
+//!   while a job is stopped.
 //!
 //! The leader of a job's own group is reaped last, so that the group number stays the job's
 //! for as long as rsh may signal it.
@@ -178,14 +180,55 @@ pub struct Job {
 /// from outside its foreground group (SIGTTIN, SIGTTOU).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnStop {
+    /// Job control, only in the interactive shell itself, for a job in a group of its own that
+    /// holds the terminal: the job stays stopped, however it was stopped, rsh takes the
+    /// terminal back, and the caller gets the job back (`Waited::Stopped`).
+    Keep,
     /// rsh stops too, by the same signal, and continues the job once continued itself: a
     /// script, as bash's does, and a shell forked inside a job, so that the shell above sees
     /// the job stop.
     StopWith,
     /// The job goes on at once, and rsh says so: where the shell that waits must not stop (a
     /// command substitution or subshell, which the shell above waits for without job control,
-    /// or an interactive shell, which has no job control yet).
+    /// or an interactive shell that cannot keep this job).
     GoOn,
+}
+
+/// How waiting for a job came out.
+pub enum Waited {
+    Ended(Ended),
+    /// Stopped under `OnStop::Keep`: stopped, to be waited for again (`resume`).
+    Stopped(Stopped),
+}
+
+/// A job stopped under job control: what was collected of it so far, and where its wait
+/// stands, to be waited for again by `Job::resume`.
+#[derive(Debug)]
+pub struct Stopped {
+    exits: Vec<Option<Result<Exit, Errno>>>,
+    usage: Vec<Option<Usage>>,
+    /// The signal that stopped it (SIGTSTP for Ctrl-Z).
+    pub signal: libc::c_int,
+    /// When the job's time runs out; it runs on while the job is stopped.
+    pub deadline: Option<Instant>,
+    /// SIGTERM was sent at the deadline: what is left at the (new) deadline gets SIGKILL.
+    timed_out: bool,
+    /// Hung up at the end of the session: SIGKILL at the deadline, and no timeout to report.
+    hung_up: bool,
+}
+
+impl Stopped {
+    /// Whether it was hung up (`Job::hang_up`).
+    pub fn is_hung_up(&self) -> bool {
+        self.hung_up
+    }
+
+    /// The job's deadline passed while it was stopped, and it got SIGTERM `ago`: waited for
+    /// again, it is killed `GRACE` after that and reported as timed out.
+    pub fn ran_out(&mut self, ago: Duration) {
+        self.timed_out = true;
+        self.deadline = Some(Instant::now() + GRACE.saturating_sub(ago));
+    }
 }
 
 /// How a job ended.
@@ -311,12 +354,30 @@ impl Job {
     /// Waits for every process of the job. `timeout`: the wall-clock limit, from now.
     /// `sweep`: end what the job leaves running in its group once its own processes have ended
     /// (see `end_leftovers`).
-    pub fn wait(&self, timeout: Option<Duration>, interactive: bool, sweep: bool) -> Ended {
+    pub fn wait(&self, timeout: Option<Duration>, interactive: bool, sweep: bool) -> Waited {
+        let from = Stopped {
+            exits: vec![None; self.pids.len()],
+            usage: vec![None; self.pids.len()],
+            signal: 0,
+            deadline: timeout.map(|t| Instant::now() + t),
+            timed_out: false,
+            hung_up: false,
+        };
+        self.resume(from, interactive, sweep)
+    }
+
+    /// Waits again for a job handed back stopped: continued since (`continue_in_foreground`),
+    /// hung up (`hang_up`), or ended meanwhile.
+    pub fn resume(&self, from: Stopped, interactive: bool, sweep: bool) -> Waited {
         let blocked = Blocked::new();
-        let mut exits: Vec<Option<Result<Exit, Errno>>> = vec![None; self.pids.len()];
-        let mut usage: Vec<Option<Usage>> = vec![None; self.pids.len()];
-        let mut deadline = timeout.map(|t| Instant::now() + t);
-        let mut timed_out = false;
+        let Stopped {
+            mut exits,
+            mut usage,
+            mut deadline,
+            mut timed_out,
+            hung_up,
+            ..
+        } = from;
         let mut killed = false;
         let mut interrupted = false;
         // A terminating signal rsh received: passed on, and rsh ends by it once the job is
@@ -327,12 +388,23 @@ impl Job {
             if exits.iter().all(Option::is_some) {
                 break;
             }
-            if let Some(signal) = stop {
-                self.stopped(signal, &exits);
+            // A job being ended is not kept: it goes on to its end.
+            let ending = timed_out || hung_up || dying.is_some();
+            if let Some(signal) = stop
+                && self.stopped(signal, ending, &exits)
+            {
+                return Waited::Stopped(Stopped {
+                    exits,
+                    usage,
+                    signal,
+                    deadline,
+                    timed_out: false,
+                    hung_up: false,
+                });
             }
             let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if remaining == Some(Duration::ZERO) {
-                if !timed_out && dying.is_none() {
+                if !ending {
                     timed_out = true;
                     self.signal(libc::SIGTERM, &exits);
                     self.signal(libc::SIGCONT, &exits);
@@ -365,9 +437,9 @@ impl Job {
                 }
             }
         }
-        // Whatever the job left behind in its group: after a timeout or a terminating signal
-        // it goes at once; after a normal end, when sweeping.
-        if timed_out || dying.is_some() {
+        // Whatever the job left behind in its group: after a timeout, a hang-up or a
+        // terminating signal it goes at once; after a normal end, when sweeping.
+        if timed_out || hung_up || dying.is_some() {
             if let Some(pgid) = self.own_group() {
                 // SAFETY: the leader is not reaped yet: the group number is still the job's.
                 unsafe { libc::kill(-pgid.as_raw(), libc::SIGKILL) };
@@ -379,18 +451,11 @@ impl Job {
             usage[0] = Some(used);
         }
         let exits: Vec<Result<Exit, Errno>> = exits.into_iter().map(Option::unwrap).collect();
-        if let Some(sig) = dying {
-            return Ended {
-                exits,
-                usage,
-                timed_out,
-                dying: Some(sig),
-            };
-        }
         // Ctrl-C on a job holding the terminal reaches only the job: a script that is not
         // interactive ends with it, as bash's does (it gets the signal together with its child).
         let ctrl_c = interrupted || self.terminal.is_some();
-        if ctrl_c
+        if dying.is_none()
+            && ctrl_c
             && !interactive
             && matches!(
                 exits.last(),
@@ -400,19 +465,58 @@ impl Job {
                 }))
             )
         {
-            return Ended {
-                exits,
-                usage,
-                timed_out,
-                dying: Some(libc::SIGINT),
-            };
+            dying = Some(libc::SIGINT);
         }
-        Ended {
+        Waited::Ended(Ended {
             exits,
             usage,
             timed_out,
-            dying: None,
+            dying,
+        })
+    }
+
+    /// Continues a job handed back stopped, in the foreground: the terminal to its group, then
+    /// SIGCONT to all of it.
+    pub fn continue_in_foreground(&self) {
+        let Some(pgid) = self.own_group() else {
+            return;
+        };
+        if let Some(tty) = self.terminal {
+            give_terminal(tty, pgid.as_raw());
         }
+        // SAFETY: a signal to the job's group, whose leader rsh has not reaped.
+        unsafe { libc::kill(-pgid.as_raw(), libc::SIGCONT) };
+    }
+
+    /// Ends a job handed back stopped, as a hang-up of the terminal would: SIGHUP and SIGCONT
+    /// to its group. Waited for again (`resume`), it gets SIGKILL `GRACE` later if it has not
+    /// ended, and is reported as neither timed out nor stopped again.
+    pub fn hang_up(&self, mut stopped: Stopped) -> Stopped {
+        if let Some(pgid) = self.own_group() {
+            // SAFETY: signals to the job's group, whose leader rsh has not reaped.
+            unsafe {
+                libc::kill(-pgid.as_raw(), libc::SIGHUP);
+                libc::kill(-pgid.as_raw(), libc::SIGCONT);
+            }
+        }
+        stopped.hung_up = true;
+        stopped.timed_out = false;
+        stopped.deadline = Some(Instant::now() + GRACE);
+        stopped
+    }
+
+    /// Whether every process of a job handed back stopped has ended (looked at, not
+    /// collected): a job has ended only when all of it has.
+    pub fn has_ended(&self, stopped: &Stopped) -> bool {
+        use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+        let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        self.pids.iter().zip(&stopped.exits).all(|(&pid, exit)| {
+            exit.is_some()
+                || !matches!(
+                    retry(|| waitid(Id::Pid(pid), peek)),
+                    Ok(WaitStatus::StillAlive)
+                )
+        })
     }
 
     /// Ends what the job's programs left running in its group after they ended themselves
@@ -485,21 +589,39 @@ impl Job {
 
     /// A process of the job stopped by `sig`. The whole job is stopped with it, so that nothing
     /// of it runs on unchecked, unless the job's group is rsh's own (a shell inside a job:
-    /// the terminal's signal reached all of it, and the shell above stops the rest). Stopped
-    /// from the terminal, the job's `OnStop` says what follows; after any other stop the job
-    /// goes on at once, its deadline still running.
-    fn stopped(&self, sig: libc::c_int, exits: &[Option<Result<Exit, Errno>>]) {
+    /// the terminal's signal reached all of it, and the shell above stops the rest). A job
+    /// being `ending` (its time ran out, rsh is ending, it was hung up) goes on at once, to its
+    /// end. Under job control the job is handed back, however it was stopped (`top` stops
+    /// itself with SIGSTOP on Ctrl-Z); otherwise a stop from the terminal is the job's
+    /// `OnStop`'s to handle, and after any other the job goes on at once, its deadline still
+    /// running. Whether the job is handed back stopped.
+    fn stopped(
+        &self,
+        sig: libc::c_int,
+        ending: bool,
+        exits: &[Option<Result<Exit, Errno>>],
+    ) -> bool {
         let whole = !self.shares_our_group();
         if whole {
             self.signal(libc::SIGSTOP, exits);
         }
-        if is_terminal_stop(sig) {
+        let controlled = self.on_stop == OnStop::Keep
+            && whole
+            && self.terminal.is_some()
+            && self.group.is_some();
+        if controlled && !ending {
+            if let Some(tty) = self.terminal {
+                reclaim_terminal(tty);
+            }
+            return true;
+        }
+        if is_terminal_stop(sig) && !ending {
             if let Some(tty) = self.terminal {
                 reclaim_terminal(tty);
             }
             match self.on_stop {
                 OnStop::StopWith => stop_self(sig),
-                OnStop::GoOn => {
+                OnStop::Keep | OnStop::GoOn => {
                     let _ = super::fd::write_all(
                         2,
                         b"\nrsh: this command cannot be stopped here; it goes on running\n",
@@ -511,6 +633,7 @@ impl Job {
             }
         }
         self.signal(libc::SIGCONT, exits);
+        false
     }
 }
 

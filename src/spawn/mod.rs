@@ -797,10 +797,11 @@ pub mod signals {
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
 
-    /// An interactive shell survives Ctrl-C, Ctrl-\ and `kill` at the prompt; its children get
-    /// the defaults back before they start (see `reset_child_state`).
+    /// An interactive shell survives Ctrl-C, Ctrl-\ and `kill` at the prompt, and Ctrl-Z does
+    /// not stop it (as in bash: with job control, it must not stop while it keeps jobs); its
+    /// children get the defaults back before they start (see `reset_child_state`).
     pub fn ignore_interactive_signals() {
-        ignore(&[libc::SIGINT, libc::SIGQUIT, libc::SIGTERM]);
+        ignore(&[libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGTSTP]);
     }
 
     /// In a shell forked inside a job: the stops from the terminal stop it again, as they do

@@ -139,6 +139,11 @@ impl Pty {
 }
 
 impl Pty {
+    /// The program's process id.
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
     /// Closes the terminal's master side, as a disconnected ssh client or a closed terminal
     /// window does: the kernel hangs up the session.
     pub fn hang_up(&mut self) {
