@@ -826,6 +826,61 @@ fn a_hang_up_while_a_command_runs_ends_the_kept_jobs_too() {
     }
 }
 
+/// A hang-up at the prompt ends the shell cleanly: the kept jobs are ended (even one that
+/// ignores the hang-up) and recorded, as is the session's end.
+#[test]
+fn a_hang_up_at_the_prompt_ends_the_kept_jobs_and_records_them() {
+    let case = Case::audited("");
+    case.write(
+        "hupproof.py",
+        "import signal, time
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+print('ready', flush=True)
+time.sleep(300)
+",
+    );
+    let mut pty = case.start(&[]);
+    let arg = marker(307);
+    stop(
+        &mut pty,
+        &format!("python3 hupproof.py {arg}"),
+        &arg,
+        1,
+        Some("ready\r\n"),
+    );
+    pty.hang_up();
+    assert!(
+        pty.ended_within(WAIT).is_some(),
+        "rsh outlived its terminal"
+    );
+    wait_until("the kept job ended", || processes_with_arg(&arg).is_empty());
+    let records = case.records_of("python3");
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["signal"], "SIGKILL", "{records:?}");
+    assert!(records[0].get("timed_out").is_none(), "{records:?}");
+    let log = fs::read_to_string(case.root().join("audit.jsonl")).unwrap();
+    assert!(
+        log.lines()
+            .last()
+            .is_some_and(|l| l.contains("\"session-end\"")),
+        "{log}"
+    );
+}
+
+/// The hang-up is noted, not acted on where it arrives: a shell busy with builtins still ends.
+#[test]
+fn a_hang_up_during_a_loop_of_builtins_ends_the_shell() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    pty.send("while :; do :; done\r");
+    std::thread::sleep(Duration::from_millis(300));
+    pty.hang_up();
+    assert!(
+        pty.ended_within(WAIT).is_some(),
+        "rsh outlived its terminal"
+    );
+}
+
 /// rsh killed outright (SIGKILL, which it cannot handle) leaves nothing of a kept job
 /// running: not even a process the job started that ignores the hang-up the kernel then sends
 /// (the program rsh started dies with rsh; what it started does not).

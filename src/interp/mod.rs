@@ -334,6 +334,7 @@ impl Shell {
             self.handoffs.clear();
             self.forked = true;
             self.jobs.leave_to_parent();
+            spawn::signals::default_hang_up();
         }
         Ok(forked)
     }
@@ -463,6 +464,10 @@ impl Shell {
     }
 
     fn run_pipeline(&mut self, pipeline: &Pipeline) -> Outcome {
+        // Hung up while running builtins: the session ends (see `signals::catch_hang_up`).
+        if self.at_terminal() && spawn::signals::hung_up() {
+            return Err(Flow::Exit(128 + libc::SIGHUP));
+        }
         let mark = self.process_subs.len();
         let clock = pipeline
             .timed
@@ -702,7 +707,12 @@ impl Shell {
             };
         }
         match self.mode {
-            Mode::Interactive if group.is_some() && terminal.is_some() && self.jobs.keeping() => {
+            Mode::Interactive
+                if group.is_some()
+                    && terminal.is_some()
+                    && self.jobs.keeping()
+                    && !spawn::signals::hung_up() =>
+            {
                 job::OnStop::Keep
             }
             Mode::Interactive => job::OnStop::GoOn,

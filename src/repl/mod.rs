@@ -123,6 +123,9 @@ impl Input {
 pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
     if interactive {
         spawn::signals::ignore_interactive_signals();
+        // Without the handler a hang-up still ends rsh, by the signal's default action; the
+        // watcher then ends the jobs it kept.
+        let _ = spawn::signals::catch_hang_up();
     }
     let mut input = match Input::new(shell, interactive) {
         Ok(input) => input,
@@ -147,7 +150,12 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
         } else {
             String::new()
         };
-        let line = match input.read(shell, &prompt) {
+        let read = input.read(shell, &prompt);
+        if interactive && spawn::signals::hung_up() {
+            // The terminal is gone: the session ends (see `cli::run`).
+            return 128 + libc::SIGHUP;
+        }
+        let line = match read {
             editor::Read::Line(line) => line,
             editor::Read::End if input.timed_out() => return shell.last_status(),
             editor::Read::End => break,

@@ -50,11 +50,12 @@ fn release_stops() {
 }
 
 /// Signals whose disposition the shell may change for itself and every child must get back.
-/// SIGWINCH and SIGCHLD are there for the line editor's handlers, which must not run in a child
-/// that still shares rsh's memory.
-const RESET_SIGNALS: [libc::c_int; 9] = [
+/// SIGWINCH, SIGCHLD and SIGHUP are there for the line editor's handlers and the interactive
+/// shell's own, which must not run in a child that still shares rsh's memory.
+const RESET_SIGNALS: [libc::c_int; 10] = [
     libc::SIGWINCH,
     libc::SIGCHLD,
+    libc::SIGHUP,
     libc::SIGINT,
     libc::SIGQUIT,
     libc::SIGTERM,
@@ -790,6 +791,11 @@ pub mod watch;
 
 /// Signal dispositions of the shell process itself.
 pub mod signals {
+    use std::os::fd::IntoRawFd;
+    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+    use nix::errno::Errno;
+
     /// Rust starts programs with SIGPIPE ignored; a shell must not (`yes | head` must end, and
     /// the children inherit the disposition).
     pub fn default_sigpipe() {
@@ -811,6 +817,62 @@ pub mod signals {
             // SAFETY: setting a default disposition has no memory effects.
             unsafe { libc::signal(sig, libc::SIG_DFL) };
         }
+    }
+
+    /// Set by the hang-up handler (see `catch_hang_up`).
+    static HUNG_UP: AtomicBool = AtomicBool::new(false);
+    /// /dev/null, for the handler to put in place of standard input.
+    static NULL: AtomicI32 = AtomicI32::new(-1);
+
+    extern "C" fn on_hang_up(_: libc::c_int) {
+        HUNG_UP.store(true, Ordering::SeqCst);
+        let null = NULL.load(Ordering::SeqCst);
+        if null >= 0 {
+            // SAFETY: dup2 is async-signal-safe; errno is put back for the code interrupted.
+            unsafe {
+                let saved = *libc::__errno_location();
+                libc::dup2(null, 0);
+                *libc::__errno_location() = saved;
+            }
+        }
+    }
+
+    /// The interactive shell ends cleanly on SIGHUP (a closed terminal, a dropped ssh
+    /// connection) instead of dying where it stands: the handler notes it and puts /dev/null
+    /// in place of standard input, so that the line being read ends; the shell then ends its
+    /// stopped jobs and its records, and dies by the signal (`hung_up`). While a command runs
+    /// the signal is taken by the wait (see `job`).
+    pub fn catch_hang_up() -> Result<(), Errno> {
+        let null = nix::fcntl::open(
+            "/dev/null",
+            nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_CLOEXEC,
+            nix::sys::stat::Mode::empty(),
+        )
+        .and_then(super::fd::to_shell_range)?;
+        NULL.store(null.into_raw_fd(), Ordering::SeqCst);
+        // SAFETY: a handler that only stores and calls dup2; SA_RESTART so that a read
+        // restarts, now on /dev/null.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_hang_up as *const () as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(libc::SIGHUP, &action, std::ptr::null_mut()) != 0 {
+                return Err(Errno::last());
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the interactive shell was hung up (see `catch_hang_up`).
+    pub fn hung_up() -> bool {
+        HUNG_UP.load(Ordering::SeqCst)
+    }
+
+    /// In a forked copy of the shell: SIGHUP ends it by default again.
+    pub fn default_hang_up() {
+        // SAFETY: setting a default disposition has no memory effects.
+        unsafe { libc::signal(libc::SIGHUP, libc::SIG_DFL) };
     }
 
     /// Ignores each of `signals`.
