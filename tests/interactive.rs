@@ -570,25 +570,15 @@ fn a_kept_job_that_runs_again_without_fg_is_ended() {
     let case = Case::audited("");
     case.write(
         "sneak.py",
-        r#"import ctypes, os, signal, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-class sigevent(ctypes.Structure):
-    _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int),
-                ("notify", ctypes.c_int), ("pad", ctypes.c_int * 12)]
-class timespec(ctypes.Structure):
-    _fields_ = [("sec", ctypes.c_long), ("nsec", ctypes.c_long)]
-class itimerspec(ctypes.Structure):
-    _fields_ = [("interval", timespec), ("value", timespec)]
-event = sigevent(None, signal.SIGCONT, 0)
-timer = ctypes.c_void_p()
-assert libc.timer_create(1, ctypes.byref(event), ctypes.byref(timer)) == 0, ctypes.get_errno()
+        &format!(
+            "{CONTINUED_BY_A_TIMER}
 # SIGCONT half a second after it stops, and every 10 ms after that.
-spec = itimerspec(timespec(0, 10_000_000), timespec(0, 500_000_000))
-assert libc.timer_settime(timer, 0, ctypes.byref(spec), None) == 0
+continue_me(0.5, 0.01)
 os.kill(os.getpid(), signal.SIGTSTP)
 time.sleep(1.5)
-open(sys.argv[1], "w").write("ran in the background\n")
-"#,
+open(sys.argv[1], 'w').write('ran in the background')
+"
+        ),
     );
     // Made before rsh starts: the policy lets programs write to files in `work`, not create
     // them there (it denies a file in it).
@@ -625,6 +615,72 @@ open(sys.argv[1], "w").write("ran in the background\n")
     let records = case.records_of("python3");
     assert_eq!(records.len(), 1, "{records:?}");
     assert_eq!(records[0]["signal"], "SIGKILL", "{records:?}");
+}
+
+/// Python that has a timer continue the process (SIGCONT) `after` seconds from now, and
+/// every `every` seconds after that: a program that wants to run while it is kept stopped.
+const CONTINUED_BY_A_TIMER: &str = "import ctypes, os, signal, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+class sigevent(ctypes.Structure):
+    _fields_ = [('value', ctypes.c_void_p), ('signo', ctypes.c_int),
+                ('notify', ctypes.c_int), ('pad', ctypes.c_int * 12)]
+class timespec(ctypes.Structure):
+    _fields_ = [('sec', ctypes.c_long), ('nsec', ctypes.c_long)]
+class itimerspec(ctypes.Structure):
+    _fields_ = [('interval', timespec), ('value', timespec)]
+def spec(seconds):
+    return timespec(int(seconds), int(seconds % 1 * 1e9))
+def continue_me(after, every=0.0):
+    event = sigevent(None, signal.SIGCONT, 0)
+    timer = ctypes.c_void_p()
+    assert libc.timer_create(1, ctypes.byref(event), ctypes.byref(timer)) == 0
+    times = itimerspec(spec(every), spec(after))
+    assert libc.timer_settime(timer, 0, ctypes.byref(times), None) == 0
+";
+
+/// A process of a kept job whose name is not UTF-8 (any process may rename itself) is held
+/// like any other: continued by its timer, it is ended, and does not run in the background
+/// while `jobs` says it is stopped.
+#[test]
+fn a_kept_job_cannot_hide_from_the_watch_behind_its_name() {
+    let case = Case::audited("[limits]\ntimeout = 30");
+    case.write(
+        "hide.py",
+        &format!(
+            "{CONTINUED_BY_A_TIMER}
+libc.prctl(15, b'\\xff', 0, 0, 0)  # PR_SET_NAME
+continue_me(1.0)
+os.kill(os.getpid(), signal.SIGTSTP)
+time.sleep(1.0)
+open(sys.argv[1], 'w').write('ran in the background')
+"
+        ),
+    );
+    case.write("canary", "");
+    let canary = case.root().join("work/canary");
+    let mut pty = case.start(&[]);
+    let arg = marker(311);
+    let line = format!("python3 hide.py canary {arg} | cat");
+    pty.send(&format!("{line}\r"));
+    pty.expect(&format!("[1]+  Stopped                 {line}\r\n"), WAIT);
+    pty.expect(PROMPT, WAIT);
+    wait_until("the renamed process ended", || {
+        processes_with_arg(&arg).is_empty()
+    });
+    // Past the time it would have written its file in the background.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(
+        fs::read_to_string(&canary).unwrap(),
+        "",
+        "a kept job ran in the background"
+    );
+    pty.send("\r");
+    pty.expect(
+        "rsh: pipeline: ran while stopped, not continued by fg; ended\r\n",
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    assert_eq!(pty.exit(), Some(148));
 }
 
 /// A kept job's time runs on while it is stopped, and runs out while the prompt waits.

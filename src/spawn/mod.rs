@@ -786,6 +786,7 @@ pub fn pipe_nonblocking() -> Result<(OwnedFd, OwnedFd), Errno> {
 }
 
 pub mod fd;
+pub mod procfs;
 pub mod job;
 pub mod watch;
 

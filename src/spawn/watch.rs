@@ -4,11 +4,15 @@
 //! A kept job must stay stopped until `fg` continues it. A confined program can stop itself
 //! and have something continue it later (a timer it set, a signal it arranged for); it would
 //! then run in the background, which rsh refuses (`&`), and past its time limit, with nobody
-//! waiting for it. So the watcher looks at every thread of every kept job each `TICK`: a
-//! thread that is not stopped, or that was scheduled at all since the job was held (its count
-//! of context switches moved: it ran and stopped again), or a process or thread that came or
-//! went, means the job ran without `fg`. Such a job cannot be held — what continued it can do
-//! so again — so its whole process group is killed at once. The job's deadline (the policy's
+//! waiting for it. So the watcher looks at every thread of every process in each kept job's
+//! process group each `TICK` (the group is read anew from /proc every time): a thread that is
+//! not stopped, or that was scheduled at all since the job was held (its count of context
+//! switches moved: it ran and stopped again), or a process or thread that came or went, means
+//! the job ran without `fg`. Such a job cannot be held — what continued it can do so again —
+//! so its whole process group is killed at once. A zombie is no part of a job (it cannot run,
+//! and its parent may reap it at any time). /proc is read as bytes (a process names itself,
+//! in any bytes), and a process that is there but cannot be read fails the hold, or counts as
+//! having run: only a process that has gone is ever left out. The job's deadline (the policy's
 //! timeout from the job's start, stopped time included) is enforced here as in the
 //! foreground: SIGTERM and SIGCONT to the group, SIGKILL `GRACE` later. The shell collects and
 //! records what the watcher ended when it next can: before the next prompt, at `fg`, or when
@@ -27,7 +31,7 @@
 //! and the shell lets the job go on in the foreground).
 #![allow(unsafe_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
@@ -36,7 +40,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 use super::job::GRACE;
-use super::{Fork, fd};
+use super::{Fork, fd, procfs};
 
 /// How often each held job is looked at.
 const TICK: Duration = Duration::from_millis(50);
@@ -282,10 +286,8 @@ struct Held {
     id: u64,
     group: Pid,
     deadline: Option<Instant>,
-    /// The processes of the job when it was held.
-    processes: Vec<i32>,
-    /// Every thread of them then, (process, thread), with its context switches.
-    threads: BTreeMap<(i32, i32), u64>,
+    /// Every thread of the job's live processes when it was held.
+    threads: Snapshot,
     state: State,
 }
 
@@ -306,14 +308,16 @@ impl Held {
         matches!(self.state, State::Held | State::Terminated(_))
     }
 
-    fn check(&mut self, now: Instant) {
+    /// One look at the job; `members`: the live processes of every held group, from this
+    /// tick's pass over /proc.
+    fn check(&mut self, now: Instant, members: &Members) {
         match self.state {
             State::Held if self.deadline.is_some_and(|d| d <= now) => {
                 let _ = killpg(self.group, Signal::SIGTERM);
                 let _ = killpg(self.group, Signal::SIGCONT);
                 self.state = State::Terminated(now);
             }
-            State::Held if self.ran() => {
+            State::Held if self.ran(members) => {
                 let _ = killpg(self.group, Signal::SIGKILL);
                 self.state = State::Ran;
             }
@@ -325,18 +329,17 @@ impl Held {
         }
     }
 
-    /// Whether any of it ran since it was held.
-    fn ran(&self) -> bool {
-        match threads_of(&self.processes) {
-            Ok(now) => {
-                now.len() != self.threads.len()
-                    || now.iter().any(|(key, thread)| {
-                        !thread.stopped || self.threads.get(key) != Some(&thread.switches)
-                    })
-            }
-            // A process gone: something reaped it, so something of the job ran.
-            Err(_) => true,
-        }
+    /// Whether any of it ran since it was held: its group is not what it was then (a process
+    /// or thread came or went, a thread is not stopped or was scheduled since). What cannot
+    /// be read counts as having run: the watch cannot tell that it did not.
+    fn ran(&self, members: &Members) -> bool {
+        let Ok(members) = members else {
+            return true;
+        };
+        let processes = members
+            .get(&self.group.as_raw())
+            .map_or(&[][..], Vec::as_slice);
+        threads_of(processes).map_or(true, |now| now != self.threads)
     }
 
     fn answer(&self) -> (u8, u64) {
@@ -348,6 +351,23 @@ impl Held {
             ),
             State::Ran => (RAN, 0),
         }
+    }
+}
+
+/// Looks at every held job once, with one pass over /proc for all of them.
+fn look_at(held: &mut [Held], now: Instant) {
+    let groups: BTreeSet<i32> = held
+        .iter()
+        .filter(|job| job.state == State::Held)
+        .map(|job| job.group.as_raw())
+        .collect();
+    let members = if groups.is_empty() {
+        Ok(BTreeMap::new())
+    } else {
+        members(&groups)
+    };
+    for job in held {
+        job.check(now, &members);
     }
 }
 
@@ -367,10 +387,7 @@ fn serve(socket: OwnedFd) -> ! {
             Ok(false) => {}
             Err(_) => break,
         }
-        let now = Instant::now();
-        for job in &mut held {
-            job.check(now);
-        }
+        look_at(&mut held, Instant::now());
     }
     // The shell is gone: nothing it held may go on.
     for job in &held {
@@ -425,19 +442,12 @@ fn serve_one(socket: &OwnedFd, held: &mut Vec<Held>) -> bool {
 fn hold(id: u64, group: Pid, deadline: Option<Instant>, others: &mut [Held]) -> Result<Held, u8> {
     let until = Instant::now() + SETTLE;
     loop {
-        let processes = members(group).map_err(|_| UNREADABLE)?;
-        if processes.is_empty() {
-            return Err(UNREADABLE);
-        }
-        if let Ok(threads) = threads_of(&processes)
-            && threads.values().all(|thread| thread.stopped)
-        {
+        if let Some(threads) = settled(group)? {
             return Ok(Held {
                 id,
                 group,
                 deadline,
-                processes,
-                threads: threads.into_iter().map(|(k, t)| (k, t.switches)).collect(),
+                threads,
                 state: State::Held,
             });
         }
@@ -445,11 +455,23 @@ fn hold(id: u64, group: Pid, deadline: Option<Instant>, others: &mut [Held]) -> 
             return Err(NOT_STOPPED);
         }
         std::thread::sleep(Duration::from_millis(10));
-        let now = Instant::now();
-        for job in others.iter_mut() {
-            job.check(now);
-        }
+        look_at(others, Instant::now());
     }
+}
+
+/// Every thread of the group once all of it is stopped, seen so twice alike (a process or
+/// thread being created as the first look was taken shows in the second); None while some of
+/// it runs. Err when nothing of it is alive, or something of it cannot be read.
+fn settled(group: Pid) -> Result<Option<Snapshot>, u8> {
+    let first = snapshot(group).map_err(|_| UNREADABLE)?;
+    if first.is_empty() {
+        return Err(UNREADABLE);
+    }
+    if !first.values().all(Thread::stopped) {
+        return Ok(None);
+    }
+    let second = snapshot(group).map_err(|_| UNREADABLE)?;
+    Ok((second == first).then_some(second))
 }
 
 /// The watcher's own set-up: a group of its own (no terminal signal reaches it), no signal
@@ -486,81 +508,110 @@ fn become_watcher(socket: &OwnedFd) {
     }
 }
 
-/// The processes whose process group is `group`.
-fn members(group: Pid) -> std::io::Result<Vec<i32>> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc")? {
-        let Ok(entry) = entry else { continue };
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
+/// Every thread of a group's live processes, (process, thread), as the watcher saw it.
+type Snapshot = BTreeMap<(i32, i32), Thread>;
+
+/// The live processes of each group looked for, from one pass over /proc (Err: /proc, or a
+/// process in it, could not be read).
+type Members = std::io::Result<BTreeMap<i32, Vec<i32>>>;
+
+/// The processes whose process group is one of `groups`. A process that cannot be read or
+/// parsed is an error, not a process left out: only one that has gone meanwhile is.
+fn members(groups: &BTreeSet<i32>) -> Members {
+    let mut found: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+    let pids = procfs::numbered("/proc")?.ok_or(std::io::ErrorKind::NotFound)?;
+    for pid in pids {
+        let Some(stat) = procfs::read_stat(&format!("/proc/{pid}/stat"))? else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        if stat_group(&stat) == Some(group.as_raw()) {
-            found.push(pid);
+        if groups.contains(&stat.group) {
+            found.entry(stat.group).or_default().push(pid);
         }
     }
     Ok(found)
 }
 
-/// The process group in a /proc/PID/stat line (after the command name, which may contain
-/// anything, parentheses too).
-fn stat_group(stat: &str) -> Option<i32> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(2)?.parse().ok()
+/// The threads of one group, as they are now.
+fn snapshot(group: Pid) -> std::io::Result<Snapshot> {
+    let members = members(&BTreeSet::from([group.as_raw()]))?;
+    threads_of(members.get(&group.as_raw()).map_or(&[][..], Vec::as_slice))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Thread {
-    stopped: bool,
+    /// The state letter of its /proc status.
+    state: u8,
+    /// Its context switches, voluntary and not: they move whenever it is scheduled.
     switches: u64,
 }
 
-/// Every thread of `processes`, with whether it is stopped and its context switches.
-fn threads_of(processes: &[i32]) -> std::io::Result<BTreeMap<(i32, i32), Thread>> {
-    let mut threads = BTreeMap::new();
-    for &pid in processes {
-        for entry in std::fs::read_dir(format!("/proc/{pid}/task"))? {
-            let entry = entry?;
-            let Some(tid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|s| s.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            let status = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/status"))?;
-            let thread = parse_status(&status).ok_or(std::io::ErrorKind::InvalidData)?;
-            threads.insert((pid, tid), thread);
-        }
+impl Thread {
+    /// Not running: `T` (a stop signal), `t` (tracing), or dead (`Z`, `X`).
+    fn stopped(&self) -> bool {
+        matches!(self.state, b'T' | b't') || self.dead()
     }
-    Ok(threads)
+
+    fn dead(&self) -> bool {
+        matches!(self.state, b'Z' | b'X' | b'x')
+    }
 }
 
-/// A thread's state and context switches from its /proc status. Stopped: `T` (a stop
-/// signal), `t` (tracing), or dead (`Z`, `X`).
-fn parse_status(text: &str) -> Option<Thread> {
+/// Every thread of `processes`, with its state and context switches. A process that has gone,
+/// or is only a zombie (every thread of it dead: nothing of it can run again, and its parent
+/// may reap it at any time), is left out.
+fn threads_of(processes: &[i32]) -> std::io::Result<Snapshot> {
+    let mut all = Snapshot::new();
+    for &pid in processes {
+        let Some(threads) = threads_of_one(pid)? else {
+            continue;
+        };
+        if threads.values().all(Thread::dead) {
+            continue;
+        }
+        all.extend(threads.into_iter().map(|(tid, thread)| ((pid, tid), thread)));
+    }
+    Ok(all)
+}
+
+/// The threads of one process; None when it has gone.
+fn threads_of_one(pid: i32) -> std::io::Result<Option<BTreeMap<i32, Thread>>> {
+    let Some(tids) = procfs::numbered(&format!("/proc/{pid}/task"))? else {
+        return Ok(None);
+    };
+    let mut threads = BTreeMap::new();
+    for tid in tids {
+        // A thread that ended meanwhile is simply not there.
+        if let Some(status) = procfs::read(&format!("/proc/{pid}/task/{tid}/status"))? {
+            let thread = parse_status(&status).ok_or(std::io::ErrorKind::InvalidData)?;
+            threads.insert(tid, thread);
+        }
+    }
+    Ok(Some(threads))
+}
+
+/// A thread's state and context switches from its /proc status. The first line is the name
+/// the thread gave itself, which is not read at all.
+fn parse_status(text: &[u8]) -> Option<Thread> {
     let mut state = None;
     let mut switches = 0u64;
     let mut counts = 0;
-    for line in text.lines() {
-        if let Some(value) = line.strip_prefix("State:") {
-            state = value.trim().chars().next();
+    for line in text.split(|&b| b == b'\n').skip(1) {
+        if let Some(value) = line.strip_prefix(b"State:") {
+            let letter = *value.trim_ascii_start().first()?;
+            if state.replace(letter).is_some() {
+                return None;
+            }
         } else if let Some(value) = line
-            .strip_prefix("voluntary_ctxt_switches:")
-            .or_else(|| line.strip_prefix("nonvoluntary_ctxt_switches:"))
+            .strip_prefix(b"voluntary_ctxt_switches:")
+            .or_else(|| line.strip_prefix(b"nonvoluntary_ctxt_switches:"))
         {
-            switches = switches.checked_add(value.trim().parse().ok()?)?;
+            let value: u64 = std::str::from_utf8(value.trim_ascii()).ok()?.parse().ok()?;
+            switches = switches.checked_add(value)?;
             counts += 1;
         }
     }
     (counts == 2).then_some(Thread {
-        stopped: matches!(state?, 'T' | 't' | 'Z' | 'X' | 'x'),
+        state: state?,
         switches,
     })
 }
@@ -570,37 +621,132 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_group_after_a_name_with_parentheses() {
-        let stat = "4242 (a) b (c)) T 1 4240 4240 34816 4240 4194560 0";
-        assert_eq!(stat_group(stat), Some(4240));
-        assert_eq!(stat_group("no parenthesis"), None);
-    }
-
-    #[test]
-    fn reads_state_and_switches() {
-        let status = "Name:\tsleep\nState:\tT (stopped)\nTgid:\t7\n\
+    fn reads_state_and_switches_whatever_the_name() {
+        let status = b"Name:\t\xff\xfe\nState:\tT (stopped)\nTgid:\t7\n\
                       voluntary_ctxt_switches:\t3\nnonvoluntary_ctxt_switches:\t4\n";
-        assert_eq!(
-            parse_status(status),
-            Some(Thread {
-                stopped: true,
-                switches: 7
-            })
-        );
-        let running = status.replace("T (stopped)", "S (sleeping)");
-        assert_eq!(parse_status(&running).map(|t| t.stopped), Some(false));
-        assert_eq!(parse_status("State:\tT (stopped)\n"), None);
+        let thread = parse_status(status).unwrap();
+        assert_eq!(thread.switches, 7);
+        assert!(thread.stopped() && !thread.dead());
+        let running = String::from_utf8_lossy(status).replace("T (stopped)", "S (sleeping)");
+        assert!(!parse_status(running.as_bytes()).unwrap().stopped());
+        assert_eq!(parse_status(b"Name:\tx\nState:\tT (stopped)\n"), None);
+        // Only one state per thread.
+        let twice = b"Name:\tx\nState:\tT\nState:\tR\n\
+                      voluntary_ctxt_switches:\t3\nnonvoluntary_ctxt_switches:\t4\n";
+        assert_eq!(parse_status(twice), None);
     }
 
     #[test]
     fn this_process_is_found_in_its_group() {
-        let group = nix::unistd::getpgrp();
-        let members = members(group).unwrap();
-        assert!(
-            members.contains(&(std::process::id() as i32)),
-            "{members:?}"
-        );
-        let threads = threads_of(&[std::process::id() as i32]).unwrap();
-        assert!(threads.values().any(|t| !t.stopped), "{threads:?}");
+        let group = nix::unistd::getpgrp().as_raw();
+        let members = members(&BTreeSet::from([group])).unwrap();
+        let own = std::process::id() as i32;
+        assert!(members[&group].contains(&own), "{members:?}");
+        let threads = threads_of(&[own]).unwrap();
+        assert!(threads.values().any(|t| !t.stopped()), "{threads:?}");
+    }
+
+    /// A child that joins `group` (0: a new one of its own) and stops itself, stopped.
+    fn stopped_child(group: i32) -> i32 {
+        // SAFETY: the child makes only async-signal-safe calls and never returns.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            // SAFETY: as above.
+            unsafe {
+                libc::setpgid(0, group);
+                libc::raise(libc::SIGSTOP);
+                loop {
+                    libc::pause();
+                }
+            }
+        }
+        assert!(pid > 0);
+        wait_for_state(pid, b'T');
+        pid
+    }
+
+    fn wait_for_state(pid: i32, state: u8) {
+        let until = Instant::now() + Duration::from_secs(10);
+        while procfs::read_stat(&format!("/proc/{pid}/stat"))
+            .ok()
+            .flatten()
+            .map(|s| s.state)
+            != Some(state)
+        {
+            assert!(Instant::now() < until, "{pid} never in state {}", state as char);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn end_group(group: i32, pids: &[i32]) {
+        // SAFETY: signals to processes this test started; then they are reaped.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        for &pid in pids {
+            let _ = nix::sys::wait::waitpid(Pid::from_raw(pid), None);
+        }
+    }
+
+    /// A process that comes into a held group (created by a fork under way when the job was
+    /// held, or moved into it) is caught, though nothing held ran.
+    #[test]
+    fn a_process_that_joins_a_held_group_counts_as_running() {
+        let leader = stopped_child(0);
+        let mut job = hold(1, Pid::from_raw(leader), None, &mut []).expect("held");
+        look_at(std::slice::from_mut(&mut job), Instant::now());
+        assert_eq!(job.state, State::Held);
+        let newcomer = stopped_child(leader);
+        look_at(std::slice::from_mut(&mut job), Instant::now());
+        assert_eq!(job.state, State::Ran);
+        end_group(leader, &[leader, newcomer]);
+    }
+
+    /// A zombie of the group (its parent, outside the job, reaps it whenever it likes) is no
+    /// part of what is held: reaped, it does not make the job count as having run.
+    #[test]
+    fn a_zombie_reaped_later_does_not_count_as_running() {
+        let leader = stopped_child(0);
+        // SAFETY: the child only leaves.
+        let zombie = unsafe { libc::fork() };
+        if zombie == 0 {
+            // SAFETY: as above.
+            unsafe {
+                libc::setpgid(0, leader);
+                libc::_exit(0);
+            }
+        }
+        // SAFETY: setpgid with integer arguments, for the child started above (whichever of
+        // the two calls comes first).
+        unsafe { libc::setpgid(zombie, leader) };
+        wait_for_state(zombie, b'Z');
+        let mut job = hold(1, Pid::from_raw(leader), None, &mut []).expect("held");
+        let _ = nix::sys::wait::waitpid(Pid::from_raw(zombie), None);
+        look_at(std::slice::from_mut(&mut job), Instant::now());
+        assert_eq!(job.state, State::Held);
+        end_group(leader, &[leader]);
+    }
+
+    /// A process whose name is not UTF-8 is seen like any other.
+    #[test]
+    fn a_process_named_in_any_bytes_is_held() {
+        let leader = stopped_child(0);
+        let named = {
+            // SAFETY: the child makes only async-signal-safe calls and never returns.
+            let pid = unsafe { libc::fork() };
+            if pid == 0 {
+                // SAFETY: as above; the name is a static C string.
+                unsafe {
+                    libc::setpgid(0, leader);
+                    libc::prctl(libc::PR_SET_NAME, c"\xff\xfe(".as_ptr());
+                    libc::raise(libc::SIGSTOP);
+                    libc::_exit(0);
+                }
+            }
+            wait_for_state(pid, b'T');
+            pid
+        };
+        let job = hold(1, Pid::from_raw(leader), None, &mut []).expect("held");
+        let processes: BTreeSet<i32> = job.threads.keys().map(|&(pid, _)| pid).collect();
+        assert_eq!(processes, BTreeSet::from([leader, named]));
+        end_group(leader, &[leader, named]);
     }
 }
