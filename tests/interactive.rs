@@ -966,3 +966,67 @@ time.sleep(300)
     assert!(pty.ended_within(WAIT).is_some());
     wait_until("the kept job ended", || processes_with_arg(&arg).is_empty());
 }
+
+/// The process that watches the kept jobs of the rsh `shell`: its child that runs rsh.
+fn watcher_of(shell: i32) -> i32 {
+    let rsh = fs::canonicalize(RSH).unwrap();
+    let found = || {
+        fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .find(|pid| {
+                let stat = fs::read(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let Some(close) = stat.iter().rposition(|&b| b == b')') else {
+                    return false;
+                };
+                let parent = String::from_utf8_lossy(&stat[close + 2..])
+                    .split(' ')
+                    .nth(1)
+                    .and_then(|p| p.parse::<i32>().ok());
+                parent == Some(shell)
+                    && fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == rsh)
+            })
+    };
+    wait_until("the watch started", || found().is_some());
+    found().unwrap()
+}
+
+/// Sends `signal` to a process this test started (directly or through rsh).
+fn signal(pid: i32, signal: libc::c_int) {
+    // SAFETY: kill takes integers.
+    unsafe { libc::kill(pid, signal) };
+}
+
+/// A watch that does not answer in time is ended before anything more is done to a job (its
+/// answer could come later, taken for another's, and it could still act on a job the shell
+/// reaps); `fg` goes on with its job in the foreground, and the next job stopped gets a new
+/// watch.
+#[test]
+fn a_watch_that_does_not_answer_is_ended_and_fg_goes_on() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    let arg = marker(312);
+    let pid = stop(&mut pty, &format!("sleep {arg}"), &arg, 1, None);
+    let watcher = watcher_of(pty.pid());
+    signal(watcher, libc::SIGSTOP);
+    pty.send("fg\r");
+    pty.expect(&format!("sleep {arg}\r\n"), WAIT);
+    // Continued once the shell gave up on the answer, not hung up.
+    wait_until("the job continued", || state_of(pid) == Some('S'));
+    assert_eq!(state_of(watcher), None, "the silent watch is still there");
+    pty.send("\x03");
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo status $?", "status 130\r\n");
+    let arg = marker(313);
+    stop(&mut pty, &format!("sleep {arg}"), &arg, 1, None);
+    let again = watcher_of(pty.pid());
+    assert_ne!(again, watcher);
+    type_line(
+        &mut pty,
+        "jobs",
+        &format!("[1]+  Stopped                 sleep {arg}\r\n"),
+    );
+    pty.send("exit\r");
+    pty.wait();
+}

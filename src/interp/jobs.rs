@@ -208,8 +208,8 @@ impl Shell {
         self.jobs.kept.iter().map(|j| j.number).max().unwrap_or(0) + 1
     }
 
-    /// Stops watching a kept job: what became of it meanwhile (Err: the watcher is gone, so
-    /// nothing kept it stopped).
+    /// Stops watching a kept job: what became of it meanwhile (Err: the watcher is gone, or
+    /// was ended for not answering as it should, so nothing kept it stopped).
     fn release(&mut self, kept: &KeptJob) -> Result<Fate, Errno> {
         match &mut self.jobs.watcher {
             Some(watcher) => watcher.release(kept.hold),
@@ -219,8 +219,16 @@ impl Shell {
 
     /// Continues a kept job in the foreground (`fg`) and follows it; its status.
     fn continue_kept(&mut self, mut kept: KeptJob) -> i32 {
-        match self.release(&kept) {
+        let fate = self.release(&kept);
+        if fate.is_err() {
+            // The watch is gone, and was ended before anything more is done to any job (see
+            // `Watcher::end`): the other kept jobs are ended, and this one goes on as `fg`
+            // asks, in the foreground under its deadline, unless it has ended meanwhile.
+            self.lose_watch();
+        }
+        match fate {
             Ok(Fate::Stopped) => {}
+            Err(_) if !kept.job.has_ended(&kept.state) => {}
             fate => return self.end_kept(kept, fate, '+'),
         }
         if let (Some(tty), Some(modes)) = (kept.job.terminal, &kept.modes) {
@@ -476,11 +484,13 @@ pub(crate) fn fg(shell: &mut Shell, argv: &[String]) -> Outcome {
         shell.builtin_error("fg", "usage: fg [%N]");
         return Ok(2);
     }
-    shell.check_kept_jobs();
     let Some(index) = shell.find_job("fg", argv.get(1).map(String::as_str)) else {
         return Ok(1);
     };
     let kept = shell.jobs.kept.remove(index);
+    // What became of the others is reported first, as before a prompt. (Taken out of the
+    // list before, the job asked for goes on even if the watch turns out to be gone.)
+    shell.check_kept_jobs();
     let _ = fd::write_all(1, format!("{}\n", kept.info.text).as_bytes());
     Ok(shell.continue_kept(kept))
 }

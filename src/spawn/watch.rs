@@ -93,27 +93,93 @@ impl std::fmt::Display for HoldError {
 /// The shell's end of the watch. Dropped, it closes the socket (the watcher then ends,
 /// killing what it still holds) and, in the shell that started it, collects the watcher.
 pub struct Watcher {
+    /// None once the watcher was ended (`end`).
     socket: Option<OwnedFd>,
     pid: Pid,
     /// The shell that started it (a forked copy holds a copy of this).
     parent: Pid,
-    next: u64,
+    next_hold: u64,
+    /// The number of the next request, which its answer repeats.
+    next_request: u64,
 }
 
-// Requests: kind, id, group, deadline in milliseconds from now (u64::MAX: none).
+/// What the shell asks of the watcher.
 const HOLD: u8 = 1;
 const FATE: u8 = 2;
 const RELEASE: u8 = 3;
-const REQUEST_LEN: usize = 32;
 
-// Answers: what, and for a job that timed out how long ago it got SIGTERM, in milliseconds.
+/// A request: its kind and number, the job (a hold's new id, or the id of the job held),
+/// and for a hold the job's group and the milliseconds left before its deadline (u64::MAX:
+/// none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Request {
+    kind: u8,
+    number: u64,
+    id: u64,
+    group: i32,
+    millis: u64,
+}
+
+// What the watcher answers.
 const STOPPED: u8 = 0;
 const TIMED_OUT: u8 = 1;
 const RAN: u8 = 2;
 const NOT_STOPPED: u8 = 3;
 const UNREADABLE: u8 = 4;
 const UNKNOWN: u8 = 5;
-const ANSWER_LEN: usize = 16;
+
+/// An answer: the number of the request it answers, what became of the job, and for a job
+/// that timed out how long ago it got SIGTERM, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Answer {
+    number: u64,
+    what: u8,
+    value: u64,
+}
+
+impl Request {
+    const LEN: usize = 40;
+
+    fn encode(&self) -> [u8; Request::LEN] {
+        let mut bytes = [0u8; Request::LEN];
+        bytes[0] = self.kind;
+        bytes[8..16].copy_from_slice(&self.number.to_le_bytes());
+        bytes[16..24].copy_from_slice(&self.id.to_le_bytes());
+        bytes[24..28].copy_from_slice(&self.group.to_le_bytes());
+        bytes[32..40].copy_from_slice(&self.millis.to_le_bytes());
+        bytes
+    }
+
+    fn decode(bytes: &[u8; Request::LEN]) -> Request {
+        Request {
+            kind: bytes[0],
+            number: u64::from_le_bytes(bytes[8..16].try_into().expect("eight bytes")),
+            id: u64::from_le_bytes(bytes[16..24].try_into().expect("eight bytes")),
+            group: i32::from_le_bytes(bytes[24..28].try_into().expect("four bytes")),
+            millis: u64::from_le_bytes(bytes[32..40].try_into().expect("eight bytes")),
+        }
+    }
+}
+
+impl Answer {
+    const LEN: usize = 24;
+
+    fn encode(&self) -> [u8; Answer::LEN] {
+        let mut bytes = [0u8; Answer::LEN];
+        bytes[0] = self.what;
+        bytes[8..16].copy_from_slice(&self.number.to_le_bytes());
+        bytes[16..24].copy_from_slice(&self.value.to_le_bytes());
+        bytes
+    }
+
+    fn decode(bytes: &[u8; Answer::LEN]) -> Answer {
+        Answer {
+            what: bytes[0],
+            number: u64::from_le_bytes(bytes[8..16].try_into().expect("eight bytes")),
+            value: u64::from_le_bytes(bytes[16..24].try_into().expect("eight bytes")),
+        }
+    }
+}
 
 impl Watcher {
     /// Starts the watching process.
@@ -132,7 +198,8 @@ impl Watcher {
                     socket: Some(ours),
                     pid,
                     parent: nix::unistd::getpid(),
-                    next: 1,
+                    next_hold: 1,
+                    next_request: 1,
                 })
             }
         }
@@ -141,38 +208,79 @@ impl Watcher {
     /// Holds the stopped job whose process group is `group`, with `deadline` left before its
     /// time runs out. Returns once every process of it is seen stopped.
     pub fn hold(&mut self, group: Pid, deadline: Option<Duration>) -> Result<HoldId, HoldError> {
-        let id = HoldId(self.next);
-        self.next += 1;
+        let id = HoldId(self.next_hold);
+        self.next_hold += 1;
         let millis = deadline.map_or(u64::MAX, |d| d.as_millis().min(u64::MAX as u128 - 1) as u64);
         match self.ask(HOLD, id, group.as_raw(), millis) {
             Ok((STOPPED, _)) => Ok(id),
             Ok((NOT_STOPPED, _)) => Err(HoldError::NotStopped),
             Ok((UNREADABLE, _)) => Err(HoldError::Unreadable),
-            Ok(_) => Err(HoldError::NoWatcher(Errno::EPROTO)),
+            Ok(_) => {
+                self.end();
+                Err(HoldError::NoWatcher(Errno::EPROTO))
+            }
             Err(errno) => Err(HoldError::NoWatcher(errno)),
         }
     }
 
     /// What became of a held job so far.
     pub fn fate(&mut self, id: HoldId) -> Result<Fate, Errno> {
-        self.ask(FATE, id, 0, 0).and_then(answered_fate)
+        let answer = self.ask(FATE, id, 0, 0);
+        self.fate_of(answer)
     }
 
     /// Stops watching a job: from the answer on, the watcher does nothing more to it.
     pub fn release(&mut self, id: HoldId) -> Result<Fate, Errno> {
-        self.ask(RELEASE, id, 0, 0).and_then(answered_fate)
+        let answer = self.ask(RELEASE, id, 0, 0);
+        self.fate_of(answer)
     }
 
-    /// One request, one answer.
+    /// A job's fate from the answer about it; a watcher that answers nonsense is ended.
+    fn fate_of(&mut self, answer: Result<(u8, u64), Errno>) -> Result<Fate, Errno> {
+        let fate = match answer? {
+            (STOPPED, _) => Fate::Stopped,
+            (TIMED_OUT, millis) => Fate::TimedOut(Duration::from_millis(millis)),
+            (RAN, _) => Fate::RanWhileStopped,
+            _ => {
+                self.end();
+                return Err(Errno::EPROTO);
+            }
+        };
+        Ok(fate)
+    }
+
+    /// One request, one answer. Any failure ends the watcher (`end`) before it is returned: an
+    /// answer that did not come in time may come later, as the answer to another request,
+    /// and a watcher that is behind or confused may still act on jobs the shell is about to
+    /// reap, so none of it is trusted any more.
     fn ask(&mut self, kind: u8, id: HoldId, group: i32, millis: u64) -> Result<(u8, u64), Errno> {
-        let mut request = [0u8; REQUEST_LEN];
-        request[0] = kind;
-        request[8..16].copy_from_slice(&id.0.to_le_bytes());
-        request[16..20].copy_from_slice(&group.to_le_bytes());
-        request[24..32].copy_from_slice(&millis.to_le_bytes());
+        let number = self.next_request;
+        self.next_request += 1;
+        let request = Request {
+            kind,
+            number,
+            id: id.0,
+            group,
+            millis,
+        };
+        match self.exchange(&request) {
+            Ok(answer) if answer.number == number => Ok((answer.what, answer.value)),
+            Ok(_) => {
+                self.end();
+                Err(Errno::EPROTO)
+            }
+            Err(errno) => {
+                self.end();
+                Err(errno)
+            }
+        }
+    }
+
+    /// Sends `request` and reads the answer, within `ANSWER`.
+    fn exchange(&self, request: &Request) -> Result<Answer, Errno> {
         let socket = self.socket.as_ref().ok_or(Errno::EBADF)?;
-        send(socket, &request)?;
-        let mut answer = [0u8; ANSWER_LEN];
+        send(socket, &request.encode())?;
+        let mut answer = [0u8; Answer::LEN];
         let until = Instant::now() + ANSWER;
         loop {
             let left = until.saturating_duration_since(Instant::now());
@@ -180,20 +288,34 @@ impl Watcher {
                 return Err(Errno::ETIMEDOUT);
             }
             match nix::unistd::read(socket, &mut answer) {
-                Ok(ANSWER_LEN) => break,
+                Ok(Answer::LEN) => return Ok(Answer::decode(&answer)),
                 Ok(_) => return Err(Errno::EPROTO),
                 Err(Errno::EINTR | Errno::EAGAIN) => continue,
                 Err(errno) => return Err(errno),
             }
         }
-        let value = u64::from_le_bytes(answer[8..16].try_into().expect("eight bytes"));
-        Ok((answer[0], value))
+    }
+
+    /// Ends the watcher at once: SIGKILL, and collected, so that once this returns it can do
+    /// nothing more to any job (it could otherwise still signal a group the shell goes on to
+    /// reap, and whose number may then be reused). What it held is left as it is, for the
+    /// shell to end.
+    fn end(&mut self) {
+        if self.socket.take().is_none() || nix::unistd::getpid() != self.parent {
+            return;
+        }
+        let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
+        let _ = super::wait(self.pid);
     }
 }
 
 impl Drop for Watcher {
     fn drop(&mut self) {
-        drop(self.socket.take());
+        // Ended already (`end`), or a forked copy's, which is not its to collect.
+        let Some(socket) = self.socket.take() else {
+            return;
+        };
+        drop(socket);
         if nix::unistd::getpid() != self.parent {
             return;
         }
@@ -235,15 +357,6 @@ fn send(socket: &OwnedFd, bytes: &[u8]) -> Result<(), Errno> {
     }
 }
 
-fn answered_fate((what, value): (u8, u64)) -> Result<Fate, Errno> {
-    match what {
-        STOPPED => Ok(Fate::Stopped),
-        TIMED_OUT => Ok(Fate::TimedOut(Duration::from_millis(value))),
-        RAN => Ok(Fate::RanWhileStopped),
-        _ => Err(Errno::EPROTO),
-    }
-}
-
 /// A connected pair of sequenced-packet sockets (one request or answer per read), close-on-exec.
 fn seqpacket_pair() -> Result<(OwnedFd, OwnedFd), Errno> {
     let mut fds = [0 as libc::c_int; 2];
@@ -263,19 +376,26 @@ fn seqpacket_pair() -> Result<(OwnedFd, OwnedFd), Errno> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// Whether `socket` has something to read (or was closed) within `wait` (None: no limit).
+/// Whether `socket` has something to read (or was closed) within `wait` (None: no limit). A
+/// signal that interrupts the wait does not end it: it goes on for the time left.
 fn readable(socket: &OwnedFd, wait: Option<Duration>) -> Result<bool, Errno> {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-    let timeout = match wait {
-        None => PollTimeout::NONE,
-        Some(wait) => PollTimeout::try_from(wait.as_millis().min(i32::MAX as u128) as i32)
-            .unwrap_or(PollTimeout::MAX),
-    };
-    let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN)];
-    match poll(&mut fds, timeout) {
-        Ok(n) => Ok(n > 0),
-        Err(Errno::EINTR) => Ok(false),
-        Err(errno) => Err(errno),
+    let until = wait.map(|wait| Instant::now() + wait);
+    loop {
+        let timeout = match until {
+            None => PollTimeout::NONE,
+            Some(until) => {
+                let left = until.saturating_duration_since(Instant::now());
+                PollTimeout::try_from(left.as_millis().min(i32::MAX as u128) as i32)
+                    .unwrap_or(PollTimeout::MAX)
+            }
+        };
+        let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, timeout) {
+            Ok(n) => return Ok(n > 0),
+            Err(Errno::EINTR) => continue,
+            Err(errno) => return Err(errno),
+        }
     }
 }
 
@@ -400,21 +520,19 @@ fn serve(socket: OwnedFd) -> ! {
 
 /// Reads and answers one request; false when the shell's end is closed.
 fn serve_one(socket: &OwnedFd, held: &mut Vec<Held>) -> bool {
-    let mut request = [0u8; REQUEST_LEN];
-    match nix::unistd::read(socket, &mut request) {
-        Ok(REQUEST_LEN) => {}
+    let mut bytes = [0u8; Request::LEN];
+    match nix::unistd::read(socket, &mut bytes) {
+        Ok(Request::LEN) => {}
         Ok(_) => return false,
         Err(Errno::EINTR | Errno::EAGAIN) => return true,
         Err(_) => return false,
     }
-    let id = u64::from_le_bytes(request[8..16].try_into().expect("eight bytes"));
-    let group = i32::from_le_bytes(request[16..20].try_into().expect("four bytes"));
-    let millis = u64::from_le_bytes(request[24..32].try_into().expect("eight bytes"));
-    let answer = match request[0] {
+    let request = Request::decode(&bytes);
+    let (what, value) = match request.kind {
         HOLD => {
-            let deadline =
-                (millis != u64::MAX).then(|| Instant::now() + Duration::from_millis(millis));
-            match hold(id, Pid::from_raw(group), deadline, held) {
+            let deadline = (request.millis != u64::MAX)
+                .then(|| Instant::now() + Duration::from_millis(request.millis));
+            match hold(request.id, Pid::from_raw(request.group), deadline, held) {
                 Ok(job) => {
                     held.push(job);
                     (STOPPED, 0)
@@ -424,18 +542,20 @@ fn serve_one(socket: &OwnedFd, held: &mut Vec<Held>) -> bool {
         }
         FATE => held
             .iter()
-            .find(|job| job.id == id)
+            .find(|job| job.id == request.id)
             .map_or((UNKNOWN, 0), Held::answer),
-        RELEASE => match held.iter().position(|job| job.id == id) {
+        RELEASE => match held.iter().position(|job| job.id == request.id) {
             Some(i) => held.remove(i).answer(),
             None => (UNKNOWN, 0),
         },
         _ => (UNKNOWN, 0),
     };
-    let mut bytes = [0u8; ANSWER_LEN];
-    bytes[0] = answer.0;
-    bytes[8..16].copy_from_slice(&answer.1.to_le_bytes());
-    send(socket, &bytes).is_ok()
+    let answer = Answer {
+        number: request.number,
+        what,
+        value,
+    };
+    send(socket, &answer.encode()).is_ok()
 }
 
 /// Takes in a stopped job once all of it is seen stopped (the others are looked at meanwhile).
@@ -748,5 +868,63 @@ mod tests {
         let processes: BTreeSet<i32> = job.threads.keys().map(|&(pid, _)| pid).collect();
         assert_eq!(processes, BTreeSet::from([leader, named]));
         end_group(leader, &[leader, named]);
+    }
+
+    /// A signal handled while the shell waits for an answer (SIGHUP) does not end the wait
+    /// as if the watch had not answered.
+    #[test]
+    fn a_signal_does_not_cut_the_wait_for_an_answer_short() {
+        extern "C" fn nothing(_: libc::c_int) {}
+        // SAFETY: a handler that does nothing.
+        unsafe { libc::signal(libc::SIGUSR2, nothing as *const () as libc::sighandler_t) };
+        let (ours, theirs) = seqpacket_pair().unwrap();
+        // SAFETY: pthread_self has no preconditions.
+        let waiting = unsafe { libc::pthread_self() };
+        let other = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            // SAFETY: a signal to the test's thread, which lives until this one is joined.
+            unsafe { libc::pthread_kill(waiting, libc::SIGUSR2) };
+            std::thread::sleep(Duration::from_millis(200));
+            send(&theirs, b"answer").unwrap();
+        });
+        let started = Instant::now();
+        assert!(readable(&ours, Some(Duration::from_secs(5))).unwrap());
+        assert!(started.elapsed() >= Duration::from_millis(250));
+        other.join().unwrap();
+    }
+
+    /// An answer to another request (one that came too late for it) is not taken for the
+    /// answer: the watcher is ended, killed and collected, and nothing is asked of it again.
+    #[test]
+    fn an_answer_out_of_turn_ends_the_watcher() {
+        let (ours, theirs) = seqpacket_pair().unwrap();
+        // SAFETY: the child only waits to be killed.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            loop {
+                // SAFETY: as above.
+                unsafe { libc::pause() };
+            }
+        }
+        let mut watcher = Watcher {
+            socket: Some(ours),
+            pid: Pid::from_raw(pid),
+            parent: nix::unistd::getpid(),
+            next_hold: 1,
+            next_request: 7,
+        };
+        let late = Answer {
+            number: 6,
+            what: STOPPED,
+            value: 0,
+        };
+        send(&theirs, &late.encode()).unwrap();
+        assert_eq!(watcher.fate(HoldId(1)), Err(Errno::EPROTO));
+        use nix::sys::wait::{WaitPidFlag, waitpid};
+        assert_eq!(
+            waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
+            Err(Errno::ECHILD)
+        );
+        assert_eq!(watcher.fate(HoldId(1)), Err(Errno::EBADF));
     }
 }
