@@ -1030,3 +1030,52 @@ fn a_watch_that_does_not_answer_is_ended_and_fg_goes_on() {
     pty.send("exit\r");
     pty.wait();
 }
+
+/// A kept job continued behind the shell's back can take the terminal (and change its
+/// settings) before the watch ends it: the shell takes it back, with its own settings, rather
+/// than fail to read and end the session.
+#[test]
+fn a_kept_job_that_takes_the_terminal_does_not_keep_it() {
+    let case = Case::new("");
+    case.write(
+        "steal.py",
+        &format!(
+            "{CONTINUED_BY_A_TIMER}
+import termios
+def take(*_):
+    os.tcsetpgrp(0, os.getpgrp())
+    modes = termios.tcgetattr(0)
+    modes[3] &= ~(termios.ECHO | termios.ICANON)
+    termios.tcsetattr(0, termios.TCSANOW, modes)
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+signal.signal(signal.SIGCONT, take)
+continue_me(1.0)
+os.kill(os.getpid(), signal.SIGTSTP)
+time.sleep(100)
+"
+        ),
+    );
+    let mut pty = case.start(&[]);
+    let arg = marker(315);
+    stop(&mut pty, &format!("python3 steal.py {arg}"), &arg, 1, None);
+    wait_until("the job took the terminal", || {
+        pty.foreground_group() != pty.pid()
+    });
+    wait_until("the job ended", || processes_with_arg(&arg).is_empty());
+    // A key typed now is read by the shell's read that was already waiting; the read after it
+    // fails, the terminal being another group's.
+    pty.send("e");
+    pty.expect(
+        "rsh: a stopped job took the terminal; the shell took it back\r\n",
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo hello", "hello\r\n");
+    assert_eq!(pty.foreground_group(), pty.pid());
+    type_line(
+        &mut pty,
+        "python3 -c 'import termios; print(\"echo\", bool(termios.tcgetattr(0)[3] & termios.ECHO))'",
+        "echo True\r\n",
+    );
+    assert_eq!(pty.exit(), Some(0));
+}

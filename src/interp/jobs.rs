@@ -20,7 +20,7 @@
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
-use nix::sys::termios::{SetArg, Termios, tcgetattr, tcsetattr};
+use nix::sys::termios::{FlushArg, SetArg, Termios, tcflush, tcgetattr, tcsetattr};
 
 use super::{Outcome, Shell, audit};
 use crate::spawn::watch::{Fate, HoldError, HoldId, Watcher};
@@ -287,6 +287,7 @@ impl Shell {
         if let Some((record, started)) = record {
             self.audit_ran(Some(record), started, &reaped[0]);
         }
+        self.take_back_terminal();
         info.status(self, &reaped)
     }
 
@@ -313,6 +314,32 @@ impl Shell {
             let fate = self.release(&kept);
             self.end_kept(kept, fate, mark);
         }
+    }
+
+    /// Before a prompt, and after a kept job ended: a kept job can take the terminal (in the
+    /// moment between a timer continuing it and the watch ending it) and leave it changed.
+    /// The shell takes it back, with its own settings, and drops what was typed meanwhile
+    /// (half of it may have gone to the job). Whether it had to.
+    pub fn take_back_terminal(&mut self) -> bool {
+        // Only a shell that held the terminal when the session began has it to take back.
+        let Some(saved) = self.tty_modes.clone().filter(|_| self.at_terminal()) else {
+            return false;
+        };
+        let Some((tty, holder)) = job::terminal_holder() else {
+            return false;
+        };
+        // Not from a group that is no job of rsh's (the shell that started rsh, say).
+        let ours = job::leads_session()
+            || !job::group_exists(holder)
+            || self.jobs.kept.iter().any(|kept| kept.job.group == Some(holder));
+        if !ours {
+            return false;
+        }
+        job::reclaim_terminal(tty);
+        let _ = tcsetattr(fd::borrow(tty), SetArg::TCSANOW, &saved);
+        let _ = tcflush(fd::borrow(tty), FlushArg::TCIFLUSH);
+        self.error("a stopped job took the terminal; the shell took it back");
+        true
     }
 
     /// The watcher went away (or does not answer): nothing holds the kept jobs any more, so

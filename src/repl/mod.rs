@@ -137,7 +137,12 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
     let mut pending = String::new();
     let mut status = 0;
     let mut number = 1;
+    // Reads that failed in a row because a job had taken the terminal.
+    let mut taken = 0;
     loop {
+        if interactive {
+            shell.take_back_terminal();
+        }
         if interactive && pending.is_empty() {
             // As bash does before a prompt: what became of the kept jobs.
             shell.check_kept_jobs();
@@ -165,11 +170,19 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
                 shell.set_last_status(130);
                 continue;
             }
+            // A kept job took the terminal while the line was being read (the read fails
+            // then): the shell takes it back and reads again, a few times at most.
+            editor::Read::Failed(_) if interactive && taken < 3 && shell.take_back_terminal() => {
+                taken += 1;
+                pending.clear();
+                continue;
+            }
             editor::Read::Failed(why) => {
                 let _ = fd::write_all(2, format!("rsh: reading input: {why}\n").as_bytes());
                 return 2;
             }
         };
+        taken = 0;
         pending.push_str(&line);
         if parse::needs_more_input(&pending) {
             continue;

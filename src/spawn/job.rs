@@ -165,6 +165,28 @@ pub fn reclaim_terminal(tty: RawFd) {
     give_terminal(tty, unsafe { libc::getpgrp() });
 }
 
+/// The controlling terminal and the process group that holds it, when that is not rsh's
+/// own (None also when there is no terminal any more: hung up).
+pub fn terminal_holder() -> Option<(RawFd, Pid)> {
+    let tty = terminal()?;
+    // SAFETY: plain queries.
+    let (holder, own) = unsafe { (libc::tcgetpgrp(tty), libc::getpgrp()) };
+    (holder > 0 && holder != own).then_some((tty, Pid::from_raw(holder)))
+}
+
+/// Whether rsh leads its session: then every process group on its terminal is one rsh
+/// started (its jobs, their leftovers).
+pub fn leads_session() -> bool {
+    // SAFETY: plain queries.
+    unsafe { libc::getsid(0) == libc::getpid() }
+}
+
+/// Whether a process group still has a process in it.
+pub fn group_exists(group: Pid) -> bool {
+    // SAFETY: signal 0 only checks; nothing is sent.
+    unsafe { libc::kill(-group.as_raw(), 0) == 0 || Errno::last() != Errno::ESRCH }
+}
+
 /// A running job: its processes (waited for in order), the group to signal, the terminal it
 /// holds.
 pub struct Job {
