@@ -1079,3 +1079,71 @@ time.sleep(100)
     );
     assert_eq!(pty.exit(), Some(0));
 }
+
+/// The records of a kept pipeline stay its own: a stage of it that has ended was reaped, and
+/// a process the shell starts later may get its number (made to here, through
+/// /proc/sys/kernel/ns_last_pid) before the kept job ends.
+#[test]
+fn a_kept_pipelines_records_stay_its_own_when_numbers_are_reused() {
+    let last_pid = "/proc/sys/kernel/ns_last_pid";
+    if fs::OpenOptions::new().write(true).open(last_pid).is_err() {
+        eprintln!("SKIPPED: {last_pid} cannot be written here");
+        return;
+    }
+    let case = Case::audited("");
+    let mut pty = case.start(&[]);
+    let arg = marker(316);
+    let line = format!(
+        "sleep {arg} | python3 -c 'import os, sys; print(os.getpid(), \"ended\" + \"-stage\"); sys.exit(3)'"
+    );
+    pty.send(&format!("{line}\r"));
+    let stage: i32 = pty
+        .expect(" ended-stage\r\n", WAIT)
+        .rsplit('\n')
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    wait_until("the stage ended", || state_of(stage).is_none());
+    started(&arg);
+    std::thread::sleep(Duration::from_millis(200));
+    pty.send("\x1a");
+    pty.expect(&format!("[1]+  Stopped                 {line}\r\n"), WAIT);
+    pty.expect(PROMPT, WAIT);
+    let ran_as_stage = |case: &Case| {
+        case.records_of("python3")
+            .iter()
+            .any(|r| r["pid"] == stage && r["argv"][2] == "import sys; sys.exit(7)")
+    };
+    let mut reused = false;
+    for _ in 0..30 {
+        fs::write(last_pid, format!("{}", stage - 1)).unwrap();
+        pty.send("python3 -c 'import sys; sys.exit(7)' | cat\r");
+        pty.expect(PROMPT, WAIT);
+        reused = ran_as_stage(&case)
+            || case.records_of("python3").iter().any(|r| r["argv"][2] != "import sys; sys.exit(7)");
+        if reused {
+            break;
+        }
+    }
+    if !reused {
+        eprintln!("SKIPPED: the number {stage} was not reused");
+    }
+    pty.send("exit\r");
+    pty.expect("There are stopped jobs.", WAIT);
+    pty.expect(PROMPT, WAIT);
+    pty.send("exit\r");
+    pty.wait();
+    let records: Vec<(String, serde_json::Value)> = case
+        .records_of("python3")
+        .iter()
+        .map(|r| (r["argv"][2].as_str().unwrap().to_string(), r["status"].clone()))
+        .collect();
+    let (ended, later): (Vec<_>, Vec<_>) = records
+        .iter()
+        .partition(|(code, _)| code != "import sys; sys.exit(7)");
+    assert_eq!(ended.len(), 1, "{records:?}");
+    assert_eq!(ended[0].1, 3, "{records:?}");
+    assert!(later.iter().all(|(_, status)| *status == 7), "{records:?}");
+}

@@ -310,12 +310,30 @@ impl Shell {
         Ok(forked)
     }
 
+    /// The records the processes `pids` will hand over, taken out of the shell's list. A kept
+    /// job keeps its own: the processes of it that have ended were reaped, and until the job
+    /// ends the shell's next children may get their numbers.
+    pub(super) fn take_handoffs(&mut self, pids: &[Pid]) -> Vec<Handoff> {
+        let (theirs, others) = std::mem::take(&mut self.handoffs)
+            .into_iter()
+            .partition(|handoff| pids.contains(&handoff.pid));
+        self.handoffs = others;
+        theirs
+    }
+
+    /// Puts back records taken by `take_handoffs`, ahead of any other: a process that got
+    /// one of their numbers since is newer, and is reaped after.
+    pub(super) fn restore_handoffs(&mut self, mut handoffs: Vec<Handoff>) {
+        handoffs.append(&mut self.handoffs);
+        self.handoffs = handoffs;
+    }
+
     /// After reaping `pid`: completes and sends the record its shell handed over, if any.
     pub(super) fn audit_reaped(&mut self, pid: Pid, reaped: &Reaped) {
         let Some(i) = self.handoffs.iter().position(|h| h.pid == pid) else {
             return;
         };
-        let handoff = self.handoffs.swap_remove(i);
+        let handoff = self.handoffs.remove(i);
         let text = fd::read_to_end(&handoff.read).unwrap_or_default();
         fd::unmark_private(std::os::fd::AsFd::as_fd(&handoff.read));
         if let (false, Some(trail)) = (text.is_empty(), &mut self.audit) {

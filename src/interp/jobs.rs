@@ -63,6 +63,8 @@ struct KeptJob {
     /// The terminal's settings when it stopped, given back by `fg`.
     modes: Option<Termios>,
     hold: HoldId,
+    /// The records its forked shells hand over (see `Shell::take_handoffs`).
+    handoffs: Vec<audit::Handoff>,
 }
 
 /// The interactive shell's jobs.
@@ -168,6 +170,7 @@ impl Shell {
         let _ = fd::write_all(2, format!("\n{line}\n").as_bytes());
         let status = 128 + state.signal;
         let record = self.in_flight.take();
+        let handoffs = self.take_handoffs(&job.pids);
         self.jobs.kept.push(KeptJob {
             number,
             job,
@@ -176,6 +179,7 @@ impl Shell {
             record,
             modes,
             hold,
+            handoffs,
         });
         status
     }
@@ -236,6 +240,7 @@ impl Shell {
         }
         kept.job.continue_in_foreground();
         self.in_flight = kept.record.take();
+        self.restore_handoffs(std::mem::take(&mut kept.handoffs));
         let sweep = kept.info.timeout.is_some();
         let waited = kept.job.resume(kept.state, self.at_terminal(), sweep);
         match self.follow_job(kept.job, waited, kept.info) {
@@ -259,8 +264,10 @@ impl Shell {
             mut state,
             info,
             record,
+            handoffs,
             ..
         } = kept;
+        self.restore_handoffs(handoffs);
         match fate {
             Ok(Fate::TimedOut(ago)) => state.ran_out(ago),
             Ok(Fate::RanWhileStopped) => self.error(&format!(
