@@ -1147,3 +1147,41 @@ fn a_kept_pipelines_records_stay_its_own_when_numbers_are_reused() {
     assert_eq!(ended[0].1, 3, "{records:?}");
     assert!(later.iter().all(|(_, status)| *status == 7), "{records:?}");
 }
+
+/// A hang-up while the shell waits for a subshell (or a command substitution) reaches the
+/// subshell too: it is a forked copy of the shell, in the shell's own process group, which
+/// the terminal's hang-up does not reach, and its loop would go on with nobody there.
+#[test]
+fn a_hang_up_while_a_subshell_runs_ends_it_with_the_shell() {
+    let case = Case::new("");
+    case.write(
+        "tick.py",
+        "import sys, time\nopen(sys.argv[1], 'a').write('tick\\n')\ntime.sleep(0.2)\n",
+    );
+    case.write("canary", "");
+    let canary = case.root().join("work/canary");
+    for line in [
+        "(while :; do python3 tick.py canary; done)",
+        "echo $(while :; do python3 tick.py canary; done)",
+    ] {
+        let mut pty = case.start(&[]);
+        pty.send(&format!("{line}\r"));
+        wait_until("the loop ticks", || {
+            fs::read_to_string(&canary).unwrap().len() > 10
+        });
+        pty.hang_up();
+        assert!(
+            pty.ended_within(WAIT).is_some(),
+            "{line}: rsh outlived its terminal"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        let ticks = fs::read_to_string(&canary).unwrap().len();
+        std::thread::sleep(Duration::from_millis(1000));
+        assert_eq!(
+            fs::read_to_string(&canary).unwrap().len(),
+            ticks,
+            "{line}: the loop went on"
+        );
+        fs::write(&canary, "").unwrap();
+    }
+}

@@ -818,8 +818,14 @@ impl Shell {
         }
     }
 
+    /// Waits for a forked copy of the shell (a subshell, a command substitution) that runs in
+    /// the shell's own process group; a hang-up meanwhile reaches it (see
+    /// `signals::waiting_for`).
     pub(crate) fn wait_child(&mut self, pid: nix::unistd::Pid) -> i32 {
-        match spawn::wait_with_usage(pid) {
+        spawn::signals::waiting_for(Some(pid));
+        let waited = spawn::wait_with_usage(pid);
+        spawn::signals::waiting_for(None);
+        match waited {
             Ok((exit, usage)) => {
                 if let spawn::Exit::Signal { signal, core } = exit {
                     self.report_signal(signal, core);
@@ -1641,6 +1647,8 @@ impl Shell {
             }
             Ok(Fork::Parent(pid)) => {
                 drop(write);
+                // Hung up while it runs, it is hung up too (see `wait_child`).
+                spawn::signals::waiting_for(Some(pid));
                 let output = fd::read_to_end(&read).unwrap_or_default();
                 drop(read);
                 self.last_status = self.wait_child(pid);

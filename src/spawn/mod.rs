@@ -820,54 +820,121 @@ pub mod signals {
         }
     }
 
-    /// Set by the hang-up handler (see `catch_hang_up`).
-    static HUNG_UP: AtomicBool = AtomicBool::new(false);
+    /// Which of the signals handled by `end_input_on` came (by signal number).
+    static NOTED: [AtomicBool; 32] = [const { AtomicBool::new(false) }; 32];
     /// /dev/null, for the handler to put in place of standard input.
     static NULL: AtomicI32 = AtomicI32::new(-1);
+    /// The hang-up was passed on (see `pass_on_hang_up`).
+    static HANG_UP_PASSED: AtomicBool = AtomicBool::new(false);
+    /// The forked copy of the shell being waited for (0: none), see `waiting_for`.
+    static WAITED: AtomicI32 = AtomicI32::new(0);
+    /// rsh leads its process group (see `pass_on_hang_up`).
+    static LEADS_GROUP: AtomicBool = AtomicBool::new(false);
 
-    extern "C" fn on_hang_up(_: libc::c_int) {
-        HUNG_UP.store(true, Ordering::SeqCst);
-        let null = NULL.load(Ordering::SeqCst);
-        if null >= 0 {
-            // SAFETY: dup2 is async-signal-safe; errno is put back for the code interrupted.
-            unsafe {
-                let saved = *libc::__errno_location();
-                libc::dup2(null, 0);
-                *libc::__errno_location() = saved;
+    extern "C" fn on_input_ending(sig: libc::c_int) {
+        // SAFETY: only atomics, dup2 and kill (async-signal-safe); errno is put back for the
+        // code interrupted.
+        unsafe {
+            let saved = *libc::__errno_location();
+            if let Some(noted) = NOTED.get(sig as usize) {
+                noted.store(true, Ordering::SeqCst);
             }
+            let null = NULL.load(Ordering::SeqCst);
+            if null >= 0 {
+                libc::dup2(null, 0);
+            }
+            if sig == libc::SIGHUP {
+                pass_on_hang_up();
+            }
+            *libc::__errno_location() = saved;
         }
     }
 
-    /// The interactive shell ends cleanly on SIGHUP (a closed terminal, a dropped ssh
-    /// connection) instead of dying where it stands: the handler notes it and puts /dev/null
-    /// in place of standard input, so that the line being read ends; the shell then ends its
-    /// stopped jobs and its records, and dies by the signal (`hung_up`). While a command runs
-    /// the signal is taken by the wait (see `job`).
-    pub fn catch_hang_up() -> Result<(), Errno> {
-        let null = nix::fcntl::open(
-            "/dev/null",
-            nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_CLOEXEC,
-            nix::sys::stat::Mode::empty(),
-        )
-        .and_then(super::fd::to_shell_range)?;
-        NULL.store(null.into_raw_fd(), Ordering::SeqCst);
-        // SAFETY: a handler that only stores and calls dup2; SA_RESTART so that a read
-        // restarts, now on /dev/null.
+    /// Makes `sig` end the line being read, wherever it is read: its handler notes it
+    /// (`noted`) and puts /dev/null in place of standard input, so that the read (the line
+    /// editor's or the plain one, both of which retry after a signal) sees the end of the
+    /// input. The idle timeout's SIGALRM, and the hang-up (see `catch_hang_up`).
+    pub fn end_input_on(sig: libc::c_int) -> Result<(), Errno> {
+        if NULL.load(Ordering::SeqCst) < 0 {
+            // Not marked as rsh's own: /dev/null is every program's too.
+            let null = nix::fcntl::open(
+                "/dev/null",
+                nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_CLOEXEC,
+                nix::sys::stat::Mode::empty(),
+            )
+            .and_then(super::fd::to_shell_range)?;
+            NULL.store(null.into_raw_fd(), Ordering::SeqCst);
+        }
+        // SAFETY: the handler only touches atomics and makes async-signal-safe calls;
+        // SA_RESTART so that an interrupted read restarts, now on /dev/null.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_hang_up as *const () as usize;
+            action.sa_sigaction = on_input_ending as *const () as usize;
             action.sa_flags = libc::SA_RESTART;
             libc::sigemptyset(&mut action.sa_mask);
-            if libc::sigaction(libc::SIGHUP, &action, std::ptr::null_mut()) != 0 {
+            if libc::sigaction(sig, &action, std::ptr::null_mut()) != 0 {
                 return Err(Errno::last());
             }
         }
         Ok(())
     }
 
+    /// Whether `sig`, handled by `end_input_on`, came.
+    pub fn noted(sig: libc::c_int) -> bool {
+        NOTED
+            .get(sig as usize)
+            .is_some_and(|noted| noted.load(Ordering::SeqCst))
+    }
+
+    /// The interactive shell ends cleanly on SIGHUP (a closed terminal, a dropped ssh
+    /// connection) instead of dying where it stands: the handler notes it and ends the line
+    /// being read (`end_input_on`), and passes it on (`pass_on_hang_up`); the shell then ends
+    /// its stopped jobs and its records, and dies by the signal (`hung_up`). While a command
+    /// runs the signal is taken by the wait (see `job`).
+    pub fn catch_hang_up() -> Result<(), Errno> {
+        // SAFETY: plain queries.
+        let leads = unsafe { libc::getpgrp() == libc::getpid() };
+        LEADS_GROUP.store(leads, Ordering::SeqCst);
+        end_input_on(libc::SIGHUP)
+    }
+
     /// Whether the interactive shell was hung up (see `catch_hang_up`).
     pub fn hung_up() -> bool {
-        HUNG_UP.load(Ordering::SeqCst)
+        noted(libc::SIGHUP)
+    }
+
+    /// Passes a hang-up on, once, to what the shell waits for without a job of its own: a
+    /// subshell or command substitution is a forked copy of the shell in the shell's own
+    /// process group, which the kernel's hang-up (sent to the session's leader) does not
+    /// reach, and whose loop would run on unseen. When rsh leads its group, all of the group
+    /// gets it (forked copies of forked copies too; rsh itself ignores it the second time);
+    /// otherwise the forked copy being waited for. Async-signal-safe.
+    fn pass_on_hang_up() {
+        if HANG_UP_PASSED.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        // SAFETY: kill takes integers.
+        unsafe {
+            if LEADS_GROUP.load(Ordering::SeqCst) {
+                libc::kill(0, libc::SIGHUP);
+            } else {
+                let waited = WAITED.load(Ordering::SeqCst);
+                if waited > 0 {
+                    libc::kill(waited, libc::SIGHUP);
+                }
+            }
+        }
+    }
+
+    /// Notes the forked copy of the shell the shell now waits for (None: the wait is over),
+    /// for a hang-up to reach it; hung up already, it gets the hang-up at once.
+    pub fn waiting_for(child: Option<nix::unistd::Pid>) {
+        let pid = child.map_or(0, |pid| pid.as_raw());
+        WAITED.store(pid, Ordering::SeqCst);
+        if pid > 0 && hung_up() {
+            // SAFETY: a signal to the shell's own child, not yet reaped.
+            unsafe { libc::kill(pid, libc::SIGHUP) };
+        }
     }
 
     /// In a forked copy of the shell: SIGHUP ends it by default again.
