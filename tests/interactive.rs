@@ -1185,3 +1185,35 @@ fn a_hang_up_while_a_subshell_runs_ends_it_with_the_shell() {
         fs::write(&canary, "").unwrap();
     }
 }
+
+/// A hang-up that comes while the shell asks the watch to hold a job it stopped (here the
+/// watch does not answer, so the job cannot be kept and goes on running) ends the job and
+/// the shell: it is not lost because the shell was not waiting for the job just then.
+#[test]
+fn a_hang_up_while_a_job_is_being_kept_ends_it() {
+    let case = Case::audited("");
+    let mut pty = case.start(&[]);
+    let (kept, stopping) = (marker(317), marker(318));
+    stop(&mut pty, &format!("sleep {kept}"), &kept, 1, None);
+    signal(watcher_of(pty.pid()), libc::SIGSTOP);
+    pty.send(&format!("sleep {stopping}\r"));
+    started(&stopping);
+    std::thread::sleep(Duration::from_millis(200));
+    pty.send("\x1a");
+    // The shell waits for the watch's answer now.
+    std::thread::sleep(Duration::from_millis(500));
+    pty.hang_up();
+    assert!(
+        pty.ended_within(Duration::from_secs(15)).is_some(),
+        "rsh outlived its terminal"
+    );
+    wait_until("both ended", || {
+        processes_with_arg(&kept).is_empty() && processes_with_arg(&stopping).is_empty()
+    });
+    let records = case.records_of("sleep");
+    for arg in [&kept, &stopping] {
+        let one: Vec<_> = records.iter().filter(|r| r["argv"][1] == **arg).collect();
+        assert_eq!(one.len(), 1, "{arg}: {records:?}");
+        assert_eq!(one[0]["signal"], "SIGHUP", "{arg}: {records:?}");
+    }
+}

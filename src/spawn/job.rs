@@ -405,6 +405,17 @@ impl Job {
         // A terminating signal rsh received: passed on, and rsh ends by it once the job is
         // gone (SIGKILL for the job after the grace period).
         let mut dying: Option<libc::c_int> = None;
+        // A hang-up the interactive shell's handler took before this wait could (while the
+        // shell asked the watch to hold the job, or just before the wait began) is passed on
+        // as if it came now: nobody is there to end the job otherwise.
+        if super::signals::hung_up() && !hung_up {
+            if !self.shares_our_group() {
+                self.signal(libc::SIGHUP, &exits);
+                self.signal(libc::SIGCONT, &exits);
+            }
+            dying = Some(libc::SIGHUP);
+            deadline = Some(Instant::now() + GRACE);
+        }
         loop {
             let stop = self.reap(&mut exits, &mut usage);
             if exits.iter().all(Option::is_some) {
