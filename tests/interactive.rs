@@ -1217,3 +1217,76 @@ fn a_hang_up_while_a_job_is_being_kept_ends_it() {
         assert_eq!(one[0]["signal"], "SIGHUP", "{arg}: {records:?}");
     }
 }
+
+/// A program a pipeline stage's shell runs and waits for (`{ prog; …; } | …`) keeps its record
+/// when the stage's shell is killed with it: by the watch (the job ran while kept), or at the
+/// session's end (it stayed after the hang-up). The record says the program's own end was not
+/// seen.
+#[test]
+fn a_kept_pipeline_killed_keeps_the_records_of_its_stages_programs() {
+    let case = Case::audited("");
+    case.write(
+        "sneak.py",
+        &format!(
+            "{CONTINUED_BY_A_TIMER}
+continue_me(0.5, 0.01)
+os.kill(os.getpid(), signal.SIGTSTP)
+time.sleep(100)
+"
+        ),
+    );
+    case.write(
+        "hupproof.py",
+        "import signal, time
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+print('ready', flush=True)
+time.sleep(300)
+",
+    );
+    let mut pty = case.start(&[]);
+    let (ran, stayed) = (marker(319), marker(320));
+    let line = format!("{{ python3 sneak.py {ran}; true; }} | cat");
+    pty.send(&format!("{line}\r"));
+    pty.expect(&format!("[1]+  Stopped                 {line}\r\n"), WAIT);
+    pty.expect(PROMPT, WAIT);
+    wait_until("the job ended", || processes_with_arg(&ran).is_empty());
+    pty.send("\r");
+    pty.expect("ran while stopped, not continued by fg; ended", WAIT);
+    pty.expect(PROMPT, WAIT);
+    let line = format!("{{ python3 hupproof.py {stayed}; true; }} | cat");
+    stop(&mut pty, &line, &stayed, 1, Some("ready\r\n"));
+    pty.send("exit\r");
+    pty.expect("There are stopped jobs.", WAIT);
+    pty.expect(PROMPT, WAIT);
+    pty.send("exit\r");
+    pty.wait();
+    let records = case.records_of("python3");
+    for arg in [&ran, &stayed] {
+        let one: Vec<_> = records.iter().filter(|r| r["argv"][2] == **arg).collect();
+        assert_eq!(one.len(), 1, "{arg}: {records:?}");
+        assert_eq!(one[0]["signal"], "SIGKILL", "{arg}: {records:?}");
+        assert_eq!(one[0]["end_unseen"], true, "{arg}: {records:?}");
+    }
+}
+
+/// The same in the foreground: a pipeline stage's program that outlives its timeout's SIGTERM
+/// is killed with its shell, and keeps its record.
+#[test]
+fn a_timed_out_pipeline_keeps_the_records_of_its_stages_programs() {
+    let case = Case::audited("[limits]\ntimeout = 1");
+    case.write(
+        "stubborn.py",
+        "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(100)\n",
+    );
+    let mut pty = case.start(&[]);
+    let arg = marker(321);
+    pty.send(&format!("{{ python3 stubborn.py {arg}; true; }} | cat\r"));
+    pty.expect("timed out after 1 s (limits.timeout); ended", WAIT);
+    pty.expect(PROMPT, WAIT);
+    assert_eq!(pty.exit(), Some(143));
+    let records = case.records_of("python3");
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["signal"], "SIGKILL", "{records:?}");
+    assert_eq!(records[0]["timed_out"], true, "{records:?}");
+    assert_eq!(records[0]["end_unseen"], true, "{records:?}");
+}

@@ -147,8 +147,9 @@ pub struct Shell {
     segment: Option<crate::audit::Command>,
     /// The text and place of the simple command being run.
     segment_source: Option<(Rc<str>, crate::parse::Span)>,
-    /// In a forked shell: where the record of a program started in place goes.
-    handoff: Option<std::os::fd::OwnedFd>,
+    /// In a forked shell: where the records of its programs go to the shell that reaps it
+    /// (see `audit::ToReaper`).
+    handoff: Option<audit::ToReaper>,
     /// Records forked shells will hand over, by process.
     handoffs: Vec<audit::Handoff>,
     /// The program being waited for, and when it was decided, for its record should rsh

@@ -978,7 +978,7 @@ impl Shell {
         }
         let placement = self.placement();
         tracing::debug!(program = %file.canonical.display(), ?profile, "starting");
-        self.in_flight = segment.map(|s| (s, started));
+        self.waiting_for_program(segment, started);
         let reaped = match spawn::spawn(&program, self.stack_limit, placement) {
             Ok(pid) => {
                 tracing::debug!(pid = pid.as_raw(), "started");
@@ -988,8 +988,7 @@ impl Shell {
             }
             Err(err) => super::audit::Reaped::of_status(self.exec_failed(&argv[0], err)),
         };
-        let segment = self.in_flight.take().map(|(segment, _)| segment);
-        self.audit_ran(segment, started, &reaped);
+        self.program_ended(&reaped);
         reaped.status
     }
 
