@@ -1290,3 +1290,165 @@ fn a_timed_out_pipeline_keeps_the_records_of_its_stages_programs() {
     assert_eq!(records[0]["timed_out"], true, "{records:?}");
     assert_eq!(records[0]["end_unseen"], true, "{records:?}");
 }
+
+/// `exec` ends the kept jobs, and the process that watches them: replaced by another program,
+/// rsh could neither use nor collect it, and it would stay a zombie of that program's.
+#[test]
+fn exec_leaves_no_watch_behind() {
+    // Without confinement (no timeout to enforce), `exec` replaces rsh.
+    let case = Case::new("");
+    let policy = case.root().join("policy.toml");
+    let text = fs::read_to_string(&policy).unwrap();
+    fs::write(&policy, format!("{text}\n[sandbox]\nmode = \"off\"\n")).unwrap();
+    let mut pty = case.start(&[]);
+    let (kept, after) = (marker(322), marker(323));
+    stop(&mut pty, &format!("sleep {kept}"), &kept, 1, None);
+    let watcher = watcher_of(pty.pid());
+    pty.send(&format!("exec sleep {after}\r"));
+    wait_until("rsh replaced", || processes_with_arg(&after) == vec![pty.pid()]);
+    wait_until("the kept job ended", || processes_with_arg(&kept).is_empty());
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(state_of(watcher), None, "the watch was left behind");
+}
+
+/// The watch over stopped jobs is a copy of rsh, unconfined, that reads what confined
+/// programs write (their names in /proc): it keeps only its socket to the shell and runs under
+/// a seccomp filter of its own, which lets it do little more than read /proc and signal the
+/// groups it holds.
+#[test]
+fn the_watch_runs_under_a_filter_of_its_own() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    let arg = marker(324);
+    stop(&mut pty, &format!("sleep {arg}"), &arg, 1, None);
+    let watcher = watcher_of(pty.pid());
+    let status = fs::read_to_string(format!("/proc/{watcher}/status")).unwrap();
+    assert!(status.contains("\nSeccomp:\t2\n"), "{status}");
+    assert!(status.contains("\nNoNewPrivs:\t1\n"), "{status}");
+    // Its socket, and whatever in /proc it reads just now.
+    let open: Vec<PathBuf> = fs::read_dir(format!("/proc/{watcher}/fd"))
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| fs::read_link(entry.path()).ok())
+        .collect();
+    let sockets = open
+        .iter()
+        .filter(|target| target.to_string_lossy().starts_with("socket:"))
+        .count();
+    assert_eq!(sockets, 1, "{open:?}");
+    assert!(
+        open.iter()
+            .all(|t| t.starts_with("/proc") || t.to_string_lossy().starts_with("socket:")),
+        "{open:?}"
+    );
+    // It still does its work.
+    type_line(
+        &mut pty,
+        "jobs",
+        &format!("[1]+  Stopped                 sleep {arg}\r\n"),
+    );
+    pty.send("exit\r");
+    pty.wait();
+}
+
+/// A zombie in a kept job's group is no part of the job: whoever reaps it (here the process
+/// that runs rsh, a subreaper that collects orphans when told to) does not make the job count
+/// as having run, and the job stays kept.
+#[test]
+fn a_zombie_reaped_while_a_job_is_kept_leaves_it_kept() {
+    let case = Case::new("[commands.python3]\nsubprocesses = true");
+    case.write(
+        "reaper.py",
+        "import ctypes, os, signal, sys
+ctypes.CDLL(None).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+shell = os.fork()
+if shell == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+def reap(*_):
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        if pid == shell:
+            os._exit(os.waitstatus_to_exitcode(status))
+signal.signal(signal.SIGUSR1, reap)
+_, status = os.waitpid(shell, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+",
+    );
+    case.write(
+        "orphan.py",
+        "import os, time
+child = os.fork()
+if child == 0:
+    if os.fork() == 0:
+        os._exit(0)  # an orphan, left to the subreaper: a zombie in this group
+    os._exit(0)
+os.waitpid(child, 0)
+time.sleep(0.3)
+print('ready', flush=True)
+time.sleep(300)
+",
+    );
+    let root = case.root();
+    let mut command = Command::new("python3");
+    command
+        .arg(root.join("work/reaper.py"))
+        .arg(RSH)
+        .arg("--policy")
+        .arg(root.join("policy.toml"))
+        .current_dir(root.join("work"))
+        .env_clear()
+        .env("TERM", "xterm")
+        .env("HOME", root.join("work"))
+        .env("PATH", "/usr/bin:/bin");
+    let mut pty = Pty::spawn(command, true);
+    pty.expect(PROMPT, WAIT);
+    let arg = marker(325);
+    let pid = stop(
+        &mut pty,
+        &format!("python3 orphan.py {arg}"),
+        &arg,
+        1,
+        Some("ready\r\n"),
+    );
+    signal(pty.pid(), libc::SIGUSR1);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(state_of(pid), Some('T'), "a kept job was ended");
+    type_line(
+        &mut pty,
+        "jobs",
+        &format!("[1]+  Stopped                 python3 orphan.py {arg}\r\n"),
+    );
+    pty.send("exit\r");
+    pty.wait();
+}
+
+/// The watch stopped and continued (SIGSTOP, a debugger attaching) goes on watching: the
+/// wait its stop interrupted goes on, and the shell gets its answer.
+#[test]
+fn a_watch_stopped_and_continued_goes_on() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    let arg = marker(326);
+    let pid = stop(&mut pty, &format!("sleep {arg}"), &arg, 1, None);
+    let watcher = watcher_of(pty.pid());
+    signal(watcher, libc::SIGSTOP);
+    pty.send("jobs\r");
+    std::thread::sleep(Duration::from_millis(500));
+    signal(watcher, libc::SIGCONT);
+    let seen = pty.expect(
+        &format!("[1]+  Stopped                 sleep {arg}\r\n"),
+        WAIT,
+    );
+    assert!(!seen.contains("gone"), "{seen:?}");
+    pty.expect(PROMPT, WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(state_of(pid), Some('T'));
+    assert!(state_of(watcher).is_some_and(|s| s != 'Z'));
+    pty.send("exit\r");
+    pty.wait();
+}

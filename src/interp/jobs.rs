@@ -366,6 +366,14 @@ impl Shell {
         self.end_all_kept();
     }
 
+    /// Before `exec` replaces the interactive shell: nothing would watch or end the kept jobs
+    /// any more (bash ends them too), and the watcher, a child of rsh's, would be left to the
+    /// program that replaces rsh, which does not collect it: both are ended first.
+    pub(crate) fn end_job_control(&mut self) {
+        self.end_all_kept();
+        self.jobs.watcher = None;
+    }
+
     /// Ends every kept job: hung up, all of them at once so that they share the grace
     /// period, then collected.
     pub(super) fn end_all_kept(&mut self) {

@@ -247,10 +247,8 @@ impl Shell {
             let status = self.run_external(args, resolved, false);
             return Err(Flow::Exit(status));
         }
-        // Nothing would watch or end the jobs kept stopped once rsh is replaced (bash ends them
-        // too).
         if self.at_terminal() {
-            self.end_all_kept();
+            self.end_job_control();
         }
         let status = self.run_external(args, resolved, true);
         self.exec_gave_up(status)

@@ -40,6 +40,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 use super::job::GRACE;
+use crate::sandbox::seccomp::{self, Filter};
 use super::{Fork, fd, procfs};
 
 /// How often each held job is looked at.
@@ -186,10 +187,12 @@ impl Watcher {
     pub fn start() -> Result<Watcher, Errno> {
         let (ours, theirs) = seqpacket_pair()?;
         let ours = fd::to_shell_range(ours)?;
+        let theirs = fd::to_shell_range(theirs)?;
+        let filter = Filter::only(WATCHER_CALLS);
         match super::fork_shell()? {
             Fork::Child => {
                 drop(ours);
-                serve(theirs)
+                serve(theirs, &filter)
             }
             Fork::Parent(pid) => {
                 drop(theirs);
@@ -492,30 +495,38 @@ fn look_at(held: &mut [Held], now: Instant) {
 }
 
 /// The watching process: answers the shell and looks at the held jobs, until the shell's end
-/// of the socket closes.
-fn serve(socket: OwnedFd) -> ! {
-    become_watcher(&socket);
+/// of the socket closes. A panic ends it too, caught here (it must not unwind into the
+/// shell's code, of which the watcher is a copy). Either way, nothing it still holds may go
+/// on without it.
+fn serve(socket: OwnedFd, filter: &Filter) -> ! {
     let mut held: Vec<Held> = Vec::new();
-    loop {
-        let wait = held.iter().any(Held::watching).then_some(TICK);
-        match readable(&socket, wait) {
-            Ok(true) => {
-                if !serve_one(&socket, &mut held) {
-                    break;
-                }
-            }
-            Ok(false) => {}
-            Err(_) => break,
-        }
-        look_at(&mut held, Instant::now());
-    }
-    // The shell is gone: nothing it held may go on.
+    let served = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        become_watcher(&socket, filter);
+        watch(&socket, &mut held);
+    }));
     for job in &held {
         if job.watching() {
             let _ = killpg(job.group, Signal::SIGKILL);
         }
     }
-    super::exit_child(0)
+    super::exit_child(i32::from(served.is_err()))
+}
+
+/// Answers the shell and looks at the held jobs each `TICK`, until the shell's end closes.
+fn watch(socket: &OwnedFd, held: &mut Vec<Held>) {
+    loop {
+        let wait = held.iter().any(Held::watching).then_some(TICK);
+        match readable(socket, wait) {
+            Ok(true) => {
+                if !serve_one(socket, held) {
+                    return;
+                }
+            }
+            Ok(false) => {}
+            Err(_) => return,
+        }
+        look_at(held, Instant::now());
+    }
 }
 
 /// Reads and answers one request; false when the shell's end is closed.
@@ -595,8 +606,10 @@ fn settled(group: Pid) -> Result<Option<Snapshot>, u8> {
 }
 
 /// The watcher's own set-up: a group of its own (no terminal signal reaches it), no signal
-/// handler of the shell's, and no descriptor but its socket.
-fn become_watcher(socket: &OwnedFd) {
+/// handler of the shell's, no descriptor but its socket, and then no system call but those it
+/// needs (`WATCHER_CALLS`): it reads /proc files that the programs it watches write into (their
+/// names), as the user who runs rsh, root included.
+fn become_watcher(socket: &OwnedFd, filter: &Filter) {
     let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
     // Asked to end by anyone but the shell (whose socket closing ends it), it goes on.
     for sig in [
@@ -623,10 +636,49 @@ fn become_watcher(socket: &OwnedFd) {
     // SAFETY: close_range with integer arguments; the only descriptor kept is the socket, and
     // nothing in this process holds another.
     unsafe {
-        libc::syscall(libc::SYS_close_range, 0u32, keep - 1, 0u32);
+        if keep > 0 {
+            libc::syscall(libc::SYS_close_range, 0u32, keep - 1, 0u32);
+        }
         libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32);
     }
+    // Without a filter (a kernel without seccomp), the watch still works: the filter only
+    // narrows what could be made of the watcher.
+    if seccomp::set_no_new_privs().is_ok() {
+        let _ = filter.install();
+    }
 }
+
+/// The system calls the watcher makes once set up: reading /proc (`std::fs`), its socket,
+/// signals to the groups it holds, sleeping, the clock, memory, and its end.
+const WATCHER_CALLS: &[libc::c_long] = &[
+    libc::SYS_read,
+    libc::SYS_close,
+    libc::SYS_openat,
+    libc::SYS_getdents64,
+    libc::SYS_statx,
+    libc::SYS_newfstatat,
+    libc::SYS_fstat,
+    libc::SYS_poll,
+    libc::SYS_ppoll,
+    libc::SYS_sendto,
+    libc::SYS_kill,
+    libc::SYS_clock_gettime,
+    libc::SYS_clock_nanosleep,
+    libc::SYS_nanosleep,
+    libc::SYS_mmap,
+    libc::SYS_munmap,
+    libc::SYS_mremap,
+    libc::SYS_mprotect,
+    libc::SYS_madvise,
+    libc::SYS_brk,
+    libc::SYS_futex,
+    libc::SYS_sched_yield,
+    libc::SYS_rt_sigreturn,
+    // A wait interrupted by a stop (SIGSTOP, a debugger) goes on through it once continued.
+    libc::SYS_restart_syscall,
+    libc::SYS_exit,
+    libc::SYS_exit_group,
+];
 
 /// Every thread of a group's live processes, (process, thread), as the watcher saw it.
 type Snapshot = BTreeMap<(i32, i32), Thread>;
