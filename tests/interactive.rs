@@ -1122,7 +1122,10 @@ fn a_kept_pipelines_records_stay_its_own_when_numbers_are_reused() {
         pty.send("python3 -c 'import sys; sys.exit(7)' | cat\r");
         pty.expect(PROMPT, WAIT);
         reused = ran_as_stage(&case)
-            || case.records_of("python3").iter().any(|r| r["argv"][2] != "import sys; sys.exit(7)");
+            || case
+                .records_of("python3")
+                .iter()
+                .any(|r| r["argv"][2] != "import sys; sys.exit(7)");
         if reused {
             break;
         }
@@ -1138,7 +1141,12 @@ fn a_kept_pipelines_records_stay_its_own_when_numbers_are_reused() {
     let records: Vec<(String, serde_json::Value)> = case
         .records_of("python3")
         .iter()
-        .map(|r| (r["argv"][2].as_str().unwrap().to_string(), r["status"].clone()))
+        .map(|r| {
+            (
+                r["argv"][2].as_str().unwrap().to_string(),
+                r["status"].clone(),
+            )
+        })
         .collect();
     let (ended, later): (Vec<_>, Vec<_>) = records
         .iter()
@@ -1305,8 +1313,12 @@ fn exec_leaves_no_watch_behind() {
     stop(&mut pty, &format!("sleep {kept}"), &kept, 1, None);
     let watcher = watcher_of(pty.pid());
     pty.send(&format!("exec sleep {after}\r"));
-    wait_until("rsh replaced", || processes_with_arg(&after) == vec![pty.pid()]);
-    wait_until("the kept job ended", || processes_with_arg(&kept).is_empty());
+    wait_until("rsh replaced", || {
+        processes_with_arg(&after) == vec![pty.pid()]
+    });
+    wait_until("the kept job ended", || {
+        processes_with_arg(&kept).is_empty()
+    });
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(state_of(watcher), None, "the watch was left behind");
 }

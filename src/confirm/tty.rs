@@ -151,7 +151,9 @@ impl Terminal {
 /// The device of the controlling terminal (`/dev/pts/N`, `/dev/ttyN`), from its number in
 /// `/proc/self/stat`.
 fn terminal_device() -> Option<std::path::PathBuf> {
-    let tty_nr = crate::spawn::procfs::read_stat("/proc/self/stat").ok()??.terminal;
+    let tty_nr = crate::spawn::procfs::read_stat("/proc/self/stat")
+        .ok()??
+        .terminal;
     let major = (tty_nr >> 8) & 0xfff;
     let minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
     match major {

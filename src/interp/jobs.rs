@@ -274,22 +274,12 @@ impl Shell {
                 "{}: ran while stopped, not continued by fg; ended",
                 info.what
             )),
-            // Stopped still (the session ends), or nothing watched it (it may be running).
-            Ok(Fate::Stopped) | Err(_) => {
-                if !state.is_hung_up() && !job.has_ended(&state) {
-                    state = job.hang_up(state);
-                }
-            }
+            // Stopped still (the session ends), or nothing watched it (it may be running):
+            // hung up by `end`, as is what is left of a job the watch killed.
+            Ok(Fate::Stopped) | Err(_) => {}
         }
         let sweep = info.timeout.is_some();
-        let ended = loop {
-            match job.resume(state, self.at_terminal(), sweep) {
-                job::Waited::Ended(ended) => break ended,
-                // A job being ended is not kept (see `job::Job::resume`), so this does not
-                // happen; should it, the job is hung up, which cannot come back stopped.
-                job::Waited::Stopped(again) => state = job.hang_up(again),
-            }
-        };
+        let ended = job.end(state, self.at_terminal(), sweep);
         let reaped = self.finish_job(&job, ended, &info, Some((number, mark)));
         if let Some((record, started)) = record {
             self.audit_ran(Some(record), started, &reaped[0]);
@@ -338,7 +328,11 @@ impl Shell {
         // Not from a group that is no job of rsh's (the shell that started rsh, say).
         let ours = job::leads_session()
             || !job::group_exists(holder)
-            || self.jobs.kept.iter().any(|kept| kept.job.group == Some(holder));
+            || self
+                .jobs
+                .kept
+                .iter()
+                .any(|kept| kept.job.group == Some(holder));
         if !ours {
             return false;
         }

@@ -240,16 +240,68 @@ pub struct Stopped {
 }
 
 impl Stopped {
-    /// Whether it was hung up (`Job::hang_up`).
-    pub fn is_hung_up(&self) -> bool {
-        self.hung_up
-    }
-
     /// The job's deadline passed while it was stopped, and it got SIGTERM `ago`: waited for
     /// again, it is killed `GRACE` after that and reported as timed out.
     pub fn ran_out(&mut self, ago: Duration) {
         self.timed_out = true;
         self.deadline = Some(Instant::now() + GRACE.saturating_sub(ago));
+    }
+}
+
+/// A wait for a job under way (`Job::resume`).
+struct Progress {
+    exits: Vec<Option<Result<Exit, Errno>>>,
+    usage: Vec<Option<Usage>>,
+    /// When the job's time (or the grace period after SIGTERM, a hang-up or a signal) ends.
+    deadline: Option<Instant>,
+    /// SIGTERM was sent at the deadline.
+    timed_out: bool,
+    /// Hung up at the end of the session (`Job::hang_up`).
+    hung_up: bool,
+    /// SIGKILL was sent.
+    killed: bool,
+    /// Ctrl-C reached rsh while it waited.
+    interrupted: bool,
+    /// A terminating signal rsh took: passed on, and rsh ends by it once the job is gone.
+    dying: Option<libc::c_int>,
+}
+
+impl Progress {
+    fn from(stopped: Stopped) -> Progress {
+        Progress {
+            exits: stopped.exits,
+            usage: stopped.usage,
+            deadline: stopped.deadline,
+            timed_out: stopped.timed_out,
+            hung_up: stopped.hung_up,
+            killed: false,
+            interrupted: false,
+            dying: None,
+        }
+    }
+
+    /// A job being ended (its time ran out, it was hung up, rsh is ending) is not kept or
+    /// stopped: it goes on to its end.
+    fn ending(&self) -> bool {
+        self.timed_out || self.hung_up || self.dying.is_some()
+    }
+
+    /// The time left before the deadline (None: no deadline).
+    fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// The job stopped by `signal`, handed back to be kept: its deadline runs on.
+    fn handed_back(self, signal: libc::c_int) -> Stopped {
+        Stopped {
+            exits: self.exits,
+            usage: self.usage,
+            signal,
+            deadline: self.deadline,
+            timed_out: false,
+            hung_up: false,
+        }
     }
 }
 
@@ -389,90 +441,122 @@ impl Job {
     }
 
     /// Waits again for a job handed back stopped: continued since (`continue_in_foreground`),
-    /// hung up (`hang_up`), or ended meanwhile.
+    /// or ended meanwhile.
     pub fn resume(&self, from: Stopped, interactive: bool, sweep: bool) -> Waited {
         let blocked = Blocked::new();
-        let Stopped {
-            mut exits,
-            mut usage,
-            mut deadline,
-            mut timed_out,
-            hung_up,
-            ..
-        } = from;
-        let mut killed = false;
-        let mut interrupted = false;
-        // A terminating signal rsh received: passed on, and rsh ends by it once the job is
-        // gone (SIGKILL for the job after the grace period).
-        let mut dying: Option<libc::c_int> = None;
+        let mut wait = Progress::from(from);
+        match self.follow(&blocked, &mut wait) {
+            Some(signal) => Waited::Stopped(wait.handed_back(signal)),
+            None => Waited::Ended(self.collect(wait, interactive, sweep)),
+        }
+    }
+
+    /// Ends a job handed back stopped and waits for its end: hung up, unless its time ran out
+    /// (`Stopped::ran_out`: it is in its grace period already).
+    pub fn end(&self, mut stopped: Stopped, interactive: bool, sweep: bool) -> Ended {
+        if !stopped.hung_up && !stopped.timed_out {
+            stopped = self.hang_up(stopped);
+        }
+        let blocked = Blocked::new();
+        let mut wait = Progress::from(stopped);
+        // Being ended, it is never handed back stopped (see `stopped`): `follow` comes back at
+        // its end, and would only be followed further otherwise.
+        while self.follow(&blocked, &mut wait).is_some() {}
+        self.collect(wait, interactive, sweep)
+    }
+
+    /// Follows the job until every process of it has ended (None), or it stopped and is
+    /// handed back to be kept (the stop signal).
+    fn follow(&self, blocked: &Blocked, wait: &mut Progress) -> Option<libc::c_int> {
         // A hang-up the interactive shell's handler took before this wait could (while the
         // shell asked the watch to hold the job, or just before the wait began) is passed on
         // as if it came now: nobody is there to end the job otherwise.
-        if super::signals::hung_up() && !hung_up {
-            if !self.shares_our_group() {
-                self.signal(libc::SIGHUP, &exits);
-                self.signal(libc::SIGCONT, &exits);
-            }
-            dying = Some(libc::SIGHUP);
-            deadline = Some(Instant::now() + GRACE);
+        if super::signals::hung_up() && !wait.hung_up && wait.dying.is_none() {
+            self.pass_on(libc::SIGHUP, wait);
         }
         loop {
-            let stop = self.reap(&mut exits, &mut usage);
-            if exits.iter().all(Option::is_some) {
-                break;
+            let stop = self.reap(&mut wait.exits, &mut wait.usage);
+            if wait.exits.iter().all(Option::is_some) {
+                return None;
             }
-            // A job being ended is not kept: it goes on to its end.
-            let ending = timed_out || hung_up || dying.is_some();
             if let Some(signal) = stop
-                && self.stopped(signal, ending, &exits)
+                && self.stopped(signal, wait.ending(), &wait.exits)
             {
-                return Waited::Stopped(Stopped {
-                    exits,
-                    usage,
-                    signal,
-                    deadline,
-                    timed_out: false,
-                    hung_up: false,
-                });
+                return Some(signal);
             }
-            let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            if remaining == Some(Duration::ZERO) {
-                if !ending {
-                    timed_out = true;
-                    self.signal(libc::SIGTERM, &exits);
-                    self.signal(libc::SIGCONT, &exits);
-                    deadline = Some(Instant::now() + GRACE);
-                } else if !killed {
-                    killed = true;
-                    self.signal(libc::SIGKILL, &exits);
-                    deadline = None;
-                }
+            if self.at_deadline(wait) {
                 continue;
             }
-            match blocked.next(remaining) {
-                Some(libc::SIGCHLD) | None => {}
-                Some(libc::SIGINT) => {
-                    interrupted = true;
-                    if !self.shares_our_group() {
-                        self.signal(libc::SIGINT, &exits);
-                    }
-                }
-                Some(sig) => {
-                    if !self.shares_our_group() {
-                        self.signal(sig, &exits);
-                        self.signal(libc::SIGCONT, &exits);
-                    }
-                    if dying.is_none() {
-                        dying = Some(sig);
-                        killed = false;
-                        deadline = Some(Instant::now() + GRACE);
-                    }
-                }
+            if let Some(sig) = blocked.next(wait.remaining()) {
+                self.received(sig, wait);
             }
         }
-        // Whatever the job left behind in its group: after a timeout, a hang-up or a
-        // terminating signal it goes at once; after a normal end, when sweeping.
-        if timed_out || hung_up || dying.is_some() {
+    }
+
+    /// Once every process of the job has ended: what it left in its group is ended, and the
+    /// leader collected.
+    fn collect(&self, mut wait: Progress, interactive: bool, sweep: bool) -> Ended {
+        self.clear_group(&wait, sweep);
+        if let Some(used) = self.reap_leader() {
+            wait.usage[0] = Some(used);
+        }
+        self.ended(wait, interactive)
+    }
+
+    /// The deadline passed: the job gets SIGTERM (and SIGCONT) and a grace period, or, at the
+    /// end of that (or of a hang-up's or a signal's), SIGKILL. Whether it had passed.
+    fn at_deadline(&self, wait: &mut Progress) -> bool {
+        if wait.remaining() != Some(Duration::ZERO) {
+            return false;
+        }
+        if !wait.ending() {
+            wait.timed_out = true;
+            self.signal(libc::SIGTERM, &wait.exits);
+            self.signal(libc::SIGCONT, &wait.exits);
+            wait.deadline = Some(Instant::now() + GRACE);
+        } else if !wait.killed {
+            wait.killed = true;
+            self.signal(libc::SIGKILL, &wait.exits);
+            wait.deadline = None;
+        }
+        true
+    }
+
+    /// A signal rsh took while it waited: SIGCHLD (something to reap), Ctrl-C (passed on; rsh
+    /// ends by it only if the job does, see `ended`), or a terminating one (`pass_on`).
+    fn received(&self, sig: libc::c_int, wait: &mut Progress) {
+        match sig {
+            libc::SIGCHLD => {}
+            libc::SIGINT => {
+                wait.interrupted = true;
+                if !self.shares_our_group() {
+                    self.signal(libc::SIGINT, &wait.exits);
+                }
+            }
+            sig => self.pass_on(sig, wait),
+        }
+    }
+
+    /// A terminating signal for rsh: the job gets it too (unless it reached the job already,
+    /// in rsh's own group), and SIGCONT to act on it; rsh ends by it once the job is gone,
+    /// SIGKILL for the job after the grace period.
+    fn pass_on(&self, sig: libc::c_int, wait: &mut Progress) {
+        if !self.shares_our_group() {
+            self.signal(sig, &wait.exits);
+            self.signal(libc::SIGCONT, &wait.exits);
+        }
+        if wait.dying.is_none() {
+            wait.dying = Some(sig);
+            wait.killed = false;
+            wait.deadline = Some(Instant::now() + GRACE);
+        }
+    }
+
+    /// What the job left behind in its group, once its own processes have ended: after a
+    /// timeout, a hang-up or a terminating signal it goes at once; after a normal end, when
+    /// sweeping.
+    fn clear_group(&self, wait: &Progress, sweep: bool) {
+        if wait.ending() {
             if let Some(pgid) = self.own_group() {
                 // SAFETY: the leader is not reaped yet: the group number is still the job's.
                 unsafe { libc::kill(-pgid.as_raw(), libc::SIGKILL) };
@@ -480,32 +564,31 @@ impl Job {
         } else if sweep {
             self.end_leftovers();
         }
-        if let Some(used) = self.reap_leader() {
-            usage[0] = Some(used);
-        }
-        let exits: Vec<Result<Exit, Errno>> = exits.into_iter().map(Option::unwrap).collect();
-        // Ctrl-C on a job holding the terminal reaches only the job: a script that is not
-        // interactive ends with it, as bash's does (it gets the signal together with its child).
-        let ctrl_c = interrupted || self.terminal.is_some();
-        if dying.is_none()
-            && ctrl_c
-            && !interactive
-            && matches!(
-                exits.last(),
-                Some(Ok(Exit::Signal {
-                    signal: libc::SIGINT,
-                    ..
-                }))
-            )
-        {
-            dying = Some(libc::SIGINT);
-        }
-        Waited::Ended(Ended {
+    }
+
+    /// How the job ended, and whether rsh ends with it: by a terminating signal it took, or,
+    /// not interactive, by Ctrl-C that ended the job holding the terminal (bash's rule: the
+    /// script got the signal with its child; a program that handles Ctrl-C lets it go on).
+    fn ended(&self, wait: Progress, interactive: bool) -> Ended {
+        let exits: Vec<Result<Exit, Errno>> = wait.exits.into_iter().map(Option::unwrap).collect();
+        let ctrl_c = wait.interrupted || self.terminal.is_some();
+        let by_ctrl_c = matches!(
+            exits.last(),
+            Some(Ok(Exit::Signal {
+                signal: libc::SIGINT,
+                ..
+            }))
+        );
+        let dying = match wait.dying {
+            None if ctrl_c && !interactive && by_ctrl_c => Some(libc::SIGINT),
+            dying => dying,
+        };
+        Ended {
             exits,
-            usage,
-            timed_out,
+            usage: wait.usage,
+            timed_out: wait.timed_out,
             dying,
-        })
+        }
     }
 
     /// Continues a job handed back stopped, in the foreground: the terminal to its group, then
@@ -522,7 +605,7 @@ impl Job {
     }
 
     /// Ends a job handed back stopped, as a hang-up of the terminal would: SIGHUP and SIGCONT
-    /// to its group. Waited for again (`resume`), it gets SIGKILL `GRACE` later if it has not
+    /// to its group. Waited for again (`end`), it gets SIGKILL `GRACE` later if it has not
     /// ended, and is reported as neither timed out nor stopped again.
     pub fn hang_up(&self, mut stopped: Stopped) -> Stopped {
         if let Some(pgid) = self.own_group() {
@@ -626,8 +709,8 @@ impl Job {
     /// being `ending` (its time ran out, rsh is ending, it was hung up) goes on at once, to its
     /// end. Under job control the job is handed back, however it was stopped (`top` stops
     /// itself with SIGSTOP on Ctrl-Z); otherwise a stop from the terminal is the job's
-    /// `OnStop`'s to handle, and after any other the job goes on at once, its deadline still
-    /// running. Whether the job is handed back stopped.
+    /// `OnStop`'s to handle (`stopped_from_terminal`), and after any other the job goes on at
+    /// once, its deadline still running. Whether the job is handed back stopped.
     fn stopped(
         &self,
         sig: libc::c_int,
@@ -638,35 +721,48 @@ impl Job {
         if whole {
             self.signal(libc::SIGSTOP, exits);
         }
-        let controlled = self.on_stop == OnStop::Keep
-            && whole
-            && self.terminal.is_some()
-            && self.group.is_some();
-        if controlled && !ending {
+        if ending {
+            self.signal(libc::SIGCONT, exits);
+            return false;
+        }
+        if whole && self.under_job_control() {
             if let Some(tty) = self.terminal {
                 reclaim_terminal(tty);
             }
             return true;
         }
-        if is_terminal_stop(sig) && !ending {
-            if let Some(tty) = self.terminal {
-                reclaim_terminal(tty);
-            }
-            match self.on_stop {
-                OnStop::StopWith => stop_self(sig),
-                OnStop::Keep | OnStop::GoOn => {
-                    let _ = super::fd::write_all(
-                        2,
-                        b"\nrsh: this command cannot be stopped here; it goes on running\n",
-                    );
-                }
-            }
-            if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
-                give_terminal(tty, pgid.as_raw());
-            }
+        if is_terminal_stop(sig) {
+            self.stopped_from_terminal(sig);
         }
         self.signal(libc::SIGCONT, exits);
         false
+    }
+
+    /// Whether a stopped job is handed back to be kept: job control, for a job in a group of
+    /// its own that holds the terminal.
+    fn under_job_control(&self) -> bool {
+        self.on_stop == OnStop::Keep && self.terminal.is_some() && self.group.is_some()
+    }
+
+    /// A stop from the terminal that is not kept: a shell that stops with its job stops now
+    /// (and returns once continued); one that must not says so. Either way the job then gets
+    /// the terminal back, to go on.
+    fn stopped_from_terminal(&self, sig: libc::c_int) {
+        if let Some(tty) = self.terminal {
+            reclaim_terminal(tty);
+        }
+        match self.on_stop {
+            OnStop::StopWith => stop_self(sig),
+            OnStop::Keep | OnStop::GoOn => {
+                let _ = super::fd::write_all(
+                    2,
+                    b"\nrsh: this command cannot be stopped here; it goes on running\n",
+                );
+            }
+        }
+        if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
+            give_terminal(tty, pgid.as_raw());
+        }
     }
 }
 

@@ -700,6 +700,21 @@ pub fn try_wait(pid: Pid) -> Result<Option<Exit>, Errno> {
     }
 }
 
+/// Waits for `pid` to end until `until` (polling, for a child that has been asked to end);
+/// whether it ended, and was collected, by then (a child that cannot be waited for counts as
+/// ended).
+pub fn ended_by(pid: Pid, until: std::time::Instant) -> bool {
+    loop {
+        match try_wait(pid) {
+            Ok(None) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Ok(None) => return false,
+            Ok(Some(_)) | Err(_) => return true,
+        }
+    }
+}
+
 /// Waits for one child, retrying on EINTR.
 pub fn wait(pid: Pid) -> Result<Exit, Errno> {
     wait_with_usage(pid).map(|(exit, _)| exit)
@@ -786,8 +801,8 @@ pub fn pipe_nonblocking() -> Result<(OwnedFd, OwnedFd), Errno> {
 }
 
 pub mod fd;
-pub mod procfs;
 pub mod job;
+pub mod procfs;
 pub mod watch;
 
 /// Signal dispositions of the shell process itself.

@@ -40,8 +40,8 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 use super::job::GRACE;
-use crate::sandbox::seccomp::{self, Filter};
 use super::{Fork, fd, procfs};
+use crate::sandbox::seccomp::{self, Filter};
 
 /// How often each held job is looked at.
 const TICK: Duration = Duration::from_millis(50);
@@ -322,19 +322,12 @@ impl Drop for Watcher {
         if nix::unistd::getpid() != self.parent {
             return;
         }
-        // It ends once it sees the socket closed; one that does not answer is killed.
-        use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
-        let until = Instant::now() + SETTLE + TICK;
-        while Instant::now() < until {
-            match waitpid(self.pid, Some(WaitPidFlag::WNOHANG)) {
-                Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                _ => return,
-            }
+        // It ends once it sees the socket closed (a hold under way takes up to `SETTLE`); one
+        // that does not is killed.
+        if !super::ended_by(self.pid, Instant::now() + SETTLE + TICK) {
+            let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
+            let _ = super::wait(self.pid);
         }
-        let _ = nix::sys::signal::kill(self.pid, Signal::SIGKILL);
-        let _ = waitpid(self.pid, None);
     }
 }
 
@@ -740,7 +733,11 @@ fn threads_of(processes: &[i32]) -> std::io::Result<Snapshot> {
         if threads.values().all(Thread::dead) {
             continue;
         }
-        all.extend(threads.into_iter().map(|(tid, thread)| ((pid, tid), thread)));
+        all.extend(
+            threads
+                .into_iter()
+                .map(|(tid, thread)| ((pid, tid), thread)),
+        );
     }
     Ok(all)
 }
@@ -845,7 +842,11 @@ mod tests {
             .map(|s| s.state)
             != Some(state)
         {
-            assert!(Instant::now() < until, "{pid} never in state {}", state as char);
+            assert!(
+                Instant::now() < until,
+                "{pid} never in state {}",
+                state as char
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
     }
