@@ -39,7 +39,7 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 /// The commands every test policy allows (by name, looked up on `[shell] path`).
 const ALLOWED: &[&str] = &[
     "find", "env", "python3", "cat", "touch", "ls", "sleep", "dd", "kill", "nice", "sh", "cp",
-    "taskset", "stdbuf",
+    "taskset", "stdbuf", "timeout",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1243,12 +1243,19 @@ fn stdbuf_cannot_exec() {
     );
 }
 
-/// env and nice are performed by rsh: the command they run starts directly, confined as
-/// itself (here a shell, which cannot start anything), and their own programs never run.
+/// env, nice and timeout are performed by rsh: the command they run starts directly,
+/// confined as itself (here a shell, which cannot start anything), and their own programs
+/// never run.
 #[test]
 fn env_and_nice_start_their_command_confined_as_itself() {
     require_confinement!();
-    for wrapper in ["env A=1", "nice -n 1", "env -i nice"] {
+    for wrapper in [
+        "env A=1",
+        "nice -n 1",
+        "env -i nice",
+        "timeout 5",
+        "timeout 9 env A=1",
+    ] {
         assert_cannot_start_programs(
             &format!("{wrapper} /bin/sh -c 'touch CANARY'"),
             "Cannot fork",
@@ -2699,4 +2706,27 @@ fn dot_that_is_slash_grants_nothing_wherever_it_is_listed() {
         "{}",
         control.describe()
     );
+}
+
+/// A program that outlives the time `timeout` gives it is ended then: it does not get to
+/// write what it would have written later.
+#[test]
+fn timeout_ends_its_command_in_time() {
+    require_confinement!();
+    let case = Case::new();
+    let script = "timeout 0.5 python3 -c 'import time; time.sleep(3); open(\"CANARY\", \"w\")'";
+    let run = case.run(&Policy::new(), script);
+    run.assert_status(124);
+    assert!(run.elapsed < Duration::from_secs(3), "{}", run.describe());
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        !case.exists("CANARY"),
+        "the command went on\n{}",
+        run.describe()
+    );
+    case.run(
+        &Policy::new(),
+        "timeout 9 python3 -c 'open(\"CANARY\", \"w\")'",
+    );
+    assert!(case.exists("CANARY"), "control: the command did not run");
 }

@@ -1035,10 +1035,10 @@ fn a_wrapped_command_is_decided_as_if_typed() {
             "env PATH=/bin sh -c 'touch CANARY'",
             "env PATH=/bin sh -c 'touch CANARY'",
         ),
-        // awk may not start programs; under timeout, whose program runs it, it could.
+        // awk may not start programs; under xargs, whose program runs it, it could.
         (
-            "timeout 5 awk 'BEGIN{system(\"touch CANARY\")}'",
-            "timeout 5 awk 'BEGIN{system(\"touch CANARY\")}'",
+            "echo x | xargs awk 'BEGIN{system(\"touch CANARY\")}'",
+            "xargs awk 'BEGIN{system(\"touch CANARY\")}'",
         ),
     ] {
         let run = sb.denied(script, command, 126);
@@ -1062,6 +1062,43 @@ fn a_wrapped_command_that_is_allowed_runs() {
         run.describe()
     );
     assert!(sb.path().join("made").exists());
+}
+
+/// timeout is performed by rsh: the command starts directly, and rsh ends it when the time
+/// passes (its signal to the command alone, not to the rest of a pipeline), with timeout's
+/// statuses.
+#[test]
+fn timeout_is_performed_by_rsh() {
+    let sb = Sandbox::new();
+    let default = |script: &str| rsh(sb.path(), &["-c".as_ref(), script.as_ref()]);
+    let started = std::time::Instant::now();
+    let run = default(
+        "timeout 0.5 sleep 30; echo \"ended $?\"; timeout 5 true; echo \"ran $?\"; \
+         timeout -s KILL 0.2 sleep 30; echo \"killed $?\"; \
+         timeout --preserve-status 0.2 sleep 30; echo \"kept $?\"; \
+         timeout 0.3 sleep 30 | { sleep 1; echo alive; }",
+    );
+    assert_eq!(
+        run.stdout,
+        "ended 124\nran 0\nkilled 137\nkept 143\nalive\n",
+        "{}",
+        run.describe()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{}",
+        run.describe()
+    );
+    // What it runs is decided as if typed.
+    let script = "timeout 5 sh -c 'touch CANARY'";
+    let run = default(script);
+    assert!(
+        run.stderr
+            .contains("runs sh -c 'touch CANARY': listed in commands.deny"),
+        "{}",
+        run.describe()
+    );
+    sb.assert_no_canary(script, &run);
 }
 
 /// env and nice are performed by rsh, with no right to start programs: what they run is
@@ -1088,9 +1125,14 @@ fn env_and_nice_are_performed_by_rsh() {
         "awk '{ print $19 }' /proc/self/stat; nice -n -5 awk '{ print $19 }' /proc/self/stat",
     );
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert!(lines.len() == 2 && lines[0] == lines[1], "{}", run.describe());
     assert!(
-        run.stderr.contains("nice: cannot set niceness: Permission denied"),
+        lines.len() == 2 && lines[0] == lines[1],
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stderr
+            .contains("nice: cannot set niceness: Permission denied"),
         "{}",
         run.describe()
     );

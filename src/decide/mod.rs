@@ -1093,7 +1093,6 @@ allow = ["npm run test:*"]
             "vim file",
             "ssh host",
             "sudo -i",
-            "timeout 5 sh",
             "busybox sh",
             "find . -exec rm {} ;",
             "find / -delete",

@@ -158,6 +158,21 @@ pub struct Adjust {
     pub env: Vec<EnvEdit>,
     /// `nice`: added to the niceness the command would have.
     pub nice: Option<i32>,
+    /// `timeout`: when and how the command is ended.
+    pub timeout: Option<Timeout>,
+}
+
+/// What `timeout` asks: after `after`, send `signal` to the command; `kill_after` later, if it
+/// still runs, SIGKILL. The status is then 124 (unless `preserve_status`), or 137 when it
+/// ended by SIGKILL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeout {
+    pub after: std::time::Duration,
+    pub signal: i32,
+    pub kill_after: Option<std::time::Duration>,
+    pub preserve_status: bool,
+    /// `-v`: say which signal is sent.
+    pub verbose: bool,
 }
 
 /// One change `env` makes to the environment.
@@ -178,6 +193,12 @@ impl Adjust {
         if let Some(n) = inner.nice {
             self.nice = Some(self.nice.unwrap_or(0).saturating_add(n));
         }
+        // The first to expire ends the command: the outer one stops the inner wrapper, which
+        // passes its signal on.
+        self.timeout = match (self.timeout, inner.timeout) {
+            (Some(outer), Some(inner)) if inner.after < outer.after => Some(inner),
+            (outer, inner) => outer.or(inner),
+        };
     }
 
     /// The environment `exported` becomes.
@@ -203,6 +224,7 @@ pub fn performed(name: &str, argv: &[String]) -> Option<(Vec<String>, Adjust)> {
     let (rest, adjust) = match name {
         "env" => env_options(argv)?,
         "nice" => nice_options(argv)?,
+        "timeout" => timeout_options(argv)?,
         _ => return None,
     };
     (!rest.is_empty()).then(|| (rest.to_vec(), adjust))
@@ -251,7 +273,10 @@ fn env_options(argv: &[String]) -> Option<(&[String], Adjust)> {
         .chain(unset)
         .chain(set)
         .collect();
-    let adjust = Adjust { env, nice: None };
+    let adjust = Adjust {
+        env,
+        ..Adjust::default()
+    };
     Some((argv.get(i..).unwrap_or_default(), adjust))
 }
 
@@ -285,6 +310,93 @@ fn nice_options(argv: &[String]) -> Option<(&[String], Adjust)> {
         ..Adjust::default()
     };
     Some((argv.get(i..).unwrap_or_default(), adjust))
+}
+
+/// `timeout [-s SIGNAL] [-k DURATION] [-v] [--preserve-status] [--foreground] DURATION
+/// COMMAND...`. A duration of 0 sets no time limit (the policy's still holds).
+fn timeout_options(argv: &[String]) -> Option<(&[String], Adjust)> {
+    let mut timeout = Timeout {
+        after: std::time::Duration::ZERO,
+        signal: libc::SIGTERM,
+        kill_after: None,
+        preserve_status: false,
+        verbose: false,
+    };
+    let mut i = 1;
+    // An option's value: attached (`-sKILL`, `--signal=KILL`) or the next word.
+    let value = |i: &mut usize, arg: &str, short: &str, long: &str| -> Option<String> {
+        if arg == short || arg == long {
+            *i += 1;
+            return argv.get(*i - 1).cloned();
+        }
+        arg.strip_prefix(&format!("{long}="))
+            .or_else(|| arg.strip_prefix(short))
+            .map(str::to_owned)
+    };
+    while let Some(arg) = argv.get(i) {
+        i += 1;
+        match arg.as_str() {
+            "--" => break,
+            "--preserve-status" => timeout.preserve_status = true,
+            // The command keeps rsh's process group and terminal either way.
+            "--foreground" => {}
+            "-v" | "--verbose" => timeout.verbose = true,
+            _ if arg.starts_with("-s") || arg.starts_with("--signal") => {
+                timeout.signal = signal_number(&value(&mut i, arg, "-s", "--signal")?)?;
+            }
+            _ if arg.starts_with("-k") || arg.starts_with("--kill-after") => {
+                let after = duration(&value(&mut i, arg, "-k", "--kill-after")?)?;
+                timeout.kill_after = (!after.is_zero()).then_some(after);
+            }
+            _ if arg.starts_with('-') && arg.len() > 1 => return None,
+            _ => {
+                i -= 1;
+                break;
+            }
+        }
+    }
+    timeout.after = duration(argv.get(i)?)?;
+    let adjust = Adjust {
+        timeout: (!timeout.after.is_zero()).then_some(timeout),
+        ..Adjust::default()
+    };
+    Some((argv.get(i + 1..).unwrap_or_default(), adjust))
+}
+
+/// A duration as timeout reads it: a decimal number of seconds, or of minutes, hours or days
+/// with the suffix `m`, `h` or `d` (`s` for seconds).
+fn duration(text: &str) -> Option<std::time::Duration> {
+    let (number, unit) = match text.char_indices().last()? {
+        (at, 's') => (&text[..at], 1.0),
+        (at, 'm') => (&text[..at], 60.0),
+        (at, 'h') => (&text[..at], 3600.0),
+        (at, 'd') => (&text[..at], 86400.0),
+        _ => (text, 1.0),
+    };
+    let plain = !number.is_empty()
+        && number.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && number.chars().filter(|&c| c == '.').count() <= 1
+        && number != ".";
+    let seconds = number.parse::<f64>().ok().filter(|_| plain)? * unit;
+    std::time::Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// A signal named as `kill` and `timeout` take it: `TERM`, `SIGTERM` or a number.
+fn signal_number(text: &str) -> Option<i32> {
+    use std::str::FromStr;
+    if let Ok(number) = text.parse::<i32>() {
+        return nix::sys::signal::Signal::try_from(number)
+            .ok()
+            .map(|s| s as i32);
+    }
+    let name = if text.starts_with("SIG") {
+        text.to_owned()
+    } else {
+        format!("SIG{text}")
+    };
+    nix::sys::signal::Signal::from_str(&name)
+        .ok()
+        .map(|s| s as i32)
 }
 
 /// A short option bundle or a long option naming `option` (`-is` names `-i` and `-s`).
@@ -407,12 +519,58 @@ mod tests {
             "nice",
             "nice -n",
             "nice -n x ls",
-            "timeout 5 ls",
+            "timeout 5",
+            "timeout x ls",
+            "timeout 1y ls",
+            "timeout -s NOPE 5 ls",
+            "timeout -p 5 ls",
+            "timeout 1e3 ls",
             "xargs ls",
             "ls -l",
         ] {
             assert_eq!(performed_line(line), None, "{line}");
         }
+    }
+
+    #[test]
+    fn timeout_is_performed() {
+        use std::time::Duration;
+        let of = |line: &str| {
+            let (runs, adjust) = performed_line(line).unwrap();
+            (runs, adjust.timeout)
+        };
+        let (runs, timeout) = of("timeout 5 sleep 10");
+        assert_eq!(runs, "sleep 10");
+        let timeout = timeout.unwrap();
+        assert_eq!(timeout.after, Duration::from_secs(5));
+        assert_eq!(timeout.signal, libc::SIGTERM);
+        assert_eq!(timeout.kill_after, None);
+        let (runs, timeout) = of("timeout -s KILL -k 2 --preserve-status -v 1.5m make -j2");
+        assert_eq!(runs, "make -j2");
+        let timeout = timeout.unwrap();
+        assert_eq!(timeout.after, Duration::from_secs(90));
+        assert_eq!(timeout.signal, libc::SIGKILL);
+        assert_eq!(timeout.kill_after, Some(Duration::from_secs(2)));
+        assert!(timeout.preserve_status && timeout.verbose);
+        let timeout = of("timeout --signal=SIGINT --kill-after=0.5 .25 ls")
+            .1
+            .unwrap();
+        assert_eq!(timeout.signal, libc::SIGINT);
+        assert_eq!(timeout.kill_after, Some(Duration::from_millis(500)));
+        assert_eq!(timeout.after, Duration::from_millis(250));
+        assert_eq!(of("timeout -s9 1h ls").1.unwrap().signal, libc::SIGKILL);
+        assert_eq!(
+            of("timeout --foreground 2d ls").1.unwrap().after.as_secs(),
+            172_800
+        );
+        // No limit, but the command still runs as performed.
+        assert_eq!(of("timeout 0 ls"), ("ls".to_owned(), None));
+        // The earliest of nested timeouts ends the command.
+        let mut outer = performed_line("timeout 9 ls").unwrap().1;
+        outer.then(performed_line("timeout -s INT 3 ls").unwrap().1);
+        assert_eq!(outer.timeout.unwrap().signal, libc::SIGINT);
+        outer.then(performed_line("timeout 4 ls").unwrap().1);
+        assert_eq!(outer.timeout.unwrap().after.as_secs(), 3);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! stays; nothing of it is kept stopped any more by then. Every job keeps its audit record
 //! (one per command), completed when the job ends, however it ends.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use nix::errno::Errno;
 use nix::sys::termios::{FlushArg, SetArg, Termios, tcflush, tcgetattr, tcsetattr};
@@ -31,8 +31,8 @@ const MOST_KEPT: usize = 64;
 
 /// What the shell knows of a job it waits for, kept with the job while it is stopped.
 pub(crate) struct JobInfo {
-    /// The policy's wall-clock limit, for the message when it runs out.
-    pub timeout: Option<Duration>,
+    /// When the job is ended: the policy's timeout, or `timeout`'s in front of its command.
+    pub deadline: super::Deadline,
     /// The program's name, or `pipeline`, for messages.
     pub what: String,
     /// The command as `jobs` shows it.
@@ -113,7 +113,7 @@ impl JobInfo {
             let statuses: Vec<i32> = reaped.iter().map(|r| r.status).collect();
             shell.pipeline_status(&statuses)
         } else {
-            reaped.first().map_or(1, |r| r.status)
+            reaped.first().map_or(1, |r| self.deadline.status(r))
         }
     }
 }
@@ -144,7 +144,7 @@ impl Shell {
                         info.what
                     ));
                     job.continue_in_foreground();
-                    let sweep = info.timeout.is_some();
+                    let sweep = info.deadline.policy.is_some();
                     waited = job.resume(state, self.at_terminal(), sweep);
                 }
             }
@@ -241,7 +241,7 @@ impl Shell {
         kept.job.continue_in_foreground();
         self.in_flight = kept.record.take();
         self.restore_handoffs(std::mem::take(&mut kept.handoffs));
-        let sweep = kept.info.timeout.is_some();
+        let sweep = kept.info.deadline.policy.is_some();
         let waited = kept.job.resume(kept.state, self.at_terminal(), sweep);
         match self.follow_job(kept.job, waited, kept.info) {
             Followed::Kept(status) => status,
@@ -278,7 +278,7 @@ impl Shell {
             // hung up by `end`, as is what is left of a job the watch killed.
             Ok(Fate::Stopped) | Err(_) => {}
         }
-        let sweep = info.timeout.is_some();
+        let sweep = info.deadline.policy.is_some();
         let ended = job.end(state, self.at_terminal(), sweep);
         let reaped = self.finish_job(&job, ended, &info, Some((number, mark)));
         if let Some((record, started)) = record {

@@ -26,6 +26,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::decide::wrapper;
 use crate::expand::{self, ExpandEnv, ExpandError, ExpandOptions};
 use crate::parse::{
     AndOr, CaseTerminator, Command, Compound, CompoundCommand, Connector, FunctionDef, List,
@@ -557,7 +558,7 @@ impl Shell {
         drop(input);
         let terminal = group.and(first.terminal);
         let info = jobs::JobInfo {
-            timeout,
+            deadline: Deadline::policy(timeout),
             what: "pipeline".to_string(),
             text,
             pipeline: true,
@@ -649,14 +650,14 @@ impl Shell {
         &mut self,
         pid: nix::unistd::Pid,
         placement: job::Placement,
-        timeout: Option<std::time::Duration>,
+        deadline: Deadline,
         what: &str,
         text: String,
     ) -> audit::Reaped {
         let group = placement.apply_in_parent(pid);
         let terminal = group.and(placement.terminal);
         let info = jobs::JobInfo {
-            timeout,
+            deadline,
             what: what.to_string(),
             text,
             pipeline: false,
@@ -680,13 +681,16 @@ impl Shell {
     ) -> jobs::Followed {
         let job = job::Job {
             pids: pids.to_vec(),
-            group: group.or(self.job_group),
+            // `timeout`'s signal goes to its command alone when the job's group is a
+            // pipeline's (as timeout's own program would send it), not to the other stages.
+            group: group.or(self.job_group.filter(|_| info.deadline.asked.is_none())),
             terminal,
             on_stop: self.on_stop(group, terminal),
+            expiry: info.deadline.expiry,
         };
         // Under confinement nothing a command started outlives it (and its timeout).
-        let sweep = info.timeout.is_some();
-        let waited = job.wait(info.timeout, self.at_terminal(), sweep);
+        let sweep = info.deadline.policy.is_some();
+        let waited = job.wait(info.deadline.after, self.at_terminal(), sweep);
         self.follow_job(job, waited, info)
     }
 
@@ -738,12 +742,26 @@ impl Shell {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
         }
-        if ended.timed_out {
-            let seconds = info.timeout.map(|t| t.as_secs()).unwrap_or(0);
-            self.error(&format!(
-                "{}: timed out after {seconds} s (limits.timeout); ended",
-                info.what
-            ));
+        match info.deadline.asked {
+            // The command's own `timeout` reports as its program would.
+            Some(asked) if ended.timed_out => {
+                if asked.verbose {
+                    let line = format!(
+                        "timeout: sending signal {} to command '{}'\n",
+                        signal_name(asked.signal),
+                        info.what
+                    );
+                    let _ = fd::write_all(2, line.as_bytes());
+                }
+            }
+            _ if ended.timed_out => {
+                let seconds = info.deadline.after.map(|t| t.as_secs()).unwrap_or(0);
+                self.error(&format!(
+                    "{}: timed out after {seconds} s (limits.timeout); ended",
+                    info.what
+                ));
+            }
+            _ => {}
         }
         match kept {
             Some((number, mark)) => {
@@ -751,14 +769,22 @@ impl Shell {
                 let line = jobs::job_line(number, mark, &end, &info.text);
                 let _ = fd::write_all(2, format!("{line}\n").as_bytes());
             }
-            // Like bash, one report for the job: the last process that a signal ended.
+            // Like bash, one report for the job: the last process that a signal ended (not by
+            // the signal `timeout` sent, after which its program ends with 124; SIGKILL ends
+            // it too, and bash says so).
             None => {
+                let asked_for = |signal: i32| {
+                    ended.timed_out && info.deadline.asked.is_some() && signal != libc::SIGKILL
+                };
                 if let Some(spawn::Exit::Signal { signal, core }) = ended
                     .exits
                     .iter()
                     .rev()
                     .filter_map(|e| e.as_ref().ok())
                     .find(|e| matches!(e, spawn::Exit::Signal { .. }))
+                    .filter(
+                        |e| !matches!(e, spawn::Exit::Signal { signal, .. } if asked_for(*signal)),
+                    )
                 {
                     self.report_signal(*signal, *core);
                 }
@@ -1451,6 +1477,78 @@ fn pipeline_text(pipeline: &Pipeline) -> String {
     source
         .and_then(|s| s.get(pipeline.span.start..pipeline.span.end))
         .map_or_else(|| "pipeline".to_string(), |t| t.trim().to_string())
+}
+
+/// When a job is ended, and how.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    /// The policy's timeout (None: programs are not confined).
+    pub policy: Option<std::time::Duration>,
+    /// From the start, when the job is ended: the policy's timeout, or `timeout`'s.
+    pub after: Option<std::time::Duration>,
+    pub expiry: job::Expiry,
+    /// The `timeout` in front of the command, when its deadline is the one that applies.
+    pub asked: Option<wrapper::Timeout>,
+}
+
+impl Deadline {
+    pub(crate) fn policy(timeout: Option<std::time::Duration>) -> Deadline {
+        Deadline {
+            policy: timeout,
+            after: timeout,
+            expiry: job::Expiry::POLICY,
+            asked: None,
+        }
+    }
+
+    /// The policy's timeout, or the earlier one that `timeout` in front of the command asks
+    /// for.
+    pub(crate) fn with(
+        policy: Option<std::time::Duration>,
+        asked: Option<wrapper::Timeout>,
+    ) -> Deadline {
+        let Some(asked) = asked.filter(|t| policy.is_none_or(|p| t.after < p)) else {
+            return Deadline::policy(policy);
+        };
+        // Without `-k`, nothing follows its signal but the policy's own deadline.
+        let rest = policy.map(|p| p - asked.after);
+        let grace = match (asked.kill_after, rest) {
+            (Some(kill), Some(rest)) => Some(kill.min(rest)),
+            (kill, rest) => kill.or(rest),
+        };
+        Deadline {
+            policy,
+            after: Some(asked.after),
+            expiry: job::Expiry {
+                signal: asked.signal,
+                grace,
+            },
+            asked: Some(asked),
+        }
+    }
+
+    /// The status a command's `timeout` gives it, as timeout's program would: 124 when it
+    /// ended it, 137 when SIGKILL did (also with `--preserve-status`), else the command's.
+    pub(crate) fn status(&self, reaped: &audit::Reaped) -> i32 {
+        let Some(asked) = self.asked.filter(|_| reaped.timed_out) else {
+            return reaped.status;
+        };
+        match reaped.exit {
+            Some(spawn::Exit::Signal {
+                signal: libc::SIGKILL,
+                ..
+            }) => 137,
+            _ if asked.preserve_status => reaped.status,
+            _ => 124,
+        }
+    }
+}
+
+/// A signal's name as `kill -l` writes it (`TERM`).
+fn signal_name(signal: i32) -> String {
+    nix::sys::signal::Signal::try_from(signal)
+        .map(|s| s.as_str().trim_start_matches("SIG").to_owned())
+        .unwrap_or_else(|_| signal.to_string())
 }
 
 fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {

@@ -72,6 +72,18 @@ impl Resolved {
         (argv, resolved, adjust)
     }
 
+    /// Whether a `timeout` rsh performs is in front of the command.
+    fn asks_timeout(&self) -> bool {
+        let mut at = self;
+        while let Some(performs) = &at.performs {
+            if performs.adjust.timeout.is_some() {
+                return true;
+            }
+            at = &performs.runs;
+        }
+        false
+    }
+
     /// The file that runs in the end, through every wrapper rsh performs.
     pub fn innermost(&self) -> &Resolved {
         match &self.performs {
@@ -242,8 +254,9 @@ impl Shell {
             Err(failure) => return self.fail_redirect(failure),
         }
         // Under confinement `exec` runs the program as a child and ends rsh with its status:
-        // rsh stays to enforce its timeout, and a failed exec leaves rsh itself unconfined.
-        if !self.in_job && self.job_timeout().is_some() {
+        // rsh stays to enforce its timeout (or `timeout`'s), and a failed exec leaves rsh
+        // itself unconfined.
+        if !self.in_job && (self.job_timeout().is_some() || resolved.asks_timeout()) {
             let status = self.run_external(args, resolved, false);
             return Err(Flow::Exit(status));
         }
@@ -967,7 +980,8 @@ impl Shell {
                     return 126;
                 }
             };
-        if last_in_process {
+        // A `timeout` in front of the command needs rsh to wait for it.
+        if last_in_process && adjust.timeout.is_none() {
             // A stage of a pipeline (the rsh waiting for the pipeline enforces its timeout), or
             // `exec` without confinement.
             self.audit_before_exec(segment);
@@ -977,17 +991,17 @@ impl Shell {
         let placement = self.placement();
         tracing::debug!(program = %file.canonical.display(), ?profile, "starting");
         self.waiting_for_program(segment, started);
+        let deadline = super::Deadline::with(program.confinement().timeout, adjust.timeout);
         let reaped = match spawn::spawn(&program, self.stack_limit, placement) {
             Ok(pid) => {
                 tracing::debug!(pid = pid.as_raw(), "started");
-                let timeout = program.confinement().timeout;
                 let text = builtins::display_command(&argv);
-                self.wait_job(pid, placement, timeout, &argv[0], text)
+                self.wait_job(pid, placement, deadline, &argv[0], text)
             }
             Err(err) => super::audit::Reaped::of_status(self.exec_failed(&argv[0], err)),
         };
         self.program_ended(&reaped);
-        reaped.status
+        deadline.status(&reaped)
     }
 
     /// What the command tables of a program (and of its `#!` interpreter) let it do once

@@ -195,6 +195,24 @@ pub struct Job {
     pub group: Option<Pid>,
     pub terminal: Option<RawFd>,
     pub on_stop: OnStop,
+    /// What its deadline passing does.
+    pub expiry: Expiry,
+}
+
+/// What happens when a job's deadline passes: `signal` (and SIGCONT) to the job, then SIGKILL
+/// `grace` later (never, with None).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expiry {
+    pub signal: libc::c_int,
+    pub grace: Option<Duration>,
+}
+
+impl Expiry {
+    /// The policy's timeout: SIGTERM, then SIGKILL after `GRACE`.
+    pub const POLICY: Expiry = Expiry {
+        signal: libc::SIGTERM,
+        grace: Some(GRACE),
+    };
 }
 
 /// What rsh does when a job is stopped from the terminal: Ctrl-Z (SIGTSTP, also a program
@@ -511,9 +529,9 @@ impl Job {
         }
         if !wait.ending() {
             wait.timed_out = true;
-            self.signal(libc::SIGTERM, &wait.exits);
+            self.signal(self.expiry.signal, &wait.exits);
             self.signal(libc::SIGCONT, &wait.exits);
-            wait.deadline = Some(Instant::now() + GRACE);
+            wait.deadline = self.expiry.grace.map(|grace| Instant::now() + grace);
         } else if !wait.killed {
             wait.killed = true;
             self.signal(libc::SIGKILL, &wait.exits);
