@@ -437,7 +437,12 @@ pub fn run(inv: Invocation) -> i32 {
         eprint_line(&format!("rsh: cannot start: {message}"));
         return 126;
     }
-    shell.settle_descriptors();
+    // The output filter is a fork, and a fork waits for the file-system layer being built
+    // (see `Sandbox::settle`); without one, the first fork or redirection waits instead, and
+    // a line of builtins never does.
+    if shell.policy().output().active() {
+        shell.settle_descriptors();
+    }
     let output = match crate::redact::interpose(shell.policy().output()) {
         Ok(output) => output,
         Err(message) => {
