@@ -1090,15 +1090,22 @@ fn timeout_is_performed_by_rsh() {
         run.describe()
     );
     // What it runs is decided as if typed.
-    let script = "timeout 5 sh -c 'touch CANARY'";
-    let run = default(script);
+    refuses_the_shell_it_runs(&sb, "timeout 5");
+}
+
+/// `WRAPPER sh -c 'touch CANARY'` under the built-in default policy: refused as the shell
+/// it runs, and nothing written.
+fn refuses_the_shell_it_runs(sb: &Sandbox, wrapper: &str) {
+    let script = format!("{wrapper} sh -c 'touch CANARY'");
+    let run = rsh(sb.path(), &["-c".as_ref(), script.as_ref()]);
+    assert_eq!(run.status, 126, "{}", run.describe());
     assert!(
         run.stderr
             .contains("runs sh -c 'touch CANARY': listed in commands.deny"),
         "{}",
         run.describe()
     );
-    sb.assert_no_canary(script, &run);
+    sb.assert_no_canary(&script, &run);
 }
 
 /// env and nice are performed by rsh, with no right to start programs: what they run is
@@ -1137,16 +1144,8 @@ fn env_and_nice_are_performed_by_rsh() {
         run.describe()
     );
     // What they run is still decided: a shell is refused, and awk cannot start one.
-    let script = "env A=1 sh -c 'touch CANARY'";
-    let run = default(script);
-    assert_eq!(run.status, 126, "{}", run.describe());
-    assert!(
-        run.stderr
-            .contains("runs sh -c 'touch CANARY': listed in commands.deny"),
-        "{}",
-        run.describe()
-    );
-    sb.assert_no_canary(script, &run);
+    refuses_the_shell_it_runs(&sb, "env A=1");
+    refuses_the_shell_it_runs(&sb, "nice");
     let script = "nice awk 'BEGIN { system(\"touch CANARY\") }'";
     let run = default(script);
     sb.assert_no_canary(script, &run);
