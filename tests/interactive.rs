@@ -617,6 +617,103 @@ open(sys.argv[1], 'w').write('ran in the background')
     assert_eq!(records[0]["signal"], "SIGKILL", "{records:?}");
 }
 
+/// A kept job that a timer continues while another command holds the terminal can change the
+/// terminal's settings (it ignores SIGTTOU) before the watch ends it; the command then ends by
+/// itself, and the shell would take the change over as that command's (`stty`). It is undone
+/// once the job is known to have run.
+#[test]
+fn a_kept_job_that_ran_does_not_leave_its_terminal_settings() {
+    let case = Case::audited("");
+    case.write(
+        "noecho.py",
+        &format!(
+            "{CONTINUED_BY_A_TIMER}
+import termios
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+continue_me(1.0)
+os.kill(os.getpid(), signal.SIGTSTP)
+modes = termios.tcgetattr(0)
+modes[3] &= ~(termios.ECHO | termios.ICANON)
+termios.tcsetattr(0, termios.TCSANOW, modes)
+time.sleep(5)
+"
+        ),
+    );
+    let mut pty = case.start(&[]);
+    let arg = marker(304);
+    pty.send(&format!("python3 noecho.py {arg}\r"));
+    pty.expect(
+        &format!("[1]+  Stopped                 python3 noecho.py {arg}\r\n"),
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    // The job runs (and is ended) while this holds the terminal.
+    pty.send("sleep 2\r");
+    pty.expect(
+        "rsh: python3: ran while stopped, not continued by fg; ended\r\n",
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    type_line(
+        &mut pty,
+        "python3 -c 'import termios; print(\"echo\", bool(termios.tcgetattr(0)[3] & termios.ECHO))'",
+        "echo True\r\n",
+    );
+}
+
+/// `exit` warns only of jobs still kept: one the watch ended meanwhile is reported, and the
+/// shell ends at the first `exit`.
+#[test]
+fn exit_does_not_warn_of_a_job_the_watch_ended() {
+    let case = Case::audited("");
+    case.write(
+        "sneak.py",
+        &format!(
+            "{CONTINUED_BY_A_TIMER}
+continue_me(0.3)
+os.kill(os.getpid(), signal.SIGTSTP)
+time.sleep(5)
+"
+        ),
+    );
+    let mut pty = case.start(&[]);
+    let arg = marker(305);
+    pty.send(&format!("python3 sneak.py {arg}\r"));
+    pty.expect(
+        &format!("[1]+  Stopped                 python3 sneak.py {arg}\r\n"),
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    wait_until("the job ended", || processes_with_arg(&arg).is_empty());
+    pty.send("exit\r");
+    let (status, shown) = pty.wait();
+    assert!(!shown.contains("There are stopped jobs"), "{shown:?}");
+    assert!(
+        shown.contains("rsh: python3: ran while stopped, not continued by fg; ended"),
+        "{shown:?}"
+    );
+    assert_eq!(status, Some(148), "{shown:?}");
+}
+
+/// Under confinement `exec` runs its program as rsh's child and the session ends with it:
+/// Ctrl-Z does not keep it (nothing would be left to continue it), it goes on.
+#[test]
+fn ctrl_z_does_not_stop_what_exec_runs() {
+    let case = Case::audited("");
+    let mut pty = case.start(&[]);
+    let arg = marker(306);
+    pty.send(&format!("exec sleep {arg}\r"));
+    let pid = started(&arg);
+    std::thread::sleep(Duration::from_millis(200));
+    pty.send("\x1a");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_ne!(state_of(pid), Some('T'), "the program stopped");
+    assert!(pty.ended_within(Duration::ZERO).is_none(), "rsh ended");
+    pty.send("\x03");
+    let (status, _) = pty.wait();
+    assert_eq!(status, Some(130));
+}
+
 /// Python that has a timer continue the process (SIGCONT) `after` seconds from now, and
 /// every `every` seconds after that: a program that wants to run while it is kept stopped.
 const CONTINUED_BY_A_TIMER: &str = "import ctypes, os, signal, sys, time
@@ -683,14 +780,26 @@ open(sys.argv[1], 'w').write('ran in the background')
     assert_eq!(pty.exit(), Some(148));
 }
 
-/// A kept job's time runs on while it is stopped, and runs out while the prompt waits.
+/// A kept job's time runs on while it is stopped, and runs out while the prompt waits. It is
+/// killed at once: a SIGTERM handler would run unseen in the background.
 #[test]
 fn a_kept_job_is_ended_at_its_deadline() {
     let case = Case::audited("[limits]\ntimeout = 2");
+    let canary = case.root().join("canary");
+    case.write(
+        "handler.py",
+        &format!(
+            "import signal, sys, time\n\
+             def on_term(*_):\n    open({canary:?}, 'w').write('ran')\n    sys.exit(0)\n\
+             signal.signal(signal.SIGTERM, on_term)\nprint('ready', flush=True)\ntime.sleep(100)\n",
+            canary = canary.to_str().unwrap()
+        ),
+    );
     let mut pty = case.start(&[]);
     let arg = marker(303);
     let started = Instant::now();
-    stop(&mut pty, &format!("sleep {arg}"), &arg, 1, None);
+    let line = format!("python3 handler.py {arg}");
+    stop(&mut pty, &line, &arg, 1, Some("ready"));
     // Ended while the prompt waits, with nothing typed.
     wait_until("the job ended at its deadline", || {
         processes_with_arg(&arg).is_empty()
@@ -700,22 +809,20 @@ fn a_kept_job_is_ended_at_its_deadline() {
         "{:?}",
         started.elapsed()
     );
+    assert!(!canary.exists(), "the stopped job ran its SIGTERM handler");
     pty.send("\r");
     pty.expect(
-        "rsh: sleep: timed out after 2 s (limits.timeout); ended\r\n",
+        "rsh: python3: timed out after 2 s (limits.timeout); ended\r\n",
         WAIT,
     );
-    pty.expect(
-        &format!("[1]+  Terminated              sleep {arg}\r\n"),
-        WAIT,
-    );
+    pty.expect(&format!("[1]+  Killed                  {line}\r\n"), WAIT);
     pty.expect(PROMPT, WAIT);
     // `$?` is still the stop's: a job ending before a prompt does not change it, as in bash.
     assert_eq!(pty.exit(), Some(148));
-    let records = case.records_of("sleep");
+    let records = case.records_of("python3");
     assert_eq!(records.len(), 1, "{records:?}");
     assert_eq!(records[0]["timed_out"], true, "{records:?}");
-    assert_eq!(records[0]["signal"], "SIGTERM", "{records:?}");
+    assert_eq!(records[0]["signal"], "SIGKILL", "{records:?}");
 }
 
 /// Ctrl-Z in what a subshell or command substitution runs: the shell waiting for it has no

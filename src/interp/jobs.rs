@@ -270,10 +270,13 @@ impl Shell {
         self.restore_handoffs(handoffs);
         match fate {
             Ok(Fate::TimedOut(ago)) => state.ran_out(ago),
-            Ok(Fate::RanWhileStopped) => self.error(&format!(
-                "{}: ran while stopped, not continued by fg; ended",
-                info.what
-            )),
+            Ok(Fate::RanWhileStopped) => {
+                self.error(&format!(
+                    "{}: ran while stopped, not continued by fg; ended",
+                    info.what
+                ));
+                self.undo_terminal_takeover();
+            }
             // Stopped still (the session ends), or nothing watched it (it may be running):
             // hung up by `end`, as is what is left of a job the watch killed.
             Ok(Fate::Stopped) | Err(_) => {}
@@ -311,6 +314,19 @@ impl Shell {
             let fate = self.release(&kept);
             self.end_kept(kept, fate, mark);
         }
+    }
+
+    /// A kept job that ran may have changed the terminal's settings while another command
+    /// held it, and the shell took them over from that command: the shell's settings from
+    /// before it are put back.
+    fn undo_terminal_takeover(&mut self) {
+        let Some(before) = self.tty_modes_before.take().filter(|_| self.at_terminal()) else {
+            return;
+        };
+        if let Some(tty) = job::foreground_terminal() {
+            let _ = tcsetattr(fd::borrow(tty), SetArg::TCSANOW, &before);
+        }
+        self.tty_modes = Some(before);
     }
 
     /// Before a prompt, and after a kept job ended: a kept job can take the terminal (in the
@@ -443,6 +459,10 @@ impl Shell {
     /// `exit` or `logout` with jobs kept: warns instead, once (bash's "There are stopped
     /// jobs."). Whether it warned.
     pub(crate) fn warn_of_kept_jobs(&mut self, name: &str) -> bool {
+        // Not of jobs that ended meanwhile (the watch ended them): those are reported now.
+        if self.at_terminal() {
+            self.check_kept_jobs();
+        }
         if !self.at_terminal() || self.jobs.kept.is_empty() || self.jobs.warned {
             return false;
         }

@@ -255,8 +255,12 @@ impl Shell {
         }
         // Under confinement `exec` runs the program as a child and ends rsh with its status:
         // rsh stays to enforce its timeout (or `timeout`'s), and a failed exec leaves rsh
-        // itself unconfined.
+        // itself unconfined. The session ends with it: the kept jobs are ended first, and
+        // the program is not kept when stopped (it goes on, as without job control).
         if !self.in_job && (self.job_timeout().is_some() || resolved.asks_timeout()) {
+            if self.at_terminal() {
+                self.end_kept_jobs();
+            }
             let status = self.run_external(args, resolved, false);
             return Err(Flow::Exit(status));
         }

@@ -13,8 +13,10 @@
 //! and its parent may reap it at any time). /proc is read as bytes (a process names itself,
 //! in any bytes), and a process that is there but cannot be read fails the hold, or counts as
 //! having run: only a process that has gone is ever left out. The job's deadline (the policy's
-//! timeout from the job's start, stopped time included) is enforced here as in the
-//! foreground: SIGTERM and SIGCONT to the group, SIGKILL `GRACE` later. The shell collects and
+//! timeout from the job's start, stopped time included) is enforced here with SIGKILL at once:
+//! SIGTERM would have to be followed by SIGCONT for the job to see it, and its handler would
+//! then run for the grace period in the background, where nobody sees it (and it could change
+//! the terminal under the next command). The shell collects and
 //! records what the watcher ended when it next can: before the next prompt, at `fg`, or when
 //! the session ends.
 //!
@@ -39,7 +41,6 @@ use nix::errno::Errno;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use super::job::GRACE;
 use super::{Fork, fd, procfs};
 use crate::sandbox::seccomp::{self, Filter};
 
@@ -62,7 +63,7 @@ pub struct HoldId(u64);
 pub enum Fate {
     /// Still stopped, as it was held.
     Stopped,
-    /// Its deadline passed: it got SIGTERM this long ago, and gets SIGKILL at `GRACE`.
+    /// Its deadline passed: it got SIGKILL this long ago.
     TimedOut(Duration),
     /// It ran without `fg`, and was killed.
     RanWhileStopped,
@@ -410,9 +411,7 @@ struct Held {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Held,
-    /// Its deadline passed: SIGTERM at this time.
-    Terminated(Instant),
-    /// SIGKILL `GRACE` after SIGTERM.
+    /// Its deadline passed: SIGKILL at this time.
     Killed(Instant),
     /// It ran without `fg`: SIGKILL.
     Ran,
@@ -421,7 +420,7 @@ enum State {
 impl Held {
     /// Whether there is still something to do for it.
     fn watching(&self) -> bool {
-        matches!(self.state, State::Held | State::Terminated(_))
+        self.state == State::Held
     }
 
     /// One look at the job; `members`: the live processes of every held group, from this
@@ -429,17 +428,12 @@ impl Held {
     fn check(&mut self, now: Instant, members: &Members) {
         match self.state {
             State::Held if self.deadline.is_some_and(|d| d <= now) => {
-                let _ = killpg(self.group, Signal::SIGTERM);
-                let _ = killpg(self.group, Signal::SIGCONT);
-                self.state = State::Terminated(now);
+                let _ = killpg(self.group, Signal::SIGKILL);
+                self.state = State::Killed(now);
             }
             State::Held if self.ran(members) => {
                 let _ = killpg(self.group, Signal::SIGKILL);
                 self.state = State::Ran;
-            }
-            State::Terminated(at) if now >= at + GRACE => {
-                let _ = killpg(self.group, Signal::SIGKILL);
-                self.state = State::Killed(at);
             }
             _ => {}
         }
@@ -461,7 +455,7 @@ impl Held {
     fn answer(&self) -> (u8, u64) {
         match self.state {
             State::Held => (STOPPED, 0),
-            State::Terminated(at) | State::Killed(at) => (
+            State::Killed(at) => (
                 TIMED_OUT,
                 at.elapsed().as_millis().min(u64::MAX as u128) as u64,
             ),
