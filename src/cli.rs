@@ -460,9 +460,14 @@ pub fn run(inv: Invocation) -> i32 {
         crate::repl::run_stdin(&mut shell, mode == Mode::Interactive)
     };
     shell.end_process_subs();
+    shell.end_kept_jobs();
     shell.end_audit(status);
     if let Some(output) = output {
         output.finish();
+    }
+    if mode == Mode::Interactive && spawn::signals::hung_up() {
+        // Hung up: rsh ends by the signal, as it would have without cleaning up first.
+        spawn::job::die_by(libc::SIGHUP);
     }
     // The process ends now: freeing the policy and the shell's tables one by one would only
     // delay that (it is a few percent of a short `rsh -c`). Nothing in them needs a drop to

@@ -242,6 +242,9 @@ pub struct Ended {
     pub usage: Option<Usage>,
     /// It replaced rsh (`exec`): how it ends is not known to rsh.
     pub replaced: bool,
+    /// The shell that ran and waited for it ended first (killed with its pipeline): the
+    /// status and signal are that shell's, and the program's own end was not seen.
+    pub unseen: bool,
 }
 
 impl Ended {
@@ -261,6 +264,9 @@ impl Ended {
         }
         if self.replaced {
             json.bool("replaced_shell", true);
+        }
+        if self.unseen {
+            json.bool("end_unseen", true);
         }
         if let Some(duration) = self.duration {
             json.float("duration_ms", super::millis(duration));

@@ -151,10 +151,9 @@ impl Terminal {
 /// The device of the controlling terminal (`/dev/pts/N`, `/dev/ttyN`), from its number in
 /// `/proc/self/stat`.
 fn terminal_device() -> Option<std::path::PathBuf> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command name, which is in parentheses and may hold anything.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let tty_nr: u64 = rest.split(' ').nth(4)?.parse().ok()?;
+    let tty_nr = crate::spawn::procfs::read_stat("/proc/self/stat")
+        .ok()??
+        .terminal;
     let major = (tty_nr >> 8) & 0xfff;
     let minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
     match major {

@@ -4,10 +4,14 @@
 //! what it used. A program that replaces a forked copy of the shell (a pipeline stage, a
 //! subshell's last command) cannot report its own end: the copy writes the record so far
 //! into a pipe just before `execve`, and the shell that reaps the process completes and sends
-//! it. A refused command is recorded when it is refused. Builtins and functions that run are
+//! it. A forked copy that starts a program and waits for it hands the record over the same
+//! way before the program starts, and takes it back once it has sent the record itself: a
+//! copy killed meanwhile (a pipeline stage is killed with its job, by a timeout or the watch
+//! over stopped jobs) does not take the record with it. A refused command is recorded when it
+//! is refused. Builtins and functions that run are
 //! not recorded on their own (their line is in the records around them); a refused builtin is.
 
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Instant;
 
 use nix::unistd::Pid;
@@ -37,6 +41,16 @@ impl Reaped {
         }
     }
 
+    /// For the record of a program whose shell (this process) ended before it could record
+    /// it: this process's end, and nothing of what it used.
+    fn unseen(&self) -> Ended {
+        Ended {
+            usage: None,
+            unseen: true,
+            ..self.ended(None)
+        }
+    }
+
     fn ended(&self, duration: Option<std::time::Duration>) -> Ended {
         Ended {
             status: Some(self.status),
@@ -48,6 +62,7 @@ impl Reaped {
             duration,
             usage: self.usage,
             replaced: false,
+            unseen: false,
         }
     }
 }
@@ -67,6 +82,17 @@ pub(crate) struct Handoff {
     pid: Pid,
     read: OwnedFd,
 }
+
+/// A forked shell's end of the pipe to the shell that reaps it. It reads it too, to take back
+/// the record of a program it waited for and recorded itself.
+pub(crate) struct ToReaper {
+    write: OwnedFd,
+    read: OwnedFd,
+}
+
+/// What starts a record handed over for a program its forked shell waits for, rather than
+/// one that replaced the forked shell.
+const WAITED_FOR: &str = "waited-for\n";
 
 impl Shell {
     /// Starts the audit trail with the session's first record. Err when records are required
@@ -104,6 +130,7 @@ impl Shell {
                 ..Ended::default()
             };
             trail.command(&command, &ended);
+            self.take_back_handoff();
         }
         self.end_audit(128 + sig);
     }
@@ -266,6 +293,37 @@ impl Shell {
         }
     }
 
+    /// A program starts, and this shell waits for it: its record is kept for its end
+    /// (`in_flight`), and meanwhile handed to the shell that reaps this one, if any, in case
+    /// this one is killed first.
+    pub(super) fn waiting_for_program(&mut self, command: Option<Command>, started: Instant) {
+        self.in_flight = command.map(|command| (command, started));
+        if let (Some((command, _)), Some(to_reaper), Some(trail)) =
+            (&self.in_flight, &self.handoff, &self.audit)
+        {
+            let text = format!("{WAITED_FOR}{}", trail.handoff(command));
+            let _ = fd::write_all(to_reaper.write.as_raw_fd(), text.as_bytes());
+        }
+    }
+
+    /// The program waited for ended (or could not start): its record is sent, and then the
+    /// copy handed over taken back. (Killed in between, this shell leaves it to be sent
+    /// twice, the second time as not seen to end, rather than not at all.) A program kept
+    /// stopped took its record along (see `jobs`).
+    pub(super) fn program_ended(&mut self, reaped: &Reaped) {
+        if let Some((command, started)) = self.in_flight.take() {
+            self.audit_ran(Some(command), started, reaped);
+            self.take_back_handoff();
+        }
+    }
+
+    /// Empties the pipe to the reaper: a record handed over is taken back.
+    fn take_back_handoff(&mut self) {
+        if let Some(to_reaper) = &self.handoff {
+            let _ = fd::read_to_end(&to_reaper.read);
+        }
+    }
+
     /// Just before this forked shell becomes the program: the record goes to the shell that
     /// reaps this process, or, when none will (`exec`, a process substitution), out now,
     /// without an end.
@@ -274,9 +332,9 @@ impl Shell {
             return;
         };
         match self.handoff.take() {
-            Some(write) => {
+            Some(to_reaper) => {
                 let _ = fd::write_all(
-                    std::os::fd::AsRawFd::as_raw_fd(&write),
+                    to_reaper.write.as_raw_fd(),
                     trail.handoff(&command).as_bytes(),
                 );
             }
@@ -303,11 +361,29 @@ impl Shell {
         let forked = self.fork()?;
         if let Some((read, write)) = pipe {
             match forked {
-                spawn::Fork::Child => self.handoff = Some(write),
+                spawn::Fork::Child => self.handoff = Some(ToReaper { write, read }),
                 spawn::Fork::Parent(pid) => self.handoffs.push(Handoff { pid, read }),
             }
         }
         Ok(forked)
+    }
+
+    /// The records the processes `pids` will hand over, taken out of the shell's list. A kept
+    /// job keeps its own: the processes of it that have ended were reaped, and until the job
+    /// ends the shell's next children may get their numbers.
+    pub(super) fn take_handoffs(&mut self, pids: &[Pid]) -> Vec<Handoff> {
+        let (theirs, others) = std::mem::take(&mut self.handoffs)
+            .into_iter()
+            .partition(|handoff| pids.contains(&handoff.pid));
+        self.handoffs = others;
+        theirs
+    }
+
+    /// Puts back records taken by `take_handoffs`, ahead of any other: a process that got
+    /// one of their numbers since is newer, and is reaped after.
+    pub(super) fn restore_handoffs(&mut self, mut handoffs: Vec<Handoff>) {
+        handoffs.append(&mut self.handoffs);
+        self.handoffs = handoffs;
     }
 
     /// After reaping `pid`: completes and sends the record its shell handed over, if any.
@@ -315,11 +391,18 @@ impl Shell {
         let Some(i) = self.handoffs.iter().position(|h| h.pid == pid) else {
             return;
         };
-        let handoff = self.handoffs.swap_remove(i);
+        let handoff = self.handoffs.remove(i);
         let text = fd::read_to_end(&handoff.read).unwrap_or_default();
         fd::unmark_private(std::os::fd::AsFd::as_fd(&handoff.read));
-        if let (false, Some(trail)) = (text.is_empty(), &mut self.audit) {
-            trail.complete(&String::from_utf8_lossy(&text), &reaped.ended(None));
+        let text = String::from_utf8_lossy(&text);
+        let Some(trail) = self.audit.as_mut().filter(|_| !text.is_empty()) else {
+            return;
+        };
+        match text.strip_prefix(WAITED_FOR) {
+            // The forked shell was killed while its program ran: what is known is how the
+            // shell ended.
+            Some(record) => trail.complete(record, &reaped.unseen()),
+            None => trail.complete(&text, &reaped.ended(None)),
         }
     }
 }

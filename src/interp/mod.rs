@@ -13,6 +13,7 @@ mod cond;
 mod confirm;
 pub mod explain;
 pub mod history;
+mod jobs;
 mod procsub;
 mod redirect;
 mod simple;
@@ -147,8 +148,9 @@ pub struct Shell {
     segment: Option<crate::audit::Command>,
     /// The text and place of the simple command being run.
     segment_source: Option<(Rc<str>, crate::parse::Span)>,
-    /// In a forked shell: where the record of a program started in place goes.
-    handoff: Option<std::os::fd::OwnedFd>,
+    /// In a forked shell: where the records of its programs go to the shell that reaps it
+    /// (see `audit::ToReaper`).
+    handoff: Option<audit::ToReaper>,
     /// Records forked shells will hand over, by process.
     handoffs: Vec<audit::Handoff>,
     /// The program being waited for, and when it was decided, for its record should rsh
@@ -168,10 +170,16 @@ pub struct Shell {
     /// raw mode does not leave it so; taken over from a job that ended by itself, so that
     /// `stty` changes stay, as in bash.
     tty_modes: Option<nix::sys::termios::Termios>,
+    /// The shell's settings before they were last taken over from a job: put back when a
+    /// kept job turns out to have run meanwhile (it may have changed them, and the job that
+    /// ended by itself then handed its change on).
+    tty_modes_before: Option<nix::sys::termios::Termios>,
     /// A forked copy of the shell (a subshell, a pipeline stage, a command substitution):
     /// it waits for its programs as a script does, so Ctrl-C that ends its program ends it
     /// too, as in bash, instead of going on with the rest of the subshell.
     forked: bool,
+    /// Jobs kept stopped (the interactive shell's job control, see `jobs`).
+    jobs: jobs::Jobs,
 }
 
 impl Shell {
@@ -232,7 +240,9 @@ impl Shell {
             remembered: HashMap::new(),
             history: history::History::new(history_size),
             tty_modes: None,
+            tty_modes_before: None,
             forked: false,
+            jobs: jobs::Jobs::default(),
         };
         shell.init_variables();
         shell
@@ -325,10 +335,13 @@ impl Shell {
         self.settle_descriptors();
         let forked = spawn::fork_shell()?;
         if let Fork::Child = forked {
-            // The parent's: its records are its own to complete.
+            // The parent's: its records are its own to complete, its jobs its own to
+            // continue or end.
             self.handoff = None;
             self.handoffs.clear();
             self.forked = true;
+            self.jobs.leave_to_parent();
+            spawn::signals::default_hang_up();
         }
         Ok(forked)
     }
@@ -458,13 +471,17 @@ impl Shell {
     }
 
     fn run_pipeline(&mut self, pipeline: &Pipeline) -> Outcome {
+        // Hung up while running builtins: the session ends (see `signals::catch_hang_up`).
+        if self.at_terminal() && spawn::signals::hung_up() {
+            return Err(Flow::Exit(128 + libc::SIGHUP));
+        }
         let mark = self.process_subs.len();
         let clock = pipeline
             .timed
             .map(|format| (format, timing::Clock::start()));
         let result = match pipeline.commands.as_slice() {
             [single] => self.run_command(single, false),
-            commands => self.run_stages(commands),
+            commands => self.run_stages(commands, pipeline_text(pipeline)),
         };
         self.finish_process_subs(mark);
         let status = result?;
@@ -493,7 +510,7 @@ impl Shell {
 
     /// A multi-stage pipeline: every stage is a forked shell wired to its neighbours, all in
     /// one process group led by the first.
-    fn run_stages(&mut self, commands: &[Command]) -> Outcome {
+    fn run_stages(&mut self, commands: &[Command], text: String) -> Outcome {
         let mut children = Vec::with_capacity(commands.len());
         let first = self.placement();
         let mut group = None;
@@ -545,18 +562,22 @@ impl Shell {
         }
         drop(input);
         let terminal = group.and(first.terminal);
-        let statuses: Vec<i32> = self
-            .wait_job_statuses(
-                &children,
-                group,
-                terminal,
-                Deadline::policy(timeout),
-                "pipeline",
-            )
-            .iter()
-            .map(|r| r.status)
-            .collect();
-        let status = if self.options.pipefail {
+        let info = jobs::JobInfo {
+            deadline: Deadline::policy(timeout),
+            what: "pipeline".to_string(),
+            text,
+            pipeline: true,
+            number: None,
+        };
+        match self.wait_job_statuses(&children, group, terminal, info) {
+            jobs::Followed::Ended(_, status) | jobs::Followed::Kept(status) => Ok(status),
+        }
+    }
+
+    /// The status of a pipeline from its stages': the last, or with pipefail the last that
+    /// failed.
+    pub(crate) fn pipeline_status(&self, statuses: &[i32]) -> i32 {
+        if self.options.pipefail {
             statuses
                 .iter()
                 .rev()
@@ -565,13 +586,14 @@ impl Shell {
                 .unwrap_or(0)
         } else {
             statuses.last().copied().unwrap_or(1)
-        };
-        Ok(status)
+        }
     }
 
-    /// In a forked stage: what this process starts stays in the job's group.
+    /// In a forked stage: what this process starts stays in the job's group, and the stops
+    /// from the terminal stop this shell with its programs.
     fn enter_job(&mut self, placement: job::Placement) {
         self.in_job = true;
+        spawn::signals::default_stops();
         let own = nix::unistd::getpgrp();
         self.job_group = match placement.group {
             job::Group::New => Some(own).filter(|&g| g == nix::unistd::getpid()),
@@ -627,80 +649,153 @@ impl Shell {
         self.sandbox().ok().and_then(|s| s.timeout())
     }
 
-    /// Waits for a started program placed with `placement`; see `wait_job_statuses`.
+    /// Waits for a started program placed with `placement`; see `wait_job_statuses`. `text`:
+    /// the command as `jobs` would show it.
     pub(crate) fn wait_job(
         &mut self,
         pid: nix::unistd::Pid,
         placement: job::Placement,
         deadline: Deadline,
         what: &str,
+        text: String,
     ) -> audit::Reaped {
         let group = placement.apply_in_parent(pid);
         let terminal = group.and(placement.terminal);
-        self.wait_job_statuses(&[pid], group, terminal, deadline, what)
-            .remove(0)
+        let info = jobs::JobInfo {
+            deadline,
+            what: what.to_string(),
+            text,
+            pipeline: false,
+            number: None,
+        };
+        match self.wait_job_statuses(&[pid], group, terminal, info) {
+            jobs::Followed::Ended(mut reaped, _) => reaped.remove(0),
+            // Its record goes with the kept job (see `jobs`).
+            jobs::Followed::Kept(status) => audit::Reaped::of_status(status),
+        }
     }
 
-    /// Waits for the processes of a job (`group`: its own process group, if it has one),
-    /// reports signals and a timeout as bash reports signals, and returns their statuses.
+    /// Waits for the processes of a job (`group`: its own process group, if it has one) until
+    /// they end (see `finish_job`) or, in the interactive shell, the job is kept stopped.
     fn wait_job_statuses(
         &mut self,
         pids: &[nix::unistd::Pid],
         group: Option<nix::unistd::Pid>,
         terminal: Option<std::os::fd::RawFd>,
-        deadline: Deadline,
-        what: &str,
-    ) -> Vec<audit::Reaped> {
+        info: jobs::JobInfo,
+    ) -> jobs::Followed {
         let job = job::Job {
             pids: pids.to_vec(),
             // `timeout`'s signal goes to its command alone when the job's group is a
             // pipeline's (as timeout's own program would send it), not to the other stages.
-            group: group.or(self.job_group.filter(|_| deadline.asked.is_none())),
+            group: group.or(self.job_group.filter(|_| info.deadline.asked.is_none())),
             terminal,
-            expiry: deadline.expiry,
+            on_stop: self.on_stop(group, terminal),
+            expiry: info.deadline.expiry,
         };
         // Under confinement nothing a command started outlives it (and its timeout).
-        let sweep = deadline.policy.is_some();
-        let ended = job.wait(deadline.after, self.at_terminal(), sweep);
-        if let Some(tty) = job.terminal {
+        let sweep = info.deadline.policy.is_some();
+        let waited = job.wait(info.deadline.after, self.at_terminal(), sweep);
+        self.follow_job(job, waited, info)
+    }
+
+    /// What a job of this shell does when it is stopped from the terminal. Job control (the
+    /// job is kept) only in the interactive shell itself, for a job of its own that holds the
+    /// terminal, and not while the session ends; a shell forked inside a job stops with it; a
+    /// forked copy outside any job (a command substitution, a subshell) must not stop, since
+    /// its shell waits for it without job control.
+    fn on_stop(
+        &self,
+        group: Option<nix::unistd::Pid>,
+        terminal: Option<std::os::fd::RawFd>,
+    ) -> job::OnStop {
+        if self.forked {
+            return if self.in_job {
+                job::OnStop::StopWith
+            } else {
+                job::OnStop::GoOn
+            };
+        }
+        match self.mode {
+            Mode::Interactive
+                if group.is_some()
+                    && terminal.is_some()
+                    && self.jobs.keeping()
+                    && !spawn::signals::hung_up() =>
+            {
+                job::OnStop::Keep
+            }
+            Mode::Interactive => job::OnStop::GoOn,
+            Mode::Command | Mode::Script => job::OnStop::StopWith,
+        }
+    }
+
+    /// What follows the end of a job: the terminal back, a timeout and a signal reported
+    /// (for a job that ended while kept, `kept`: its number and mark, a job line as bash
+    /// writes before a prompt), the records its processes handed over completed, and, when
+    /// rsh must end with it, rsh ended. One status per process.
+    fn finish_job(
+        &mut self,
+        job: &job::Job,
+        ended: job::Ended,
+        info: &jobs::JobInfo,
+        kept: Option<(usize, char)>,
+    ) -> Vec<audit::Reaped> {
+        if kept.is_none()
+            && let Some(tty) = job.terminal
+        {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
         }
-        match deadline.asked {
+        match info.deadline.asked {
             // The command's own `timeout` reports as its program would.
             Some(asked) if ended.timed_out => {
                 if asked.verbose {
                     let line = format!(
-                        "timeout: sending signal {} to command '{what}'\n",
-                        signal_name(asked.signal)
+                        "timeout: sending signal {} to command '{}'\n",
+                        signal_name(asked.signal),
+                        info.what
                     );
                     let _ = fd::write_all(2, line.as_bytes());
                 }
             }
             _ if ended.timed_out => {
-                let seconds = deadline.after.map(|t| t.as_secs()).unwrap_or(0);
+                let seconds = info.deadline.after.map(|t| t.as_secs()).unwrap_or(0);
                 self.error(&format!(
-                    "{what}: timed out after {seconds} s (limits.timeout); ended"
+                    "{}: timed out after {seconds} s (limits.timeout); ended",
+                    info.what
                 ));
             }
             _ => {}
         }
-        // Like bash, one report for the job: the last process that a signal ended (not by
-        // the signal `timeout` sent, after which its program ends with 124; SIGKILL ends it
-        // too, and bash says so).
-        let asked_for =
-            |signal: i32| ended.timed_out && deadline.asked.is_some() && signal != libc::SIGKILL;
-        if let Some(spawn::Exit::Signal { signal, core }) = ended
-            .exits
-            .iter()
-            .rev()
-            .filter_map(|e| e.as_ref().ok())
-            .find(|e| matches!(e, spawn::Exit::Signal { .. }))
-            .filter(|e| !matches!(e, spawn::Exit::Signal { signal, .. } if asked_for(*signal)))
-        {
-            self.report_signal(*signal, *core);
+        match kept {
+            Some((number, mark)) => {
+                let end = jobs::end_description(&ended.exits);
+                let line = jobs::job_line(number, mark, &end, &info.text);
+                let _ = fd::write_all(2, format!("{line}\n").as_bytes());
+            }
+            // Like bash, one report for the job: the last process that a signal ended (not by
+            // the signal `timeout` sent, after which its program ends with 124; SIGKILL ends
+            // it too, and bash says so).
+            None => {
+                let asked_for = |signal: i32| {
+                    ended.timed_out && info.deadline.asked.is_some() && signal != libc::SIGKILL
+                };
+                if let Some(spawn::Exit::Signal { signal, core }) = ended
+                    .exits
+                    .iter()
+                    .rev()
+                    .filter_map(|e| e.as_ref().ok())
+                    .find(|e| matches!(e, spawn::Exit::Signal { .. }))
+                    .filter(
+                        |e| !matches!(e, spawn::Exit::Signal { signal, .. } if asked_for(*signal)),
+                    )
+                {
+                    self.report_signal(*signal, *core);
+                }
+            }
         }
-        let mut reaped = Vec::with_capacity(pids.len());
+        let mut reaped = Vec::with_capacity(job.pids.len());
         for (i, exit) in ended.exits.into_iter().enumerate() {
             let status = match exit {
                 Ok(exit) => exit.status(),
@@ -715,11 +810,15 @@ impl Shell {
                 usage: ended.usage[i],
                 timed_out: ended.timed_out,
             };
-            self.audit_reaped(pids[i], &one);
+            self.audit_reaped(job.pids[i], &one);
             reaped.push(one);
         }
-        if let Some(sig) = ended.dying {
-            // rsh ends with the job: what ran is recorded first, and the session's end.
+        if let (None, Some(sig)) = (kept, ended.dying) {
+            // rsh ends with the job: what ran is recorded first, the jobs it kept are ended,
+            // and the session's end is recorded.
+            if self.at_terminal() {
+                self.end_kept_jobs();
+            }
             self.audit_dying(sig);
             job::die_by(sig);
         }
@@ -747,12 +846,18 @@ impl Shell {
         if signalled {
             let _ = tcsetattr(fd::borrow(tty), SetArg::TCSADRAIN, saved);
         } else if let Ok(now) = tcgetattr(fd::borrow(tty)) {
-            self.tty_modes = Some(now);
+            self.tty_modes_before = self.tty_modes.replace(now);
         }
     }
 
+    /// Waits for a forked copy of the shell (a subshell, a command substitution) that runs in
+    /// the shell's own process group; a hang-up meanwhile reaches it (see
+    /// `signals::waiting_for`).
     pub(crate) fn wait_child(&mut self, pid: nix::unistd::Pid) -> i32 {
-        match spawn::wait_with_usage(pid) {
+        spawn::signals::waiting_for(Some(pid));
+        let waited = spawn::wait_with_usage(pid);
+        spawn::signals::waiting_for(None);
+        match waited {
             Ok((exit, usage)) => {
                 if let spawn::Exit::Signal { signal, core } = exit {
                     self.report_signal(signal, core);
@@ -1367,6 +1472,18 @@ pub fn home_dir_of_user() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/"))
 }
 
+/// A pipeline as written, for `jobs`: its source text, taken from the text its first simple
+/// command was parsed from (`pipeline` where no stage is one).
+fn pipeline_text(pipeline: &Pipeline) -> String {
+    let source = pipeline.commands.iter().find_map(|c| match c {
+        Command::Simple(simple) => Some(&simple.source),
+        _ => None,
+    });
+    source
+        .and_then(|s| s.get(pipeline.span.start..pipeline.span.end))
+        .map_or_else(|| "pipeline".to_string(), |t| t.trim().to_string())
+}
+
 /// When a job is ended, and how.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Deadline {
@@ -1634,6 +1751,8 @@ impl Shell {
             }
             Ok(Fork::Parent(pid)) => {
                 drop(write);
+                // Hung up while it runs, it is hung up too (see `wait_child`).
+                spawn::signals::waiting_for(Some(pid));
                 let output = fd::read_to_end(&read).unwrap_or_default();
                 drop(read);
                 self.last_status = self.wait_child(pid);

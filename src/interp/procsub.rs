@@ -119,17 +119,8 @@ impl Shell {
         let grace = Instant::now() + job::GRACE;
         for (pid, deadline) in self.lingering_subs.drain(..) {
             let until = deadline.map_or(grace, |d| d.min(grace));
-            loop {
-                match spawn::try_wait(pid) {
-                    Ok(None) if Instant::now() < until => {
-                        std::thread::sleep(std::time::Duration::from_millis(5));
-                    }
-                    Ok(None) => {
-                        end_group(pid);
-                        break;
-                    }
-                    Ok(Some(_)) | Err(_) => break,
-                }
+            if !spawn::ended_by(pid, until) {
+                end_group(pid);
             }
         }
     }

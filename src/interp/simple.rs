@@ -255,10 +255,17 @@ impl Shell {
         }
         // Under confinement `exec` runs the program as a child and ends rsh with its status:
         // rsh stays to enforce its timeout (or `timeout`'s), and a failed exec leaves rsh
-        // itself unconfined.
+        // itself unconfined. The session ends with it: the kept jobs are ended first, and
+        // the program is not kept when stopped (it goes on, as without job control).
         if !self.in_job && (self.job_timeout().is_some() || resolved.asks_timeout()) {
+            if self.at_terminal() {
+                self.end_kept_jobs();
+            }
             let status = self.run_external(args, resolved, false);
             return Err(Flow::Exit(status));
+        }
+        if self.at_terminal() {
+            self.end_job_control();
         }
         let status = self.run_external(args, resolved, true);
         self.exec_gave_up(status)
@@ -319,6 +326,7 @@ impl Shell {
             Ok(saved) => saved,
             Err(failure) => return self.fail_redirect(failure),
         };
+        self.jobs.note_command(&argv[0]);
         let result = match target {
             Target::Function(def) => self.call_function(&def, argv),
             Target::Builtin(builtin) => {
@@ -986,17 +994,17 @@ impl Shell {
         }
         let placement = self.placement();
         tracing::debug!(program = %file.canonical.display(), ?profile, "starting");
-        self.in_flight = segment.map(|s| (s, started));
+        self.waiting_for_program(segment, started);
         let deadline = super::Deadline::with(program.confinement().timeout, adjust.timeout);
         let reaped = match spawn::spawn(&program, self.stack_limit, placement) {
             Ok(pid) => {
                 tracing::debug!(pid = pid.as_raw(), "started");
-                self.wait_job(pid, placement, deadline, &argv[0])
+                let text = builtins::display_command(&argv);
+                self.wait_job(pid, placement, deadline, &argv[0], text)
             }
             Err(err) => super::audit::Reaped::of_status(self.exec_failed(&argv[0], err)),
         };
-        let segment = self.in_flight.take().map(|(segment, _)| segment);
-        self.audit_ran(segment, started, &reaped);
+        self.program_ended(&reaped);
         deadline.status(&reaped)
     }
 

@@ -123,6 +123,9 @@ impl Input {
 pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
     if interactive {
         spawn::signals::ignore_interactive_signals();
+        // Without the handler a hang-up still ends rsh, by the signal's default action; the
+        // watcher then ends the jobs it kept.
+        let _ = spawn::signals::catch_hang_up();
     }
     let mut input = match Input::new(shell, interactive) {
         Ok(input) => input,
@@ -134,19 +137,30 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
     let mut pending = String::new();
     let mut status = 0;
     let mut number = 1;
+    // Reads that failed in a row because a job had taken the terminal.
+    let mut taken = 0;
     loop {
-        if interactive
-            && pending.is_empty()
-            && let Err(code) = prompt::run_prompt_command(shell)
-        {
-            return code;
+        if interactive {
+            shell.take_back_terminal();
+        }
+        if interactive && pending.is_empty() {
+            // As bash does before a prompt: what became of the kept jobs.
+            shell.check_kept_jobs();
+            if let Err(code) = prompt::run_prompt_command(shell) {
+                return code;
+            }
         }
         let prompt = if interactive {
             prompt_text(shell, pending.is_empty(), number)
         } else {
             String::new()
         };
-        let line = match input.read(shell, &prompt) {
+        let read = input.read(shell, &prompt);
+        if interactive && spawn::signals::hung_up() {
+            // The terminal is gone: the session ends (see `cli::run`).
+            return 128 + libc::SIGHUP;
+        }
+        let line = match read {
             editor::Read::Line(line) => line,
             editor::Read::End if input.timed_out() => return shell.last_status(),
             editor::Read::End => break,
@@ -156,11 +170,19 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
                 shell.set_last_status(130);
                 continue;
             }
+            // A kept job took the terminal while the line was being read (the read fails
+            // then): the shell takes it back and reads again, a few times at most.
+            editor::Read::Failed(_) if interactive && taken < 3 && shell.take_back_terminal() => {
+                taken += 1;
+                pending.clear();
+                continue;
+            }
             editor::Read::Failed(why) => {
                 let _ = fd::write_all(2, format!("rsh: reading input: {why}\n").as_bytes());
                 return 2;
             }
         };
+        taken = 0;
         pending.push_str(&line);
         if parse::needs_more_input(&pending) {
             continue;

@@ -258,7 +258,14 @@ fn test(load: Option<u32>, op: Op, k: u32, yes: Node, no: Node) -> Node {
 
 /// The whole program: architecture, x32, then the dispatch on the system call number.
 fn program(profile: SeccompProfile, exec_path_ptr: usize) -> Node {
-    let dispatch = search(&intervals(&rules(profile, exec_path_ptr)));
+    checked(search(&intervals(
+        &rules(profile, exec_path_ptr),
+        &Node::Ret(ALLOW),
+    )))
+}
+
+/// `dispatch` behind the checks of the architecture and of x32 numbers.
+fn checked(dispatch: Node) -> Node {
     test(
         Some(ARCH),
         Op::Eq,
@@ -410,12 +417,13 @@ fn exec_only(ptr: usize) -> Node {
 }
 
 /// Cuts the number space into intervals `[start, next start)` treated alike, in order. The
-/// first starts at 0; the last (allowed) runs to the end of the space.
-fn intervals(rules: &BTreeMap<u32, Node>) -> Vec<(u32, Node)> {
+/// first starts at 0; numbers without a rule get `otherwise`, and so does the last interval,
+/// which runs to the end of the space.
+fn intervals(rules: &BTreeMap<u32, Node>, otherwise: &Node) -> Vec<(u32, Node)> {
     let end = rules.keys().next_back().map_or(0, |&nr| nr + 1);
     let mut intervals: Vec<(u32, Node)> = Vec::new();
     for nr in 0..=end {
-        let node = rules.get(&nr).cloned().unwrap_or(Node::Ret(ALLOW));
+        let node = rules.get(&nr).cloned().unwrap_or_else(|| otherwise.clone());
         if intervals.last().is_none_or(|(_, last)| *last != node) {
             intervals.push((nr, node));
         }
@@ -516,6 +524,49 @@ impl Filter {
         Filter { instructions }
     }
 
+    /// The filter of a process of rsh's own that needs only a few system calls (the watch
+    /// over stopped jobs, see `spawn::watch`): `allowed` pass, with these limits when listed:
+    /// `openat` only to read, `mmap` and `mprotect` never for executable memory, `kill` only
+    /// for a process group (a pid below -1: -1 means every process); anything else fails
+    /// with EPERM.
+    pub fn only(allowed: &[c_long]) -> Filter {
+        let allow = || Node::Ret(ALLOW);
+        let deny = || Node::Ret(DENY);
+        let writing = (libc::O_WRONLY | libc::O_RDWR | libc::O_CREAT | libc::O_TRUNC) as u32;
+        let not_exec = || {
+            test(
+                Some(arg_low(2)),
+                Op::AnyBit,
+                libc::PROT_EXEC as u32,
+                deny(),
+                allow(),
+            )
+        };
+        let rules: BTreeMap<u32, Node> = allowed
+            .iter()
+            .map(|&nr| {
+                let rule = match nr {
+                    libc::SYS_openat => {
+                        test(Some(arg_low(2)), Op::AnyBit, writing, deny(), allow())
+                    }
+                    libc::SYS_mmap | libc::SYS_mprotect => not_exec(),
+                    libc::SYS_kill => test(
+                        Some(arg_low(0)),
+                        Op::Ge,
+                        1 << 31,
+                        test(None, Op::Eq, u32::MAX, deny(), allow()),
+                        deny(),
+                    ),
+                    _ => allow(),
+                };
+                (nr as u32, rule)
+            })
+            .collect();
+        let instructions = emit(&checked(search(&intervals(&rules, &deny()))));
+        assert!(instructions.len() <= libc::BPF_MAXINSNS as usize);
+        Filter { instructions }
+    }
+
     /// The number of BPF instructions.
     pub fn len(&self) -> usize {
         self.instructions.len()
@@ -579,8 +630,7 @@ impl std::fmt::Debug for Filter {
 /// CAP_SYS_ADMIN, and inherited by everything started afterwards). Async-signal-safe: one raw
 /// `prctl`. Returns `Err(errno)` on failure. (rsh's children set it in `spawn`, together with
 /// the rest of their confinement.)
-#[cfg(test)]
-fn set_no_new_privs() -> Result<(), i32> {
+pub fn set_no_new_privs() -> Result<(), i32> {
     // SAFETY: prctl with integer arguments only.
     let done = unsafe {
         libc::syscall(
@@ -897,7 +947,7 @@ mod tests {
         let rules: BTreeMap<u32, Node> = (0..600u32)
             .map(|nr| (nr * 2, Node::Ret(fail(nr as i32 + 1))))
             .collect();
-        let dispatch = search(&intervals(&rules));
+        let dispatch = search(&intervals(&rules, &Node::Ret(ALLOW)));
         let code = emit(&test(Some(NR), Op::Ge, 0, dispatch, Node::Ret(KILL)));
         assert!(code.len() > 1000);
         assert!(
@@ -916,6 +966,35 @@ mod tests {
                 "nr {nr}"
             );
         }
+    }
+
+    #[test]
+    fn a_helper_gets_only_what_it_names() {
+        let filter = Filter::only(&[
+            libc::SYS_read,
+            libc::SYS_openat,
+            libc::SYS_mmap,
+            libc::SYS_kill,
+        ]);
+        let run = |nr: c_long, args: [u64; 6]| {
+            interpret(&filter.instructions, nr as u32, AUDIT_ARCH_X86_64, args)
+        };
+        let flags = |flags: libc::c_int| [0, 0, flags as u64, 0, 0, 0];
+        let pid = |pid: i64| [pid as u64, 9, 0, 0, 0, 0];
+        assert_eq!(run(libc::SYS_read, [0; 6]), ALLOW);
+        assert_eq!(run(libc::SYS_write, [0; 6]), DENY);
+        assert_eq!(run(libc::SYS_execve, [0; 6]), DENY);
+        assert_eq!(run(500, [0; 6]), DENY);
+        assert_eq!(run(libc::SYS_openat, flags(libc::O_RDONLY)), ALLOW);
+        assert_eq!(run(libc::SYS_openat, flags(libc::O_WRONLY)), DENY);
+        assert_eq!(run(libc::SYS_openat, flags(libc::O_CREAT)), DENY);
+        assert_eq!(run(libc::SYS_mmap, flags(libc::PROT_READ)), ALLOW);
+        assert_eq!(run(libc::SYS_mmap, flags(libc::PROT_EXEC)), DENY);
+        assert_eq!(run(libc::SYS_mprotect, flags(libc::PROT_EXEC)), DENY);
+        assert_eq!(run(libc::SYS_kill, pid(-4242)), ALLOW);
+        assert_eq!(run(libc::SYS_kill, pid(-1)), DENY);
+        assert_eq!(run(libc::SYS_kill, pid(0)), DENY);
+        assert_eq!(run(libc::SYS_kill, pid(4242)), DENY);
     }
 
     #[test]

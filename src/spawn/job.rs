@@ -15,9 +15,13 @@
 //!   have without a job; SIGINT is passed on, and rsh ends by it only if the job does (bash's
 //!   rule: a program that handles Ctrl-C lets the script go on); signals the shell ignores (an
 //!   interactive shell ignores SIGINT, SIGQUIT, SIGTERM) stay ignored;
-//! - a stopped job is stopped whole; stopped from the terminal (Ctrl-Z), a non-interactive rsh
-//!   stops too and resumes the job when it is resumed itself; otherwise (an interactive rsh,
-//!   no job control yet; a job that stopped itself) it goes on at once, under its deadline.
+//! - a stopped job is stopped whole. Under job control (the interactive shell) it stays
+//!   stopped and is handed back (`Waited::Stopped`, waited for again by `resume`). Otherwise,
+//!   stopped from the terminal (Ctrl-Z, or reading or writing it from the background), what
+//!   happens is the job's `OnStop`: a script, or a shell forked inside a job, stops too and
+//!   continues the job when it is continued itself; a shell that must not stop lets it go on;
+//!   and a job that stopped itself otherwise (SIGSTOP) goes on at once. The deadline runs on
+//!   while a job is stopped.
 //!
 //! The leader of a job's own group is reaped last, so that the group number stays the job's
 //! for as long as rsh may signal it.
@@ -161,6 +165,28 @@ pub fn reclaim_terminal(tty: RawFd) {
     give_terminal(tty, unsafe { libc::getpgrp() });
 }
 
+/// The controlling terminal and the process group that holds it, when that is not rsh's
+/// own (None also when there is no terminal any more: hung up).
+pub fn terminal_holder() -> Option<(RawFd, Pid)> {
+    let tty = terminal()?;
+    // SAFETY: plain queries.
+    let (holder, own) = unsafe { (libc::tcgetpgrp(tty), libc::getpgrp()) };
+    (holder > 0 && holder != own).then_some((tty, Pid::from_raw(holder)))
+}
+
+/// Whether rsh leads its session: then every process group on its terminal is one rsh
+/// started (its jobs, their leftovers).
+pub fn leads_session() -> bool {
+    // SAFETY: plain queries.
+    unsafe { libc::getsid(0) == libc::getpid() }
+}
+
+/// Whether a process group still has a process in it.
+pub fn group_exists(group: Pid) -> bool {
+    // SAFETY: signal 0 only checks; nothing is sent.
+    unsafe { libc::kill(-group.as_raw(), 0) == 0 || Errno::last() != Errno::ESRCH }
+}
+
 /// A running job: its processes (waited for in order), the group to signal, the terminal it
 /// holds.
 pub struct Job {
@@ -168,6 +194,7 @@ pub struct Job {
     /// The job's own process group; None: signal the processes one by one.
     pub group: Option<Pid>,
     pub terminal: Option<RawFd>,
+    pub on_stop: OnStop,
     /// What its deadline passing does.
     pub expiry: Expiry,
 }
@@ -186,6 +213,114 @@ impl Expiry {
         signal: libc::SIGTERM,
         grace: Some(GRACE),
     };
+}
+
+/// What rsh does when a job is stopped from the terminal: Ctrl-Z (SIGTSTP, also a program
+/// stopping itself so, as `less` and `vim` do on Ctrl-Z), or reading or writing the terminal
+/// from outside its foreground group (SIGTTIN, SIGTTOU).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnStop {
+    /// Job control, only in the interactive shell itself, for a job in a group of its own that
+    /// holds the terminal: the job stays stopped, however it was stopped, rsh takes the
+    /// terminal back, and the caller gets the job back (`Waited::Stopped`).
+    Keep,
+    /// rsh stops too, by the same signal, and continues the job once continued itself: a
+    /// script, as bash's does, and a shell forked inside a job, so that the shell above sees
+    /// the job stop.
+    StopWith,
+    /// The job goes on at once, and rsh says so: where the shell that waits must not stop (a
+    /// command substitution or subshell, which the shell above waits for without job control,
+    /// or an interactive shell that cannot keep this job).
+    GoOn,
+}
+
+/// How waiting for a job came out.
+pub enum Waited {
+    Ended(Ended),
+    /// Stopped under `OnStop::Keep`: stopped, to be waited for again (`resume`).
+    Stopped(Stopped),
+}
+
+/// A job stopped under job control: what was collected of it so far, and where its wait
+/// stands, to be waited for again by `Job::resume`.
+#[derive(Debug)]
+pub struct Stopped {
+    exits: Vec<Option<Result<Exit, Errno>>>,
+    usage: Vec<Option<Usage>>,
+    /// The signal that stopped it (SIGTSTP for Ctrl-Z).
+    pub signal: libc::c_int,
+    /// When the job's time runs out; it runs on while the job is stopped.
+    pub deadline: Option<Instant>,
+    /// SIGTERM was sent at the deadline: what is left at the (new) deadline gets SIGKILL.
+    timed_out: bool,
+    /// Hung up at the end of the session: SIGKILL at the deadline, and no timeout to report.
+    hung_up: bool,
+}
+
+impl Stopped {
+    /// The job's deadline passed while it was stopped, and it got SIGTERM `ago`: waited for
+    /// again, it is killed `GRACE` after that and reported as timed out.
+    pub fn ran_out(&mut self, ago: Duration) {
+        self.timed_out = true;
+        self.deadline = Some(Instant::now() + GRACE.saturating_sub(ago));
+    }
+}
+
+/// A wait for a job under way (`Job::resume`).
+struct Progress {
+    exits: Vec<Option<Result<Exit, Errno>>>,
+    usage: Vec<Option<Usage>>,
+    /// When the job's time (or the grace period after SIGTERM, a hang-up or a signal) ends.
+    deadline: Option<Instant>,
+    /// SIGTERM was sent at the deadline.
+    timed_out: bool,
+    /// Hung up at the end of the session (`Job::hang_up`).
+    hung_up: bool,
+    /// SIGKILL was sent.
+    killed: bool,
+    /// Ctrl-C reached rsh while it waited.
+    interrupted: bool,
+    /// A terminating signal rsh took: passed on, and rsh ends by it once the job is gone.
+    dying: Option<libc::c_int>,
+}
+
+impl Progress {
+    fn from(stopped: Stopped) -> Progress {
+        Progress {
+            exits: stopped.exits,
+            usage: stopped.usage,
+            deadline: stopped.deadline,
+            timed_out: stopped.timed_out,
+            hung_up: stopped.hung_up,
+            killed: false,
+            interrupted: false,
+            dying: None,
+        }
+    }
+
+    /// A job being ended (its time ran out, it was hung up, rsh is ending) is not kept or
+    /// stopped: it goes on to its end.
+    fn ending(&self) -> bool {
+        self.timed_out || self.hung_up || self.dying.is_some()
+    }
+
+    /// The time left before the deadline (None: no deadline).
+    fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// The job stopped by `signal`, handed back to be kept: its deadline runs on.
+    fn handed_back(self, signal: libc::c_int) -> Stopped {
+        Stopped {
+            exits: self.exits,
+            usage: self.usage,
+            signal,
+            deadline: self.deadline,
+            timed_out: false,
+            hung_up: false,
+        }
+    }
 }
 
 /// How a job ended.
@@ -311,60 +446,135 @@ impl Job {
     /// Waits for every process of the job. `timeout`: the wall-clock limit, from now.
     /// `sweep`: end what the job leaves running in its group once its own processes have ended
     /// (see `end_leftovers`).
-    pub fn wait(&self, timeout: Option<Duration>, interactive: bool, sweep: bool) -> Ended {
+    pub fn wait(&self, timeout: Option<Duration>, interactive: bool, sweep: bool) -> Waited {
+        let from = Stopped {
+            exits: vec![None; self.pids.len()],
+            usage: vec![None; self.pids.len()],
+            signal: 0,
+            deadline: timeout.map(|t| Instant::now() + t),
+            timed_out: false,
+            hung_up: false,
+        };
+        self.resume(from, interactive, sweep)
+    }
+
+    /// Waits again for a job handed back stopped: continued since (`continue_in_foreground`),
+    /// or ended meanwhile.
+    pub fn resume(&self, from: Stopped, interactive: bool, sweep: bool) -> Waited {
         let blocked = Blocked::new();
-        let mut exits: Vec<Option<Result<Exit, Errno>>> = vec![None; self.pids.len()];
-        let mut usage: Vec<Option<Usage>> = vec![None; self.pids.len()];
-        let mut deadline = timeout.map(|t| Instant::now() + t);
-        let mut timed_out = false;
-        let mut killed = false;
-        let mut interrupted = false;
-        // A terminating signal rsh received: passed on, and rsh ends by it once the job is
-        // gone (SIGKILL for the job after the grace period).
-        let mut dying: Option<libc::c_int> = None;
+        let mut wait = Progress::from(from);
+        match self.follow(&blocked, &mut wait) {
+            Some(signal) => Waited::Stopped(wait.handed_back(signal)),
+            None => Waited::Ended(self.collect(wait, interactive, sweep)),
+        }
+    }
+
+    /// Ends a job handed back stopped and waits for its end: hung up, unless its time ran out
+    /// (`Stopped::ran_out`: it is in its grace period already).
+    pub fn end(&self, mut stopped: Stopped, interactive: bool, sweep: bool) -> Ended {
+        if !stopped.hung_up && !stopped.timed_out {
+            stopped = self.hang_up(stopped);
+        }
+        let blocked = Blocked::new();
+        let mut wait = Progress::from(stopped);
+        // Being ended, it is never handed back stopped (see `stopped`): `follow` comes back at
+        // its end, and would only be followed further otherwise.
+        while self.follow(&blocked, &mut wait).is_some() {}
+        self.collect(wait, interactive, sweep)
+    }
+
+    /// Follows the job until every process of it has ended (None), or it stopped and is
+    /// handed back to be kept (the stop signal).
+    fn follow(&self, blocked: &Blocked, wait: &mut Progress) -> Option<libc::c_int> {
+        // A hang-up the interactive shell's handler took before this wait could (while the
+        // shell asked the watch to hold the job, or just before the wait began) is passed on
+        // as if it came now: nobody is there to end the job otherwise.
+        if super::signals::hung_up() && !wait.hung_up && wait.dying.is_none() {
+            self.pass_on(libc::SIGHUP, wait);
+        }
         loop {
-            self.reap(&mut exits, &mut usage, interactive);
-            if exits.iter().all(Option::is_some) {
-                break;
+            let stop = self.reap(&mut wait.exits, &mut wait.usage);
+            if wait.exits.iter().all(Option::is_some) {
+                return None;
             }
-            let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            if remaining == Some(Duration::ZERO) {
-                if !timed_out && dying.is_none() {
-                    timed_out = true;
-                    self.signal(self.expiry.signal, &exits);
-                    self.signal(libc::SIGCONT, &exits);
-                    deadline = self.expiry.grace.map(|grace| Instant::now() + grace);
-                } else if !killed {
-                    killed = true;
-                    self.signal(libc::SIGKILL, &exits);
-                    deadline = None;
-                }
+            if let Some(signal) = stop
+                && self.stopped(signal, wait.ending(), &wait.exits)
+            {
+                return Some(signal);
+            }
+            if self.at_deadline(wait) {
                 continue;
             }
-            match blocked.next(remaining) {
-                Some(libc::SIGCHLD) | None => {}
-                Some(libc::SIGINT) => {
-                    interrupted = true;
-                    if !self.shares_our_group() {
-                        self.signal(libc::SIGINT, &exits);
-                    }
-                }
-                Some(sig) => {
-                    if !self.shares_our_group() {
-                        self.signal(sig, &exits);
-                        self.signal(libc::SIGCONT, &exits);
-                    }
-                    if dying.is_none() {
-                        dying = Some(sig);
-                        killed = false;
-                        deadline = Some(Instant::now() + GRACE);
-                    }
-                }
+            if let Some(sig) = blocked.next(wait.remaining()) {
+                self.received(sig, wait);
             }
         }
-        // Whatever the job left behind in its group: after a timeout or a terminating signal
-        // it goes at once; after a normal end, when sweeping.
-        if timed_out || dying.is_some() {
+    }
+
+    /// Once every process of the job has ended: what it left in its group is ended, and the
+    /// leader collected.
+    fn collect(&self, mut wait: Progress, interactive: bool, sweep: bool) -> Ended {
+        self.clear_group(&wait, sweep);
+        if let Some(used) = self.reap_leader() {
+            wait.usage[0] = Some(used);
+        }
+        self.ended(wait, interactive)
+    }
+
+    /// The deadline passed: the job gets SIGTERM (and SIGCONT) and a grace period, or, at the
+    /// end of that (or of a hang-up's or a signal's), SIGKILL. Whether it had passed.
+    fn at_deadline(&self, wait: &mut Progress) -> bool {
+        if wait.remaining() != Some(Duration::ZERO) {
+            return false;
+        }
+        if !wait.ending() {
+            wait.timed_out = true;
+            self.signal(self.expiry.signal, &wait.exits);
+            self.signal(libc::SIGCONT, &wait.exits);
+            wait.deadline = self.expiry.grace.map(|grace| Instant::now() + grace);
+        } else if !wait.killed {
+            wait.killed = true;
+            self.signal(libc::SIGKILL, &wait.exits);
+            wait.deadline = None;
+        }
+        true
+    }
+
+    /// A signal rsh took while it waited: SIGCHLD (something to reap), Ctrl-C (passed on; rsh
+    /// ends by it only if the job does, see `ended`), or a terminating one (`pass_on`).
+    fn received(&self, sig: libc::c_int, wait: &mut Progress) {
+        match sig {
+            libc::SIGCHLD => {}
+            libc::SIGINT => {
+                wait.interrupted = true;
+                if !self.shares_our_group() {
+                    self.signal(libc::SIGINT, &wait.exits);
+                }
+            }
+            sig => self.pass_on(sig, wait),
+        }
+    }
+
+    /// A terminating signal for rsh: the job gets it too (unless it reached the job already,
+    /// in rsh's own group), and SIGCONT to act on it; rsh ends by it once the job is gone,
+    /// SIGKILL for the job after the grace period.
+    fn pass_on(&self, sig: libc::c_int, wait: &mut Progress) {
+        if !self.shares_our_group() {
+            self.signal(sig, &wait.exits);
+            self.signal(libc::SIGCONT, &wait.exits);
+        }
+        if wait.dying.is_none() {
+            wait.dying = Some(sig);
+            wait.killed = false;
+            wait.deadline = Some(Instant::now() + GRACE);
+        }
+    }
+
+    /// What the job left behind in its group, once its own processes have ended: after a
+    /// timeout, a hang-up or a terminating signal it goes at once; after a normal end, when
+    /// sweeping.
+    fn clear_group(&self, wait: &Progress, sweep: bool) {
+        if wait.ending() {
             if let Some(pgid) = self.own_group() {
                 // SAFETY: the leader is not reaped yet: the group number is still the job's.
                 unsafe { libc::kill(-pgid.as_raw(), libc::SIGKILL) };
@@ -372,44 +582,75 @@ impl Job {
         } else if sweep {
             self.end_leftovers();
         }
-        if let Some(used) = self.reap_leader() {
-            usage[0] = Some(used);
-        }
-        let exits: Vec<Result<Exit, Errno>> = exits.into_iter().map(Option::unwrap).collect();
-        if let Some(sig) = dying {
-            return Ended {
-                exits,
-                usage,
-                timed_out,
-                dying: Some(sig),
-            };
-        }
-        // Ctrl-C on a job holding the terminal reaches only the job: a script that is not
-        // interactive ends with it, as bash's does (it gets the signal together with its child).
-        let ctrl_c = interrupted || self.terminal.is_some();
-        if ctrl_c
-            && !interactive
-            && matches!(
-                exits.last(),
-                Some(Ok(Exit::Signal {
-                    signal: libc::SIGINT,
-                    ..
-                }))
-            )
-        {
-            return Ended {
-                exits,
-                usage,
-                timed_out,
-                dying: Some(libc::SIGINT),
-            };
-        }
+    }
+
+    /// How the job ended, and whether rsh ends with it: by a terminating signal it took, or,
+    /// not interactive, by Ctrl-C that ended the job holding the terminal (bash's rule: the
+    /// script got the signal with its child; a program that handles Ctrl-C lets it go on).
+    fn ended(&self, wait: Progress, interactive: bool) -> Ended {
+        let exits: Vec<Result<Exit, Errno>> = wait.exits.into_iter().map(Option::unwrap).collect();
+        let ctrl_c = wait.interrupted || self.terminal.is_some();
+        let by_ctrl_c = matches!(
+            exits.last(),
+            Some(Ok(Exit::Signal {
+                signal: libc::SIGINT,
+                ..
+            }))
+        );
+        let dying = match wait.dying {
+            None if ctrl_c && !interactive && by_ctrl_c => Some(libc::SIGINT),
+            dying => dying,
+        };
         Ended {
             exits,
-            usage,
-            timed_out,
-            dying: None,
+            usage: wait.usage,
+            timed_out: wait.timed_out,
+            dying,
         }
+    }
+
+    /// Continues a job handed back stopped, in the foreground: the terminal to its group, then
+    /// SIGCONT to all of it.
+    pub fn continue_in_foreground(&self) {
+        let Some(pgid) = self.own_group() else {
+            return;
+        };
+        if let Some(tty) = self.terminal {
+            give_terminal(tty, pgid.as_raw());
+        }
+        // SAFETY: a signal to the job's group, whose leader rsh has not reaped.
+        unsafe { libc::kill(-pgid.as_raw(), libc::SIGCONT) };
+    }
+
+    /// Ends a job handed back stopped, as a hang-up of the terminal would: SIGHUP and SIGCONT
+    /// to its group. Waited for again (`end`), it gets SIGKILL `GRACE` later if it has not
+    /// ended, and is reported as neither timed out nor stopped again.
+    pub fn hang_up(&self, mut stopped: Stopped) -> Stopped {
+        if let Some(pgid) = self.own_group() {
+            // SAFETY: signals to the job's group, whose leader rsh has not reaped.
+            unsafe {
+                libc::kill(-pgid.as_raw(), libc::SIGHUP);
+                libc::kill(-pgid.as_raw(), libc::SIGCONT);
+            }
+        }
+        stopped.hung_up = true;
+        stopped.timed_out = false;
+        stopped.deadline = Some(Instant::now() + GRACE);
+        stopped
+    }
+
+    /// Whether every process of a job handed back stopped has ended (looked at, not
+    /// collected): a job has ended only when all of it has.
+    pub fn has_ended(&self, stopped: &Stopped) -> bool {
+        use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+        let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        self.pids.iter().zip(&stopped.exits).all(|(&pid, exit)| {
+            exit.is_some()
+                || !matches!(
+                    retry(|| waitid(Id::Pid(pid), peek)),
+                    Ok(WaitStatus::StillAlive)
+                )
+        })
     }
 
     /// Ends what the job's programs left running in its group after they ended themselves
@@ -434,16 +675,17 @@ impl Job {
         None
     }
 
-    /// Collects the processes that have ended; handles one that stopped. The leader of the
-    /// job's own group is only looked at (WNOWAIT): it stays a zombie until `reap_leader`.
+    /// Collects the processes that have ended, and returns the stop signal of any that
+    /// stopped (a stop from the terminal before another). The leader of the job's own group
+    /// is only looked at (WNOWAIT): it stays a zombie until `reap_leader`.
     fn reap(
         &self,
         exits: &mut [Option<Result<Exit, Errno>>],
         usage: &mut [Option<Usage>],
-        interactive: bool,
-    ) {
+    ) -> Option<libc::c_int> {
         use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
         let keep_leader = self.own_group().is_some();
+        let mut stop = None;
         for i in 0..self.pids.len() {
             if exits[i].is_some() {
                 continue;
@@ -453,7 +695,7 @@ impl Job {
                 // Stops first (consumed), then the exit without reaping.
                 let stops = WaitPidFlag::WSTOPPED | WaitPidFlag::WNOHANG;
                 if let Ok(WaitStatus::Stopped(_, sig)) = retry(|| waitid(Id::Pid(pid), stops)) {
-                    self.stopped(sig as libc::c_int, interactive, exits);
+                    stop = stronger_stop(stop, sig as libc::c_int);
                 }
                 let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
                 match retry(|| waitid(Id::Pid(pid), peek)) {
@@ -464,7 +706,7 @@ impl Job {
             }
             match retry(|| super::wait4(pid, libc::WUNTRACED | libc::WNOHANG)) {
                 Ok(Some((WaitStatus::Stopped(_, sig), _))) => {
-                    self.stopped(sig as libc::c_int, interactive, exits)
+                    stop = stronger_stop(stop, sig as libc::c_int);
                 }
                 Ok(Some((status, used))) => {
                     if let Some(exit) = super::ended(status) {
@@ -476,34 +718,95 @@ impl Job {
                 Err(errno) => exits[i] = Some(Err(errno)),
             }
         }
+        stop
     }
 
-    /// A process of the job stopped. The whole job is stopped with it, so that nothing of it
-    /// runs on unchecked. From the terminal (Ctrl-Z, or reading it in the background), a
-    /// script stops too, as bash does when stopped with its child, and both go on when rsh
-    /// is resumed. Otherwise (an interactive rsh has no job control yet, or the job stopped
-    /// itself) the job goes on at once, its deadline still running.
-    fn stopped(&self, sig: libc::c_int, interactive: bool, exits: &[Option<Result<Exit, Errno>>]) {
-        self.signal(libc::SIGSTOP, exits);
-        let from_terminal = matches!(sig, libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU);
-        if from_terminal {
+    /// A process of the job stopped by `sig`. The whole job is stopped with it, so that nothing
+    /// of it runs on unchecked, unless the job's group is rsh's own (a shell inside a job:
+    /// the terminal's signal reached all of it, and the shell above stops the rest). A job
+    /// being `ending` (its time ran out, rsh is ending, it was hung up) goes on at once, to its
+    /// end. Under job control the job is handed back, however it was stopped (`top` stops
+    /// itself with SIGSTOP on Ctrl-Z); otherwise a stop from the terminal is the job's
+    /// `OnStop`'s to handle (`stopped_from_terminal`), and after any other the job goes on at
+    /// once, its deadline still running. Whether the job is handed back stopped.
+    fn stopped(
+        &self,
+        sig: libc::c_int,
+        ending: bool,
+        exits: &[Option<Result<Exit, Errno>>],
+    ) -> bool {
+        let whole = !self.shares_our_group();
+        if whole {
+            self.signal(libc::SIGSTOP, exits);
+        }
+        if ending {
+            self.signal(libc::SIGCONT, exits);
+            return false;
+        }
+        if whole && self.under_job_control() {
             if let Some(tty) = self.terminal {
                 reclaim_terminal(tty);
             }
-            if interactive {
-                let _ = super::fd::write_all(
-                    2,
-                    b"\nrsh: stopping a command is not supported; it goes on running\n",
-                );
-            } else {
-                // SAFETY: raise takes an integer.
-                unsafe { libc::raise(libc::SIGSTOP) };
-            }
-            if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
-                give_terminal(tty, pgid.as_raw());
-            }
+            return true;
+        }
+        if is_terminal_stop(sig) {
+            self.stopped_from_terminal(sig);
         }
         self.signal(libc::SIGCONT, exits);
+        false
+    }
+
+    /// Whether a stopped job is handed back to be kept: job control, for a job in a group of
+    /// its own that holds the terminal.
+    fn under_job_control(&self) -> bool {
+        self.on_stop == OnStop::Keep && self.terminal.is_some() && self.group.is_some()
+    }
+
+    /// A stop from the terminal that is not kept: a shell that stops with its job stops now
+    /// (and returns once continued); one that must not says so. Either way the job then gets
+    /// the terminal back, to go on.
+    fn stopped_from_terminal(&self, sig: libc::c_int) {
+        if let Some(tty) = self.terminal {
+            reclaim_terminal(tty);
+        }
+        match self.on_stop {
+            OnStop::StopWith => stop_self(sig),
+            OnStop::Keep | OnStop::GoOn => {
+                let _ = super::fd::write_all(
+                    2,
+                    b"\nrsh: this command cannot be stopped here; it goes on running\n",
+                );
+            }
+        }
+        if let (Some(tty), Some(pgid)) = (self.terminal, self.group) {
+            give_terminal(tty, pgid.as_raw());
+        }
+    }
+}
+
+/// A stop from the terminal, or one a program makes as if from it (Ctrl-Z in `vim`).
+fn is_terminal_stop(sig: libc::c_int) -> bool {
+    matches!(sig, libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU)
+}
+
+/// Of two stops seen together, the one from the terminal.
+fn stronger_stop(seen: Option<libc::c_int>, sig: libc::c_int) -> Option<libc::c_int> {
+    match seen {
+        Some(earlier) if is_terminal_stop(earlier) => Some(earlier),
+        _ => Some(sig),
+    }
+}
+
+/// Stops rsh by `sig`, as the signal's default action does (whatever rsh does with it
+/// otherwise), so that the shell above sees the job stop as from the terminal; returns once
+/// rsh is continued. (In an orphaned process group the kernel drops the stop, and the job
+/// simply goes on.)
+fn stop_self(sig: libc::c_int) {
+    // SAFETY: dispositions and raise take integers; the old disposition is put back.
+    unsafe {
+        let old = libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+        libc::signal(sig, old);
     }
 }
 

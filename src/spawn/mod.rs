@@ -50,11 +50,12 @@ fn release_stops() {
 }
 
 /// Signals whose disposition the shell may change for itself and every child must get back.
-/// SIGWINCH and SIGCHLD are there for the line editor's handlers, which must not run in a child
-/// that still shares rsh's memory.
-const RESET_SIGNALS: [libc::c_int; 9] = [
+/// SIGWINCH, SIGCHLD and SIGHUP are there for the line editor's handlers and the interactive
+/// shell's own, which must not run in a child that still shares rsh's memory.
+const RESET_SIGNALS: [libc::c_int; 10] = [
     libc::SIGWINCH,
     libc::SIGCHLD,
+    libc::SIGHUP,
     libc::SIGINT,
     libc::SIGQUIT,
     libc::SIGTERM,
@@ -699,6 +700,21 @@ pub fn try_wait(pid: Pid) -> Result<Option<Exit>, Errno> {
     }
 }
 
+/// Waits for `pid` to end until `until` (polling, for a child that has been asked to end);
+/// whether it ended, and was collected, by then (a child that cannot be waited for counts as
+/// ended).
+pub fn ended_by(pid: Pid, until: std::time::Instant) -> bool {
+    loop {
+        match try_wait(pid) {
+            Ok(None) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Ok(None) => return false,
+            Ok(Some(_)) | Err(_) => return true,
+        }
+    }
+}
+
 /// Waits for one child, retrying on EINTR.
 pub fn wait(pid: Pid) -> Result<Exit, Errno> {
     wait_with_usage(pid).map(|(exit, _)| exit)
@@ -786,9 +802,16 @@ pub fn pipe_nonblocking() -> Result<(OwnedFd, OwnedFd), Errno> {
 
 pub mod fd;
 pub mod job;
+pub mod procfs;
+pub mod watch;
 
 /// Signal dispositions of the shell process itself.
 pub mod signals {
+    use std::os::fd::IntoRawFd;
+    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+    use nix::errno::Errno;
+
     /// Rust starts programs with SIGPIPE ignored; a shell must not (`yes | head` must end, and
     /// the children inherit the disposition).
     pub fn default_sigpipe() {
@@ -796,10 +819,143 @@ pub mod signals {
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
 
-    /// An interactive shell survives Ctrl-C, Ctrl-\ and `kill` at the prompt; its children get
-    /// the defaults back before they start (see `reset_child_state`).
+    /// An interactive shell survives Ctrl-C, Ctrl-\ and `kill` at the prompt, and Ctrl-Z does
+    /// not stop it (as in bash: with job control, it must not stop while it keeps jobs); its
+    /// children get the defaults back before they start (see `reset_child_state`).
     pub fn ignore_interactive_signals() {
-        ignore(&[libc::SIGINT, libc::SIGQUIT, libc::SIGTERM]);
+        ignore(&[libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGTSTP]);
+    }
+
+    /// In a shell forked inside a job: the stops from the terminal stop it again, as they do
+    /// the job's programs, so that the shell that waits for the job sees it stop.
+    pub fn default_stops() {
+        for sig in super::STOP_SIGNALS {
+            // SAFETY: setting a default disposition has no memory effects.
+            unsafe { libc::signal(sig, libc::SIG_DFL) };
+        }
+    }
+
+    /// Which of the signals handled by `end_input_on` came (by signal number).
+    static NOTED: [AtomicBool; 32] = [const { AtomicBool::new(false) }; 32];
+    /// /dev/null, for the handler to put in place of standard input.
+    static NULL: AtomicI32 = AtomicI32::new(-1);
+    /// The hang-up was passed on (see `pass_on_hang_up`).
+    static HANG_UP_PASSED: AtomicBool = AtomicBool::new(false);
+    /// The forked copy of the shell being waited for (0: none), see `waiting_for`.
+    static WAITED: AtomicI32 = AtomicI32::new(0);
+    /// rsh leads its process group (see `pass_on_hang_up`).
+    static LEADS_GROUP: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn on_input_ending(sig: libc::c_int) {
+        // SAFETY: only atomics, dup2 and kill (async-signal-safe); errno is put back for the
+        // code interrupted.
+        unsafe {
+            let saved = *libc::__errno_location();
+            if let Some(noted) = NOTED.get(sig as usize) {
+                noted.store(true, Ordering::SeqCst);
+            }
+            let null = NULL.load(Ordering::SeqCst);
+            if null >= 0 {
+                libc::dup2(null, 0);
+            }
+            if sig == libc::SIGHUP {
+                pass_on_hang_up();
+            }
+            *libc::__errno_location() = saved;
+        }
+    }
+
+    /// Makes `sig` end the line being read, wherever it is read: its handler notes it
+    /// (`noted`) and puts /dev/null in place of standard input, so that the read (the line
+    /// editor's or the plain one, both of which retry after a signal) sees the end of the
+    /// input. The idle timeout's SIGALRM, and the hang-up (see `catch_hang_up`).
+    pub fn end_input_on(sig: libc::c_int) -> Result<(), Errno> {
+        if NULL.load(Ordering::SeqCst) < 0 {
+            // Not marked as rsh's own: /dev/null is every program's too.
+            let null = nix::fcntl::open(
+                "/dev/null",
+                nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_CLOEXEC,
+                nix::sys::stat::Mode::empty(),
+            )
+            .and_then(super::fd::to_shell_range)?;
+            NULL.store(null.into_raw_fd(), Ordering::SeqCst);
+        }
+        // SAFETY: the handler only touches atomics and makes async-signal-safe calls;
+        // SA_RESTART so that an interrupted read restarts, now on /dev/null.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_input_ending as *const () as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(sig, &action, std::ptr::null_mut()) != 0 {
+                return Err(Errno::last());
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `sig`, handled by `end_input_on`, came.
+    pub fn noted(sig: libc::c_int) -> bool {
+        NOTED
+            .get(sig as usize)
+            .is_some_and(|noted| noted.load(Ordering::SeqCst))
+    }
+
+    /// The interactive shell ends cleanly on SIGHUP (a closed terminal, a dropped ssh
+    /// connection) instead of dying where it stands: the handler notes it and ends the line
+    /// being read (`end_input_on`), and passes it on (`pass_on_hang_up`); the shell then ends
+    /// its stopped jobs and its records, and dies by the signal (`hung_up`). While a command
+    /// runs the signal is taken by the wait (see `job`).
+    pub fn catch_hang_up() -> Result<(), Errno> {
+        // SAFETY: plain queries.
+        let leads = unsafe { libc::getpgrp() == libc::getpid() };
+        LEADS_GROUP.store(leads, Ordering::SeqCst);
+        end_input_on(libc::SIGHUP)
+    }
+
+    /// Whether the interactive shell was hung up (see `catch_hang_up`).
+    pub fn hung_up() -> bool {
+        noted(libc::SIGHUP)
+    }
+
+    /// Passes a hang-up on, once, to what the shell waits for without a job of its own: a
+    /// subshell or command substitution is a forked copy of the shell in the shell's own
+    /// process group, which the kernel's hang-up (sent to the session's leader) does not
+    /// reach, and whose loop would run on unseen. When rsh leads its group, all of the group
+    /// gets it (forked copies of forked copies too; rsh itself ignores it the second time);
+    /// otherwise the forked copy being waited for. Async-signal-safe.
+    fn pass_on_hang_up() {
+        if HANG_UP_PASSED.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        // SAFETY: kill takes integers.
+        unsafe {
+            if LEADS_GROUP.load(Ordering::SeqCst) {
+                libc::kill(0, libc::SIGHUP);
+            } else {
+                let waited = WAITED.load(Ordering::SeqCst);
+                if waited > 0 {
+                    libc::kill(waited, libc::SIGHUP);
+                }
+            }
+        }
+    }
+
+    /// Notes the forked copy of the shell the shell now waits for (None: the wait is over),
+    /// for a hang-up to reach it; hung up already, it gets the hang-up at once.
+    pub fn waiting_for(child: Option<nix::unistd::Pid>) {
+        let pid = child.map_or(0, |pid| pid.as_raw());
+        WAITED.store(pid, Ordering::SeqCst);
+        if pid > 0 && hung_up() {
+            // SAFETY: a signal to the shell's own child, not yet reaped.
+            unsafe { libc::kill(pid, libc::SIGHUP) };
+        }
+    }
+
+    /// In a forked copy of the shell: SIGHUP ends it by default again.
+    pub fn default_hang_up() {
+        // SAFETY: setting a default disposition has no memory effects.
+        unsafe { libc::signal(libc::SIGHUP, libc::SIG_DFL) };
     }
 
     /// Ignores each of `signals`.

@@ -139,6 +139,16 @@ impl Pty {
 }
 
 impl Pty {
+    /// The program's process id.
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// The terminal's foreground process group.
+    pub fn foreground_group(&self) -> i32 {
+        nix::unistd::tcgetpgrp(&self.master).map_or(-1, |pgid| pgid.as_raw())
+    }
+
     /// Closes the terminal's master side, as a disconnected ssh client or a closed terminal
     /// window does: the kernel hangs up the session.
     pub fn hang_up(&mut self) {

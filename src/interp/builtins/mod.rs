@@ -41,9 +41,11 @@ const BUILTINS: &[(&str, Builtin)] = &[
     ("exit", exit),
     ("export", declare::export),
     ("false", false_),
+    ("fg", super::jobs::fg),
     ("hash", kind::hash),
     ("help", session::help),
     ("history", session::history),
+    ("jobs", super::jobs::jobs),
     ("let", let_),
     ("local", declare::local),
     ("logout", session::logout),
@@ -78,9 +80,7 @@ const REFUSED: &[&str] = &[
     "disown",
     "enable",
     "fc",
-    "fg",
     "getopts",
-    "jobs",
     "kill",
     "mapfile",
     "popd",
@@ -328,6 +328,9 @@ fn numeric_arg(shell: &Shell, name: &str, arg: Option<&String>) -> Result<Option
 fn exit(shell: &mut Shell, argv: &[String]) -> Outcome {
     if argv.len() > 2 {
         shell.builtin_error("exit", "too many arguments");
+        return Ok(1);
+    }
+    if shell.warn_of_kept_jobs("exit") {
         return Ok(1);
     }
     match numeric_arg(shell, "exit", argv.get(1)) {

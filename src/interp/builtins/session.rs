@@ -213,6 +213,9 @@ pub fn logout(shell: &mut Shell, argv: &[String]) -> Outcome {
         shell.builtin_error("logout", "not login shell: use `exit'");
         return Ok(1);
     }
+    if shell.warn_of_kept_jobs("logout") {
+        return Ok(1);
+    }
     match argv.get(1).map(|n| n.parse::<i32>()) {
         None => Err(Flow::Exit(shell.last_status())),
         Some(Ok(n)) => Err(Flow::Exit(n & 0xff)),
