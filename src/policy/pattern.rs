@@ -312,6 +312,9 @@ fn parse_words(text: &str) -> Result<Kind, PatternError> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Glob {
     tokens: Vec<Token>,
+    /// The whole glob, when it is nothing but literal characters (most are: `-exec`, `push`):
+    /// matched by comparing strings.
+    literal: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -431,13 +434,37 @@ impl Glob {
                 c => tokens.push(Token::Literal(c)),
             }
         }
-        Ok(Glob { tokens })
+        let literal = tokens
+            .iter()
+            .map(|token| match token {
+                Token::Literal(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        Ok(Glob { tokens, literal })
     }
 
     /// Matches the whole of `s`. Backtracks only to the last `*`, which is enough because every
     /// other token consumes exactly one character.
     pub(crate) fn matches(&self, s: &str) -> bool {
-        let text: Vec<char> = s.chars().collect();
+        // Every argument of every command is matched against the globs of its program's
+        // entries: the common cases go without a copy of the argument.
+        if let Some(literal) = &self.literal {
+            return s == literal;
+        }
+        if let Some(Token::Literal(first)) = self.tokens.first()
+            && !s.starts_with(*first)
+        {
+            return false;
+        }
+        if s.is_ascii() {
+            self.matches_text(s.as_bytes())
+        } else {
+            self.matches_text(&s.chars().collect::<Vec<char>>())
+        }
+    }
+
+    fn matches_text<C: Copy + Into<char>>(&self, text: &[C]) -> bool {
         let (mut t, mut p) = (0, 0);
         let mut star: Option<(usize, usize)> = None;
         while t < text.len() {
@@ -446,7 +473,7 @@ impl Glob {
                     star = Some((p, t));
                     p += 1;
                 }
-                Some(token) if token_matches(token, text[t]) => {
+                Some(token) if token_matches(token, text[t].into()) => {
                     t += 1;
                     p += 1;
                 }
@@ -641,6 +668,21 @@ mod tests {
         assert!(m("[[:digit:]]*", "7up"));
         assert!(!m("[[:digit:]]*", "up"));
         assert!(m("é?", "éé"));
+        // A character of several bytes is one character, in the text as in the glob.
+        assert!(m("-?", "-é"));
+        assert!(m("*é", "ééé"));
+        assert!(!m("-x?", "-xéé"));
+        assert!(m("[!a]b", "éb"));
+    }
+
+    #[test]
+    fn literal_globs_match_whole_arguments() {
+        assert!(m("-exec", "-exec"));
+        assert!(!m("-exec", "-execdir"));
+        assert!(!m("-exec", "-exe"));
+        assert!(m("push", "push"));
+        assert!(!m("push*", "pul"));
+        assert!(m("é", "é"));
     }
 
     #[test]
