@@ -974,16 +974,22 @@ fn a_hang_up_while_a_command_runs_ends_the_kept_jobs_too() {
     pty.send(&format!("sleep {running}\r"));
     started(&running);
     pty.hang_up();
+    ended_by_the_hang_up(&case, &mut pty, WAIT, [&kept, &running]);
+}
+
+/// After a hang-up: rsh ends within `within`, and so do the two `sleep`s with these arguments,
+/// each with one record that says SIGHUP ended it.
+fn ended_by_the_hang_up(case: &Case, pty: &mut Pty, within: Duration, args: [&str; 2]) {
     assert!(
-        pty.ended_within(WAIT).is_some(),
+        pty.ended_within(within).is_some(),
         "rsh outlived its terminal"
     );
     wait_until("both ended", || {
-        processes_with_arg(&kept).is_empty() && processes_with_arg(&running).is_empty()
+        args.iter().all(|arg| processes_with_arg(arg).is_empty())
     });
     let records = case.records_of("sleep");
-    for arg in [&kept, &running] {
-        let one: Vec<_> = records.iter().filter(|r| r["argv"][1] == **arg).collect();
+    for arg in args {
+        let one: Vec<_> = records.iter().filter(|r| r["argv"][1] == arg).collect();
         assert_eq!(one.len(), 1, "{arg}: {records:?}");
         assert_eq!(one[0]["signal"], "SIGHUP", "{arg}: {records:?}");
     }
@@ -1318,19 +1324,7 @@ fn a_hang_up_while_a_job_is_being_kept_ends_it() {
     // The shell waits for the watch's answer now.
     std::thread::sleep(Duration::from_millis(500));
     pty.hang_up();
-    assert!(
-        pty.ended_within(Duration::from_secs(15)).is_some(),
-        "rsh outlived its terminal"
-    );
-    wait_until("both ended", || {
-        processes_with_arg(&kept).is_empty() && processes_with_arg(&stopping).is_empty()
-    });
-    let records = case.records_of("sleep");
-    for arg in [&kept, &stopping] {
-        let one: Vec<_> = records.iter().filter(|r| r["argv"][1] == **arg).collect();
-        assert_eq!(one.len(), 1, "{arg}: {records:?}");
-        assert_eq!(one[0]["signal"], "SIGHUP", "{arg}: {records:?}");
-    }
+    ended_by_the_hang_up(&case, &mut pty, Duration::from_secs(15), [&kept, &stopping]);
 }
 
 /// A program a pipeline stage's shell runs and waits for (`{ prog; …; } | …`) keeps its record

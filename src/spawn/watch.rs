@@ -131,7 +131,7 @@ const UNREADABLE: u8 = 4;
 const UNKNOWN: u8 = 5;
 
 /// An answer: the number of the request it answers, what became of the job, and for a job
-/// that timed out how long ago it got SIGTERM, in milliseconds.
+/// that timed out how long ago it got SIGKILL, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Answer {
     number: u64,
