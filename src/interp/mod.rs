@@ -101,8 +101,8 @@ pub struct Shell {
     shell_pid: i32,
     call_depth: usize,
     loop_depth: usize,
-    /// >0 while running an `if`/`while` condition, a non-final `&&`/`||` element or a `!`
-    /// pipeline: `set -e` does not apply there.
+    /// Above 0 while running an `if`/`while` condition, a non-final `&&`/`||` element or a
+    /// `!` pipeline: `set -e` does not apply there.
     errexit_suppressed: usize,
     lineno: usize,
     started: Instant,

@@ -184,9 +184,8 @@ impl Scanner<'_> {
                 // `|` and `|&` lead to the next command of a pipeline; `||` to a new one.
                 let pipe = c == b'|' && self.src.get(self.i + 1) != Some(&b'|');
                 self.i += 1;
-                if c == b'|' && !pipe {
-                    self.i += 1;
-                } else if pipe && self.src.get(self.i) == Some(&b'&') {
+                // The second character of `||` or `|&`.
+                if c == b'|' && !pipe || pipe && self.src.get(self.i) == Some(&b'&') {
                     self.i += 1;
                 }
                 self.after_pipe = pipe;

@@ -100,8 +100,11 @@ const SHOPT_FIXED: &[(&str, bool)] = &[
     ("xpg_echo", false),
 ];
 
+/// Where an option's flag is kept.
+type FlagOf = fn(&mut Options) -> &mut bool;
+
 /// The shopt options rsh implements, with the option each one sets.
-const SHOPT_FLAGS: &[(&str, fn(&mut Options) -> &mut bool)] = &[
+const SHOPT_FLAGS: &[(&str, FlagOf)] = &[
     ("dotglob", |o| &mut o.dotglob),
     ("expand_aliases", |o| &mut o.expand_aliases),
     ("extglob", |o| &mut o.extglob),
