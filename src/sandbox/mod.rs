@@ -316,19 +316,20 @@ impl Sandbox {
         if !self.missing.is_empty() {
             log_degraded(&self.missing);
         }
-        let mut rulesets = Vec::with_capacity(2);
-        if let Some(layer) = self.fs_layer()? {
-            rulesets.push(layer);
-        }
-        if let Some(layer) = self.command_layer(program, dev, ino, profile)? {
-            rulesets.push(layer);
-        }
+        // The program's own layer and filter first: the file-system layer may still be
+        // under way on its thread (`prepare`), and this is work done meanwhile.
+        let command_layer = self.command_layer(program, dev, ino, profile)?;
         let filter = self.seccomp.then(|| {
             self.filter(SeccompProfile {
                 network: profile.network,
                 subprocesses: profile.subprocesses,
             })
         });
+        let mut rulesets = Vec::with_capacity(2);
+        if let Some(layer) = self.fs_layer()? {
+            rulesets.push(layer);
+        }
+        rulesets.extend(command_layer);
         Ok(Confinement {
             rlimits: self.rlimits.clone(),
             die_with_parent: true,
