@@ -13,7 +13,9 @@ pub mod wrapper;
 use std::fmt;
 use std::path::Path;
 
-use crate::policy::{CommandRef, Level, Mode, Place, Policy, Risk, Verdict};
+use crate::policy::{
+    CommandRef, CommandTable, Level, Listed, Mode, Place, Policy, Risk, RiskRule, Rule, Verdict,
+};
 
 /// The program a simple command would run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,10 +144,11 @@ pub fn profile(policy: &Policy, program: &Program, name: &str) -> CommandProfile
 /// 2. Otherwise the base verdict: the table's `default`; else the `[commands]` lists naming the
 ///    program (highest verdict); else allow for a builtin; else `[shell] unknown`.
 pub fn decide(policy: &Policy, request: &Request) -> Decision {
+    let naming = Naming::of(policy, &request.program);
     // Looked up once: both the verdict and the risk are taken twice when it is so.
-    let named_otherwise = named_otherwise(policy, request);
-    let (verdict, rule, reason) = judge_by_name(policy, request, named_otherwise);
-    let (risk, risk_reason, risk_set) = risk_of(policy, request, named_otherwise);
+    let named_otherwise = naming.named_otherwise(request);
+    let (verdict, rule, reason) = judge_by_name(policy, &naming, request, named_otherwise);
+    let (risk, risk_reason, risk_set) = risk_of(policy, &naming, request, named_otherwise);
     Decision {
         verdict,
         rule,
@@ -165,14 +168,15 @@ pub fn decide(policy: &Policy, request: &Request) -> Decision {
 /// another entry allows).
 fn judge_by_name(
     policy: &Policy,
+    naming: &Naming,
     request: &Request,
     named_otherwise: bool,
 ) -> (Verdict, RuleRef, String) {
-    let named = judge(policy, request, true);
+    let named = judge(policy, naming, request, true);
     if named.0 == Verdict::Deny || !named_otherwise {
         return named;
     }
-    let any_name = judge(policy, request, false);
+    let any_name = judge(policy, naming, request, false);
     if any_name.0 > named.0 {
         any_name
     } else {
@@ -180,15 +184,44 @@ fn judge_by_name(
     }
 }
 
-/// Whether an entry naming the request's program is written with another name.
-fn named_otherwise(policy: &Policy, request: &Request) -> bool {
-    let typed = typed_name(request);
-    let other =
-        |command: &CommandRef| is(command, &request.program) && !called_as(command, typed, request);
-    policy.listed().iter().any(|l| other(&l.command))
-        || policy.tables().iter().any(|t| other(&t.command))
-        || policy.rules().iter().any(|r| other(&r.command))
-        || policy.risks().iter().any(|r| other(&r.command))
+/// The policy's entries that name the request's program (under any of its names), each kind
+/// in the order of the file. A decision looks at them several times: they are found in one
+/// pass over the policy.
+struct Naming<'p> {
+    listed: Vec<&'p Listed>,
+    tables: Vec<&'p CommandTable>,
+    rules: Vec<&'p Rule>,
+    risks: Vec<&'p RiskRule>,
+}
+
+impl<'p> Naming<'p> {
+    fn of(policy: &'p Policy, program: &Program) -> Naming<'p> {
+        Naming {
+            listed: naming(policy.listed(), program, |l| &l.command),
+            tables: naming(policy.tables(), program, |t| &t.command),
+            rules: naming(policy.rules(), program, |r| &r.command),
+            risks: naming(policy.risks(), program, |r| &r.command),
+        }
+    }
+
+    /// Whether an entry naming the request's program is written with another name.
+    fn named_otherwise(&self, request: &Request) -> bool {
+        let typed = typed_name(request);
+        let other = |command: &CommandRef| !called_as(command, typed, request);
+        self.listed.iter().any(|l| other(&l.command))
+            || self.tables.iter().any(|t| other(&t.command))
+            || self.rules.iter().any(|r| other(&r.command))
+            || self.risks.iter().any(|r| other(&r.command))
+    }
+}
+
+/// The entries of `all` whose command is `program`.
+fn naming<'p, T>(
+    all: &'p [T],
+    program: &Program,
+    command: impl Fn(&T) -> &CommandRef,
+) -> Vec<&'p T> {
+    all.iter().filter(|e| is(command(e), program)).collect()
 }
 
 /// The last part of argv[0].
@@ -203,24 +236,28 @@ fn last_part(name: &str) -> &str {
 
 /// The verdict on a request, the rule that gave it, and why. `by_name`: allow and ask
 /// entries count only for the program called by their name (see `judge_by_name`).
-fn judge(policy: &Policy, request: &Request, by_name: bool) -> (Verdict, RuleRef, String) {
+fn judge(
+    policy: &Policy,
+    naming: &Naming,
+    request: &Request,
+    by_name: bool,
+) -> (Verdict, RuleRef, String) {
     let args = request.argv.get(1..).unwrap_or_default();
-    let is_program = |command: &CommandRef| is(command, &request.program);
     let typed = typed_name(request);
+    // Every entry of `naming` is the program; by name, allow and ask entries count only
+    // under the name it was called by.
     let applies = |command: &CommandRef, verdict: Verdict| {
-        is_program(command)
-            && (!by_name || verdict == Verdict::Deny || called_as(command, typed, request))
+        !by_name || verdict == Verdict::Deny || called_as(command, typed, request)
     };
 
-    let table_patterns = policy
-        .tables()
+    let table_patterns = naming
+        .tables
         .iter()
-        .filter(|t| is_program(&t.command))
         .flat_map(|t| t.patterns.iter().map(move |p| (t, p)))
         .filter(|(t, p)| applies(&t.command, p.verdict))
         .map(|(_, p)| p);
-    let rule_patterns = policy
-        .rules()
+    let rule_patterns = naming
+        .rules
         .iter()
         .filter(|r| applies(&r.command, r.rule.verdict))
         .map(|r| &r.rule);
@@ -252,8 +289,8 @@ fn judge(policy: &Policy, request: &Request, by_name: bool) -> (Verdict, RuleRef
     }
 
     let default = strongest(
-        policy
-            .tables()
+        naming
+            .tables
             .iter()
             .filter_map(|t| t.default.map(|(verdict, at)| (verdict, at, t)))
             .filter(|(verdict, _, t)| applies(&t.command, *verdict)),
@@ -269,8 +306,8 @@ fn judge(policy: &Policy, request: &Request, by_name: bool) -> (Verdict, RuleRef
     }
 
     let listed = strongest(
-        policy
-            .listed()
+        naming
+            .listed
             .iter()
             .filter(|l| applies(&l.command, l.verdict))
             .map(|l| (l.verdict, l.at, l)),
@@ -303,12 +340,12 @@ fn judge(policy: &Policy, request: &Request, by_name: bool) -> (Verdict, RuleRef
         }
     };
     // The program is named, under other names only: say so.
-    let other_names: Vec<&str> = policy
-        .listed()
+    let other_names: Vec<&str> = naming
+        .listed
         .iter()
         .map(|l| &l.command)
-        .chain(policy.tables().iter().map(|t| &t.command))
-        .filter(|c| is_program(c) && !called_as(c, typed, request))
+        .chain(naming.tables.iter().map(|t| &t.command))
+        .filter(|c| !called_as(c, typed, request))
         .map(|c| c.name.as_str())
         .collect();
     if let (Some(name), false) = (other_names.first(), verdict == Verdict::Allow) {
@@ -405,13 +442,18 @@ fn is(command: &CommandRef, program: &Program) -> bool {
 /// 3. else rsh's built-in classification of the program by its file name (unless
 ///    `[risk] builtin = false`), and low for a shell builtin;
 /// 4. else medium.
-fn risk_of(policy: &Policy, request: &Request, named_otherwise: bool) -> (Risk, String, bool) {
-    let named = risk_of_entries(policy, request, true);
+fn risk_of(
+    policy: &Policy,
+    naming: &Naming,
+    request: &Request,
+    named_otherwise: bool,
+) -> (Risk, String, bool) {
+    let named = risk_of_entries(policy, naming, request, true);
     if !named_otherwise {
         return named;
     }
     // As for the verdict: entries under another name may raise the risk, not lower it.
-    let any_name = risk_of_entries(policy, request, false);
+    let any_name = risk_of_entries(policy, naming, request, false);
     if any_name.0 > named.0 {
         any_name
     } else {
@@ -421,14 +463,17 @@ fn risk_of(policy: &Policy, request: &Request, named_otherwise: bool) -> (Risk, 
 
 /// The risk, from `[risk]` entries and tables for the program (`by_name`: only those written
 /// with the name it was called by), else the built-in classification.
-fn risk_of_entries(policy: &Policy, request: &Request, by_name: bool) -> (Risk, String, bool) {
+fn risk_of_entries(
+    policy: &Policy,
+    naming: &Naming,
+    request: &Request,
+    by_name: bool,
+) -> (Risk, String, bool) {
     let args = request.argv.get(1..).unwrap_or_default();
     let typed = typed_name(request);
-    let counts = |command: &CommandRef| {
-        is(command, &request.program) && (!by_name || called_as(command, typed, request))
-    };
-    let matched = policy
-        .risks()
+    let counts = |command: &CommandRef| !by_name || called_as(command, typed, request);
+    let matched = naming
+        .risks
         .iter()
         .filter(|r| counts(&r.command) && r.entry.pattern.matches(args))
         .min_by_key(|r| (std::cmp::Reverse(r.risk), r.entry.at.offset));
@@ -442,8 +487,8 @@ fn risk_of_entries(policy: &Policy, request: &Request, by_name: bool) -> (Risk, 
         );
         return (r.risk, why, true);
     }
-    let table = policy
-        .tables()
+    let table = naming
+        .tables
         .iter()
         .filter(|t| counts(&t.command))
         .filter_map(|t| t.risk.map(|(risk, at)| (risk, at, t)))
