@@ -661,6 +661,47 @@ time.sleep(5)
     );
 }
 
+/// What the user set with a command of their own (`stty -echo`) stays when a kept job runs
+/// later, while the prompt waits: only settings taken over from a command during which the
+/// job ran are undone.
+#[test]
+fn a_kept_job_that_ran_at_the_prompt_leaves_the_users_settings() {
+    let case = Case::audited("");
+    case.write(
+        "sneak.py",
+        &format!(
+            "{CONTINUED_BY_A_TIMER}
+continue_me(2.0)
+os.kill(os.getpid(), signal.SIGTSTP)
+time.sleep(5)
+"
+        ),
+    );
+    let mut pty = case.start(&[]);
+    let arg = marker(307);
+    pty.send(&format!("python3 sneak.py {arg}\r"));
+    pty.expect(
+        &format!("[1]+  Stopped                 python3 sneak.py {arg}\r\n"),
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    let echo = "python3 -c 'import termios; print(\"echo\", bool(termios.tcgetattr(0)[3] & termios.ECHO))'";
+    // The user's own `stty -echo`, taken over by the shell.
+    pty.send(
+        "python3 -c 'import termios; m = termios.tcgetattr(0); m[3] &= ~termios.ECHO; \
+         termios.tcsetattr(0, termios.TCSANOW, m)'\r",
+    );
+    pty.expect(PROMPT, WAIT);
+    wait_until("the job ended", || processes_with_arg(&arg).is_empty());
+    pty.send(":\r");
+    pty.expect(
+        "rsh: python3: ran while stopped, not continued by fg; ended\r\n",
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, echo, "echo False\r\n");
+}
+
 /// `exit` warns only of jobs still kept: one the watch ended meanwhile is reported, and the
 /// shell ends at the first `exit`.
 #[test]

@@ -23,7 +23,7 @@ use nix::errno::Errno;
 use nix::sys::termios::{FlushArg, SetArg, Termios, tcflush, tcgetattr, tcsetattr};
 
 use super::{Outcome, Shell, audit};
-use crate::spawn::watch::{Fate, HoldError, HoldId, Watcher};
+use crate::spawn::watch::{Fate, HoldError, HoldId, TICK, Watcher};
 use crate::spawn::{self, fd, job};
 
 /// How many jobs may be kept stopped at once; a job stopped beyond that goes on running.
@@ -270,12 +270,12 @@ impl Shell {
         self.restore_handoffs(handoffs);
         match fate {
             Ok(Fate::TimedOut(ago)) => state.ran_out(ago),
-            Ok(Fate::RanWhileStopped) => {
+            Ok(Fate::RanWhileStopped(ago)) => {
                 self.error(&format!(
                     "{}: ran while stopped, not continued by fg; ended",
                     info.what
                 ));
-                self.undo_terminal_takeover();
+                self.undo_terminal_takeover(ago);
             }
             // Stopped still (the session ends), or nothing watched it (it may be running):
             // hung up by `end`, as is what is left of a job the watch killed.
@@ -316,11 +316,20 @@ impl Shell {
         }
     }
 
-    /// A kept job that ran may have changed the terminal's settings while another command
-    /// held it, and the shell took them over from that command: the shell's settings from
-    /// before it are put back.
-    fn undo_terminal_takeover(&mut self) {
-        let Some(before) = self.tty_modes_before.take().filter(|_| self.at_terminal()) else {
+    /// A kept job that ran (and was seen to, `ago`) may have changed the terminal's settings
+    /// while another command held it, and the shell took them over from that command: the
+    /// shell's settings from before it are put back. Not when the job ran after that command
+    /// ended (the watch sees a run within one `TICK`): the settings taken over are then the
+    /// command's own (`stty`).
+    fn undo_terminal_takeover(&mut self, ago: std::time::Duration) {
+        let Some(seen) = Instant::now().checked_sub(ago) else {
+            return;
+        };
+        let Some((before, _)) = self
+            .tty_modes_before
+            .take()
+            .filter(|(_, taken)| seen <= *taken + TICK && self.at_terminal())
+        else {
             return;
         };
         if let Some(tty) = job::foreground_terminal() {

@@ -170,10 +170,10 @@ pub struct Shell {
     /// raw mode does not leave it so; taken over from a job that ended by itself, so that
     /// `stty` changes stay, as in bash.
     tty_modes: Option<nix::sys::termios::Termios>,
-    /// The shell's settings before they were last taken over from a job: put back when a
-    /// kept job turns out to have run meanwhile (it may have changed them, and the job that
-    /// ended by itself then handed its change on).
-    tty_modes_before: Option<nix::sys::termios::Termios>,
+    /// The shell's settings before they were last taken over from a job, and when: put back
+    /// when a kept job turns out to have run while that job held the terminal (it may have
+    /// changed them, and the job that ended by itself then handed its change on).
+    tty_modes_before: Option<(nix::sys::termios::Termios, Instant)>,
     /// A forked copy of the shell (a subshell, a pipeline stage, a command substitution):
     /// it waits for its programs as a script does, so Ctrl-C that ends its program ends it
     /// too, as in bash, instead of going on with the rest of the subshell.
@@ -846,7 +846,10 @@ impl Shell {
         if signalled {
             let _ = tcsetattr(fd::borrow(tty), SetArg::TCSADRAIN, saved);
         } else if let Ok(now) = tcgetattr(fd::borrow(tty)) {
-            self.tty_modes_before = self.tty_modes.replace(now);
+            self.tty_modes_before = self
+                .tty_modes
+                .replace(now)
+                .map(|before| (before, Instant::now()));
         }
     }
 

@@ -111,16 +111,41 @@ fn worth_listing(size: i64, names: usize) -> bool {
     usize::try_from(size).is_ok_and(|size| size / 96 + 16 < names)
 }
 
-/// The names in the directory `dir`, or None when it cannot be listed.
+/// The names in the directory `dir`, or None when it cannot be listed, or when a listing
+/// could miss a name that a look-up finds (see `exact_names`).
 fn list(dir: &OwnedFd) -> Option<HashSet<Vec<u8>>> {
     use nix::fcntl::OFlag;
+    use std::os::fd::AsFd;
     let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
     let mut listing = nix::dir::Dir::openat(dir, ".", flags, nix::sys::stat::Mode::empty()).ok()?;
+    if !exact_names(listing.as_fd()) {
+        return None;
+    }
     let mut names = HashSet::new();
     for entry in listing.iter() {
         names.insert(entry.ok()?.file_name().to_bytes().to_vec());
     }
     Some(names)
+}
+
+/// Whether a name is found in the directory only as it is written: on a file system that
+/// folds case (an ext4 or tmpfs directory with the casefold attribute, vfat, a network share),
+/// a look-up of `Foo` finds `foo`, and a deny entry resolved by listing would miss it. Only
+/// directories of file systems known to match names exactly, without the attribute, are
+/// listed.
+#[allow(unsafe_code)]
+fn exact_names(dir: std::os::fd::BorrowedFd) -> bool {
+    use nix::sys::statfs::{BTRFS_SUPER_MAGIC, EXT4_SUPER_MAGIC, TMPFS_MAGIC, fstatfs};
+    use std::os::fd::AsRawFd;
+    // FS_CASEFOLD_FL of <linux/fs.h>.
+    const CASEFOLD: libc::c_long = 0x4000_0000;
+    let known = fstatfs(dir).is_ok_and(|fs| {
+        [EXT4_SUPER_MAGIC, BTRFS_SUPER_MAGIC, TMPFS_MAGIC].contains(&fs.filesystem_type())
+    });
+    let mut attributes: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one long through the pointer, which is valid.
+    let read = unsafe { libc::ioctl(dir.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut attributes) };
+    known && read == 0 && attributes & CASEFOLD == 0
 }
 
 impl Resolver {
@@ -242,6 +267,13 @@ mod tests {
         resolves_in_every_directory(100_000);
     }
 
+    #[test]
+    fn only_file_systems_known_to_match_names_exactly_are_listed() {
+        // procfs, as any file system not known to be case-sensitive.
+        let proc = std::fs::File::open("/proc").unwrap();
+        assert!(!exact_names(std::os::fd::AsFd::as_fd(&proc)));
+    }
+
     fn resolves_in_every_directory(names: usize) {
         let tmp = tempfile::tempdir().unwrap();
         let a = tmp.path().join("a");
@@ -254,11 +286,17 @@ mod tests {
         std::os::unix::fs::symlink(a.join("tool"), b.join("link")).unwrap();
         let dirs = vec![a.clone(), b.clone()];
         let mut resolver = Resolver::new(&dirs, names);
+        // Listed where that pays, on file systems that match names exactly (ext4 and tmpfs
+        // here, without the casefold attribute).
+        let exact = resolver.dirs.iter().all(|d| {
+            let dir = std::fs::File::open(&d.path).unwrap();
+            exact_names(std::os::fd::AsFd::as_fd(&dir))
+        });
         assert!(
             resolver
                 .dirs
                 .iter()
-                .all(|d| d.listed.is_some() == (names > 1))
+                .all(|d| d.listed.is_some() == (names > 1 && exact))
         );
 
         let tool = resolver.resolve("tool");

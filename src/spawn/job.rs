@@ -258,8 +258,9 @@ pub struct Stopped {
 }
 
 impl Stopped {
-    /// The job's deadline passed while it was stopped, and it got SIGTERM `ago`: waited for
-    /// again, it is killed `GRACE` after that and reported as timed out.
+    /// The job's deadline passed while it was stopped, and the watch killed it `ago`: waited
+    /// for again (what is left of it gets SIGKILL again, `GRACE` after that at the latest), it
+    /// is reported as timed out.
     pub fn ran_out(&mut self, ago: Duration) {
         self.timed_out = true;
         self.deadline = Some(Instant::now() + GRACE.saturating_sub(ago));

@@ -45,7 +45,7 @@ use super::{Fork, fd, procfs};
 use crate::sandbox::seccomp::{self, Filter};
 
 /// How often each held job is looked at.
-const TICK: Duration = Duration::from_millis(50);
+pub const TICK: Duration = Duration::from_millis(50);
 
 /// How long a job being held has to stop entirely (a process in the middle of a system call
 /// stops when the call returns).
@@ -65,8 +65,8 @@ pub enum Fate {
     Stopped,
     /// Its deadline passed: it got SIGKILL this long ago.
     TimedOut(Duration),
-    /// It ran without `fg`, and was killed.
-    RanWhileStopped,
+    /// It ran without `fg`, and was killed: seen this long ago (it ran within `TICK` before).
+    RanWhileStopped(Duration),
 }
 
 /// Why a job cannot be held.
@@ -131,7 +131,7 @@ const UNREADABLE: u8 = 4;
 const UNKNOWN: u8 = 5;
 
 /// An answer: the number of the request it answers, what became of the job, and for a job
-/// that timed out how long ago it got SIGKILL, in milliseconds.
+/// that timed out or ran how long ago it got SIGKILL, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Answer {
     number: u64,
@@ -244,7 +244,7 @@ impl Watcher {
         let fate = match answer? {
             (STOPPED, _) => Fate::Stopped,
             (TIMED_OUT, millis) => Fate::TimedOut(Duration::from_millis(millis)),
-            (RAN, _) => Fate::RanWhileStopped,
+            (RAN, millis) => Fate::RanWhileStopped(Duration::from_millis(millis)),
             _ => {
                 self.end();
                 return Err(Errno::EPROTO);
@@ -413,8 +413,8 @@ enum State {
     Held,
     /// Its deadline passed: SIGKILL at this time.
     Killed(Instant),
-    /// It ran without `fg`: SIGKILL.
-    Ran,
+    /// It ran without `fg`: SIGKILL at this time.
+    Ran(Instant),
 }
 
 impl Held {
@@ -433,7 +433,7 @@ impl Held {
             }
             State::Held if self.ran(members) => {
                 let _ = killpg(self.group, Signal::SIGKILL);
-                self.state = State::Ran;
+                self.state = State::Ran(now);
             }
             _ => {}
         }
@@ -455,13 +455,14 @@ impl Held {
     fn answer(&self) -> (u8, u64) {
         match self.state {
             State::Held => (STOPPED, 0),
-            State::Killed(at) => (
-                TIMED_OUT,
-                at.elapsed().as_millis().min(u64::MAX as u128) as u64,
-            ),
-            State::Ran => (RAN, 0),
+            State::Killed(at) => (TIMED_OUT, millis_since(at)),
+            State::Ran(at) => (RAN, millis_since(at)),
         }
     }
+}
+
+fn millis_since(at: Instant) -> u64 {
+    at.elapsed().as_millis().min(u64::MAX as u128) as u64
 }
 
 /// Looks at every held job once, with one pass over /proc for all of them.
@@ -863,7 +864,7 @@ mod tests {
         assert_eq!(job.state, State::Held);
         let newcomer = stopped_child(leader);
         look_at(std::slice::from_mut(&mut job), Instant::now());
-        assert_eq!(job.state, State::Ran);
+        assert!(matches!(job.state, State::Ran(_)), "{:?}", job.state);
         end_group(leader, &[leader, newcomer]);
     }
 
