@@ -654,11 +654,7 @@ time.sleep(5)
         WAIT,
     );
     pty.expect(PROMPT, WAIT);
-    type_line(
-        &mut pty,
-        "python3 -c 'import termios; print(\"echo\", bool(termios.tcgetattr(0)[3] & termios.ECHO))'",
-        "echo True\r\n",
-    );
+    type_line(&mut pty, ECHO_CHECK, "echo True\r\n");
 }
 
 /// What the user set with a command of their own (`stty -echo`) stays when a kept job runs
@@ -667,25 +663,9 @@ time.sleep(5)
 #[test]
 fn a_kept_job_that_ran_at_the_prompt_leaves_the_users_settings() {
     let case = Case::audited("");
-    case.write(
-        "sneak.py",
-        &format!(
-            "{CONTINUED_BY_A_TIMER}
-continue_me(2.0)
-os.kill(os.getpid(), signal.SIGTSTP)
-time.sleep(5)
-"
-        ),
-    );
     let mut pty = case.start(&[]);
     let arg = marker(307);
-    pty.send(&format!("python3 sneak.py {arg}\r"));
-    pty.expect(
-        &format!("[1]+  Stopped                 python3 sneak.py {arg}\r\n"),
-        WAIT,
-    );
-    pty.expect(PROMPT, WAIT);
-    let echo = "python3 -c 'import termios; print(\"echo\", bool(termios.tcgetattr(0)[3] & termios.ECHO))'";
+    stopped_by_itself(&case, &mut pty, 2.0, &arg);
     // The user's own `stty -echo`, taken over by the shell.
     pty.send(
         "python3 -c 'import termios; m = termios.tcgetattr(0); m[3] &= ~termios.ECHO; \
@@ -699,7 +679,7 @@ time.sleep(5)
         WAIT,
     );
     pty.expect(PROMPT, WAIT);
-    type_line(&mut pty, echo, "echo False\r\n");
+    type_line(&mut pty, ECHO_CHECK, "echo False\r\n");
 }
 
 /// `exit` warns only of jobs still kept: one the watch ended meanwhile is reported, and the
@@ -707,24 +687,9 @@ time.sleep(5)
 #[test]
 fn exit_does_not_warn_of_a_job_the_watch_ended() {
     let case = Case::audited("");
-    case.write(
-        "sneak.py",
-        &format!(
-            "{CONTINUED_BY_A_TIMER}
-continue_me(0.3)
-os.kill(os.getpid(), signal.SIGTSTP)
-time.sleep(5)
-"
-        ),
-    );
     let mut pty = case.start(&[]);
     let arg = marker(305);
-    pty.send(&format!("python3 sneak.py {arg}\r"));
-    pty.expect(
-        &format!("[1]+  Stopped                 python3 sneak.py {arg}\r\n"),
-        WAIT,
-    );
-    pty.expect(PROMPT, WAIT);
+    stopped_by_itself(&case, &mut pty, 0.3, &arg);
     wait_until("the job ended", || processes_with_arg(&arg).is_empty());
     pty.send("exit\r");
     let (status, shown) = pty.wait();
@@ -754,6 +719,31 @@ fn ctrl_z_does_not_stop_what_exec_runs() {
     let (status, _) = pty.wait();
     assert_eq!(status, Some(130));
 }
+
+/// Runs a program (found by `arg`) that stops itself, as with Ctrl-Z, and has a timer continue
+/// it `after` seconds later; waits until the shell keeps it stopped.
+fn stopped_by_itself(case: &Case, pty: &mut Pty, after: f64, arg: &str) {
+    case.write(
+        "sneak.py",
+        &format!(
+            "{CONTINUED_BY_A_TIMER}
+continue_me({after})
+os.kill(os.getpid(), signal.SIGTSTP)
+time.sleep(5)
+"
+        ),
+    );
+    pty.send(&format!("python3 sneak.py {arg}\r"));
+    pty.expect(
+        &format!("[1]+  Stopped                 python3 sneak.py {arg}\r\n"),
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+}
+
+/// A line that shows whether the terminal echoes what is typed: `echo True` or `echo False`.
+const ECHO_CHECK: &str =
+    "python3 -c 'import termios; print(\"echo\", bool(termios.tcgetattr(0)[3] & termios.ECHO))'";
 
 /// Python that has a timer continue the process (SIGCONT) `after` seconds from now, and
 /// every `every` seconds after that: a program that wants to run while it is kept stopped.
@@ -1226,11 +1216,7 @@ time.sleep(100)
     pty.expect(PROMPT, WAIT);
     type_line(&mut pty, "echo hello", "hello\r\n");
     assert_eq!(pty.foreground_group(), pty.pid());
-    type_line(
-        &mut pty,
-        "python3 -c 'import termios; print(\"echo\", bool(termios.tcgetattr(0)[3] & termios.ECHO))'",
-        "echo True\r\n",
-    );
+    type_line(&mut pty, ECHO_CHECK, "echo True\r\n");
     assert_eq!(pty.exit(), Some(0));
 }
 

@@ -499,15 +499,8 @@ fn stop_description(signal: libc::c_int) -> &'static str {
 /// How bash names the end of a job it reports: by the signal that ended its last process
 /// ended by one, else by its last status.
 pub(super) fn end_description(exits: &[Result<spawn::Exit, Errno>]) -> String {
-    let signalled = exits.iter().rev().find_map(|e| match e {
-        Ok(spawn::Exit::Signal { signal, .. }) => Some(*signal),
-        _ => None,
-    });
-    if let Some(signal) = signalled {
-        return nix::sys::signal::Signal::try_from(signal)
-            .map(super::signal_description)
-            .unwrap_or("Unknown signal")
-            .to_string();
+    if let Some((signal, _)) = super::last_signal(exits) {
+        return super::signal_description(signal).to_string();
     }
     match exits.last() {
         Some(Ok(spawn::Exit::Code(0))) | None => "Done".to_string(),

@@ -781,17 +781,10 @@ impl Shell {
                 let asked_for = |signal: i32| {
                     ended.timed_out && info.deadline.asked.is_some() && signal != libc::SIGKILL
                 };
-                if let Some(spawn::Exit::Signal { signal, core }) = ended
-                    .exits
-                    .iter()
-                    .rev()
-                    .filter_map(|e| e.as_ref().ok())
-                    .find(|e| matches!(e, spawn::Exit::Signal { .. }))
-                    .filter(
-                        |e| !matches!(e, spawn::Exit::Signal { signal, .. } if asked_for(*signal)),
-                    )
+                if let Some((signal, core)) =
+                    last_signal(&ended.exits).filter(|&(signal, _)| !asked_for(signal))
                 {
-                    self.report_signal(*signal, *core);
+                    self.report_signal(signal, core);
                 }
             }
         }
@@ -889,9 +882,7 @@ impl Shell {
             }
             return;
         }
-        let name = nix::sys::signal::Signal::try_from(signal)
-            .map(signal_description)
-            .unwrap_or("Unknown signal");
+        let name = signal_description(signal);
         let suffix = if core { " (core dumped)" } else { "" };
         let _ = fd::write_all(2, format!("{name}{suffix}\n").as_bytes());
     }
@@ -1559,8 +1550,21 @@ fn signal_name(signal: i32) -> String {
         .unwrap_or_else(|_| signal.to_string())
 }
 
-fn signal_description(signal: nix::sys::signal::Signal) -> &'static str {
+/// The signal (and whether it dumped core) that ended the last of `exits` ended by one: what
+/// bash reports of a job.
+fn last_signal(exits: &[Result<spawn::Exit, nix::errno::Errno>]) -> Option<(i32, bool)> {
+    exits.iter().rev().find_map(|e| match e {
+        Ok(spawn::Exit::Signal { signal, core }) => Some((*signal, *core)),
+        _ => None,
+    })
+}
+
+/// How bash describes the end of a process by `signal`.
+fn signal_description(signal: i32) -> &'static str {
     use nix::sys::signal::Signal::*;
+    let Ok(signal) = nix::sys::signal::Signal::try_from(signal) else {
+        return "Unknown signal";
+    };
     match signal {
         SIGHUP => "Hangup",
         SIGQUIT => "Quit",
