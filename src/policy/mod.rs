@@ -336,7 +336,9 @@ impl Unresolved {
 
     /// As [`Policy::built_in`], without looking up the command names.
     pub fn built_in(env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
-        Unresolved::from_toml(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, env_path)
+        let mut loader = Loader::new(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, None, 0);
+        loader.built_in = true;
+        loader.load(env_path)
     }
 
     /// How started programs are confined; needs no command name.
@@ -635,6 +637,9 @@ struct Loader<'t> {
     /// Added to this text's offsets in the places it records, so that entries of several
     /// files are ordered file after file.
     base: usize,
+    /// The text is the built-in policy: its argument patterns are parsed without checking
+    /// their regular expressions again (see `ArgPattern::parse_built_in`).
+    built_in: bool,
 }
 
 /// The settings of a policy (or of one section), built and checked.
@@ -742,6 +747,15 @@ impl<'t> Loader<'t> {
             who,
             sections: Vec::new(),
             base,
+            built_in: false,
+        }
+    }
+
+    fn arg_pattern(&self, text: &str) -> Result<ArgPattern, pattern::PatternError> {
+        if self.built_in {
+            ArgPattern::parse_built_in(text)
+        } else {
+            ArgPattern::parse(text)
         }
     }
 }
@@ -872,15 +886,22 @@ impl Loader<'_> {
 
     fn place(&self, offset: usize) -> Place {
         Place {
-            line: self.position(offset).0,
+            line: self.line_of(offset),
             offset: self.base + offset,
         }
+    }
+
+    /// 1-based line of a byte offset. Every entry's place is taken at load, so this is not
+    /// `position`, whose column costs a pass over the line.
+    fn line_of(&self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        self.line_starts.partition_point(|&start| start <= offset)
     }
 
     /// 1-based (line, column) of a byte offset; the column counts characters.
     fn position(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
-        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let line = self.line_of(offset);
         let line_start = self.line_starts[line - 1];
         let before = &self.text.as_bytes()[..offset];
         let column = String::from_utf8_lossy(&before[line_start..])
@@ -1192,7 +1213,7 @@ impl Loader<'_> {
                     let offset = entry.span().start;
                     let text = entry.into_inner();
                     if let Some(first) = seen.check(&text, offset) {
-                        let line = self.position(first).0;
+                        let line = self.line_of(first);
                         problems.add(
                             offset,
                             format!(
@@ -1400,7 +1421,7 @@ impl Loader<'_> {
                     problems.add(offset, self.twice(&key, &text, first));
                     continue;
                 }
-                match parse_rule(&text) {
+                match self.parse_rule(&text) {
                     Ok((command, pattern)) => out.push((
                         value,
                         CommandRef::named(&command),
@@ -1434,7 +1455,7 @@ impl Loader<'_> {
                 problems.add(offset, self.twice(key, &text, first));
                 continue;
             }
-            match ArgPattern::parse(&text) {
+            match self.arg_pattern(&text) {
                 Ok(pattern) => out.push(PatternRule {
                     key: key.to_owned(),
                     verdict,
@@ -1448,18 +1469,19 @@ impl Loader<'_> {
         out
     }
 
+    /// Splits a `[rules]` entry into its command name and its argument pattern.
+    fn parse_rule(&self, text: &str) -> Result<(String, ArgPattern), pattern::PatternError> {
+        let (command, rest) = pattern::split_command_word(text)?;
+        identity::check_name(&command).map_err(|message| pattern::PatternError { message })?;
+        Ok((command, self.arg_pattern(rest)?))
+    }
+
     fn twice(&self, key: &str, text: &str, first: usize) -> String {
-        let line = self.position(first).0;
+        let line = self.line_of(first);
         format!("{key}: {text:?} is listed twice (first on line {line})")
     }
 }
 
-/// Splits a `[rules]` entry into its command name and its argument pattern.
-fn parse_rule(text: &str) -> Result<(String, ArgPattern), pattern::PatternError> {
-    let (command, rest) = pattern::split_command_word(text)?;
-    identity::check_name(&command).map_err(|message| pattern::PatternError { message })?;
-    Ok((command, ArgPattern::parse(rest)?))
-}
 
 /// Where the dotted key `key` (`shell`, `risk.builtin`) is written in `text`.
 fn key_offset(text: &str, key: &[&str]) -> Option<usize> {

@@ -409,6 +409,38 @@ fn quotes_keys_that_are_not_bare() {
     assert_eq!(toml_key(&["commands", "["]), r#"commands."[""#);
 }
 
+/// The built-in policy is loaded without checking its regular expressions (see
+/// `ArgPattern::parse_built_in`): they are checked here, and compiled.
+#[test]
+fn built_in_regular_expressions_are_valid() {
+    fn strings<'v>(value: &'v toml::Value, out: &mut Vec<&'v str>) {
+        match value {
+            toml::Value::String(s) => out.push(s),
+            toml::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+            toml::Value::Table(table) => table.values().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    Unresolved::from_toml(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, None)
+        .expect("the built-in policy loads with every pattern checked");
+    let document: toml::Value = toml::from_str(DEFAULT_POLICY).unwrap();
+    let mut all = Vec::new();
+    strings(&document, &mut all);
+    let patterns: Vec<&str> = all
+        .into_iter()
+        // A list's pattern, or a `[rules]` entry's after its command name.
+        .filter_map(|s| match s.strip_prefix("re:") {
+            Some(_) => Some(s),
+            None => s.find(" re:").map(|at| &s[at + 1..]),
+        })
+        .collect();
+    assert!(patterns.len() >= 3, "{patterns:?}");
+    for text in patterns {
+        let pattern = ArgPattern::parse(text).unwrap();
+        assert_eq!(pattern.compile_error(), None, "{text}");
+    }
+}
+
 #[test]
 fn shipped_policies_parse() {
     let default = Policy::built_in(None).unwrap();
