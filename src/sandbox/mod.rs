@@ -170,18 +170,19 @@ impl Sandbox {
             sandbox.missing = missing;
         }
         if let Some(paths) = &config.paths {
+            let mut canonical = Canonical::default();
             // A root must exist (it is opened for its rule); a denied path need not.
-            let roots = |specs: &[PathSpec]| -> Vec<PathBuf> {
+            let roots = |specs: &[PathSpec], canonical: &mut Canonical| -> Vec<PathBuf> {
                 specs
                     .iter()
-                    .filter_map(|spec| std::fs::canonicalize(spec.resolve(home, workdir)).ok())
+                    .filter_map(|spec| canonical.of(&spec.resolve(home, workdir)))
                     .collect()
             };
             let write = paths
                 .write
                 .iter()
                 .filter_map(|spec| {
-                    let path = std::fs::canonicalize(spec.resolve(home, workdir)).ok()?;
+                    let path = canonical.of(&spec.resolve(home, workdir))?;
                     // `.` or `~` that turns out to be / (a session started in /, a user whose
                     // home is /) would make the whole system writable: it grants nothing.
                     let accidental =
@@ -192,14 +193,14 @@ impl Sandbox {
             let deny = paths
                 .deny
                 .iter()
-                .map(|spec| canonical_prefix(&spec.resolve(home, workdir)))
+                .map(|spec| canonical.prefix(&spec.resolve(home, workdir)))
                 .collect();
             sandbox.fs_rules = Some(FsRules {
-                read: roots(&paths.read),
+                read: roots(&paths.read, &mut canonical),
                 write,
                 deny,
             });
-            sandbox.exec_paths = roots(&paths.exec);
+            sandbox.exec_paths = roots(&paths.exec, &mut canonical);
         }
         sandbox.rlimits = rlimits(config);
         Ok(sandbox)
@@ -490,21 +491,55 @@ fn close_inherited() {
     }
 }
 
-/// The longest existing prefix of `path` made canonical, with the rest appended: a denied path
-/// that does not exist yet is denied where it would appear.
-fn canonical_prefix(path: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut prefix = path;
-    loop {
-        if let Ok(canonical) = std::fs::canonicalize(prefix) {
-            return rest.iter().rev().fold(canonical, |p, c| p.join(c));
+/// Canonical forms of the policy's paths, each directory resolved once: the policy names some
+/// thirty paths under a few directories (`~/.ssh`, `~/.aws`, ... `/usr/bin`, `/usr/lib`), and
+/// `realpath` reads every component of every one of them as a link again (a hundred
+/// `readlink` calls on each start).
+#[derive(Default)]
+struct Canonical {
+    known: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Canonical {
+    /// What `std::fs::canonicalize` gives for an absolute `path`, or None where it fails.
+    fn of(&mut self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.known.get(path) {
+            return known.clone();
         }
-        match (prefix.parent(), prefix.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                prefix = parent;
+        let found = match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => self.of(parent).and_then(|dir| {
+                let candidate = dir.join(name);
+                match std::fs::symlink_metadata(&candidate) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        std::fs::canonicalize(&candidate).ok()
+                    }
+                    Ok(_) => Some(candidate),
+                    Err(_) => None,
+                }
+            }),
+            // `/`, a relative path, or one that ends in `..`.
+            _ => std::fs::canonicalize(path).ok(),
+        };
+        self.known.insert(path.to_path_buf(), found.clone());
+        found
+    }
+
+    /// The longest existing prefix of `path` made canonical, with the rest appended: a denied
+    /// path that does not exist yet is denied where it would appear.
+    fn prefix(&mut self, path: &Path) -> PathBuf {
+        let mut rest = Vec::new();
+        let mut prefix = path;
+        loop {
+            if let Some(canonical) = self.of(prefix) {
+                return rest.iter().rev().fold(canonical, |p, c| p.join(c));
             }
-            _ => return path.to_path_buf(),
+            match (prefix.parent(), prefix.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_os_string());
+                    prefix = parent;
+                }
+                _ => return path.to_path_buf(),
+            }
         }
     }
 }
@@ -591,3 +626,43 @@ fn run_beside_this_thread(thread: &std::thread::JoinHandle<Result<FsLayer, Strin
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memo gives what `realpath` gives, through links to files and directories, chains
+    /// of links, links with `..`, `.` and `..` in the path, missing paths and files used as
+    /// directories.
+    #[test]
+    fn canonical_paths_are_realpath() {
+        use std::os::unix::fs::symlink;
+        let dir = std::env::temp_dir().join(format!("rsh-canonical-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a/b/c")).unwrap();
+        std::fs::write(dir.join("a/file"), "").unwrap();
+        symlink(dir.join("a/b"), dir.join("to-b")).unwrap();
+        symlink("a/b/../file", dir.join("to-file")).unwrap();
+        symlink("to-b", dir.join("to-to-b")).unwrap();
+        symlink("missing", dir.join("dangling")).unwrap();
+        let dir = std::fs::canonicalize(&dir).unwrap();
+        let cases = [
+            "a", "a/b/c", "a/file", "to-b", "to-b/c", "to-b/c/../..", "to-file", "to-to-b/c",
+            "dangling", "dangling/x", "missing", "missing/x", "a/file/x", "a/./b", "a/b/../b/c",
+            "to-b/..", "a/..", "to-b/../file",
+        ];
+        let mut canonical = Canonical::default();
+        for case in cases {
+            let path = dir.join(case);
+            assert_eq!(
+                canonical.of(&path),
+                std::fs::canonicalize(&path).ok(),
+                "{case}"
+            );
+        }
+        assert_eq!(canonical.of(Path::new("/")), Some(PathBuf::from("/")));
+        assert_eq!(canonical.prefix(&dir.join("to-b/new/x")), dir.join("a/b/new/x"));
+        assert_eq!(canonical.prefix(&dir.join("to-file")), dir.join("a/file"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
