@@ -182,6 +182,15 @@ pub fn parse_args(argv: &[String]) -> Result<Invocation, UsageError> {
 /// While a system policy exists, a user's `--policy` must be root's: otherwise anyone could
 /// write themselves a looser policy than the administrator's.
 pub fn load_policy(explicit: Option<&Path>) -> Result<Unresolved, String> {
+    load_policy_then(explicit, &mut |_| {})
+}
+
+/// As `load_policy`, telling `sandbox_known` the policy's sandbox settings as soon as they
+/// are built (see `Unresolved::load_then`).
+fn load_policy_then(
+    explicit: Option<&Path>,
+    sandbox_known: &mut dyn FnMut(&policy::SandboxConfig),
+) -> Result<Unresolved, String> {
     let env_path = std::env::var("PATH").ok();
     let system = Path::new(policy::SYSTEM_POLICY_PATH);
     // Only "no such file" means there is no system policy: one rsh cannot see (a directory
@@ -201,15 +210,19 @@ pub fn load_policy(explicit: Option<&Path>) -> Result<Unresolved, String> {
         // The administrator's directory only: a root-owned file elsewhere (a shipped example,
         // a backup, a checkout) is not a policy the administrator chose for this user.
         Some(file) if system_exists && uid != 0 => {
-            Unresolved::load(file, env_path.as_deref(), Owners::SystemDir)
+            Unresolved::load_then(file, env_path.as_deref(), Owners::SystemDir, sandbox_known)
         }
         Some(file) if system_exists => {
-            Unresolved::load(file, env_path.as_deref(), Owners::RootOnly)
+            Unresolved::load_then(file, env_path.as_deref(), Owners::RootOnly, sandbox_known)
         }
-        Some(file) => Unresolved::load(file, env_path.as_deref(), Owners::RootOr(uid)),
-        None if system_exists => Unresolved::load(system, env_path.as_deref(), Owners::RootOr(0)),
+        Some(file) => {
+            Unresolved::load_then(file, env_path.as_deref(), Owners::RootOr(uid), sandbox_known)
+        }
+        None if system_exists => {
+            Unresolved::load_then(system, env_path.as_deref(), Owners::RootOr(0), sandbox_known)
+        }
         // The administrator may add to the built-in policy without replacing it.
-        None => Unresolved::built_in(env_path.as_deref())
+        None => Unresolved::built_in_then(env_path.as_deref(), sandbox_known)
             .and_then(|p| p.include_dir(Path::new(policy::SYSTEM_INCLUDE_DIR), Owners::RootOnly)),
     };
     loaded.map_err(|err| format!("cannot start: policy {err}"))
@@ -368,15 +381,25 @@ fn explain(inv: &Invocation, line: &str) -> i32 {
 /// is printed). Before anything runs: a kernel that cannot confine as the policy requires
 /// means nothing runs at all. The confinement needs only the policy's settings, so its costly
 /// part starts on another thread while the caller looks up the policy's names.
+/// Loads the policy and prepares the confinement of its programs. The file-system layer is
+/// started (on its own thread) as soon as the policy's sandbox settings are built, while the
+/// rest of the policy is: on every start, building its commands takes about as long as
+/// parsing it. A policy that turns out to be wrong still runs nothing.
 fn start(inv: &Invocation) -> Result<(Unresolved, crate::sandbox::Sandbox), i32> {
-    let policy = load_policy(inv.policy.as_deref()).map_err(|message| {
+    let mut sandbox = None;
+    let policy = load_policy_then(inv.policy.as_deref(), &mut |config| {
+        sandbox = Some(crate::interp::session_sandbox(config));
+    })
+    .map_err(|message| {
         eprint_line(&format!("rsh: {message}"));
         2
     })?;
-    let sandbox = crate::interp::session_sandbox(policy.sandbox()).map_err(|message| {
-        eprint_line(&format!("rsh: cannot start: {message}"));
-        126
-    })?;
+    let sandbox = sandbox
+        .unwrap_or_else(|| crate::interp::session_sandbox(policy.sandbox()))
+        .map_err(|message| {
+            eprint_line(&format!("rsh: cannot start: {message}"));
+            126
+        })?;
     Ok((policy, sandbox))
 }
 

@@ -317,6 +317,19 @@ impl Unresolved {
         env_path: Option<&str>,
         owners: Owners,
     ) -> Result<Unresolved, PolicyError> {
+        Unresolved::load_then(path, env_path, owners, &mut |_| {})
+    }
+
+    /// As [`Unresolved::load`], telling `sandbox_known` the policy's sandbox settings as soon
+    /// as they are built, before its commands are: the shell starts preparing the programs'
+    /// confinement (a second thread) while the rest of the policy is built and checked. An
+    /// included file cannot change them. Not called when the file cannot be read or parsed.
+    pub fn load_then(
+        path: &Path,
+        env_path: Option<&str>,
+        owners: Owners,
+        sandbox_known: &mut dyn FnMut(&SandboxConfig),
+    ) -> Result<Unresolved, PolicyError> {
         let origin = path.display().to_string();
         let (text, real) = trust::read_trusted(path, owners).map_err(|message| PolicyError {
             origin: origin.clone(),
@@ -324,7 +337,9 @@ impl Unresolved {
             column: None,
             message,
         })?;
-        let policy = Unresolved::from_toml(&text, &origin, env_path)?;
+        let mut loader = Loader::new(&text, &origin, None, 0);
+        loader.sandbox_known = Some(sandbox_known);
+        let policy = loader.load(env_path)?;
         // The included files sit beside the policy, not necessarily in the administrator's
         // directory itself.
         let owners = match owners {
@@ -336,8 +351,18 @@ impl Unresolved {
 
     /// As [`Policy::built_in`], without looking up the command names.
     pub fn built_in(env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
+        Unresolved::built_in_then(env_path, &mut |_| {})
+    }
+
+    /// As [`Unresolved::built_in`], telling `sandbox_known` the sandbox settings as soon as
+    /// they are built (see [`Unresolved::load_then`]).
+    pub fn built_in_then(
+        env_path: Option<&str>,
+        sandbox_known: &mut dyn FnMut(&SandboxConfig),
+    ) -> Result<Unresolved, PolicyError> {
         let mut loader = Loader::new(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, None, 0);
         loader.built_in = true;
+        loader.sandbox_known = Some(sandbox_known);
         loader.load(env_path)
     }
 
@@ -640,6 +665,8 @@ struct Loader<'t> {
     /// The text is the built-in policy: its argument patterns are parsed without checking
     /// their regular expressions again (see `ArgPattern::parse_built_in`).
     built_in: bool,
+    /// Told the sandbox settings as soon as they are built (see `Unresolved::load_then`).
+    sandbox_known: Option<&'t mut dyn FnMut(&SandboxConfig)>,
 }
 
 /// The settings of a policy (or of one section), built and checked.
@@ -748,6 +775,7 @@ impl<'t> Loader<'t> {
             sections: Vec::new(),
             base,
             built_in: false,
+            sandbox_known: None,
         }
     }
 
@@ -1002,7 +1030,11 @@ impl Loader<'_> {
                 raw.overlay(named.section);
             }
         }
-        let mut settings = self.section(raw, &mut problems);
+        let sandbox = self.section_sandbox(&mut raw, &mut problems);
+        if let Some(known) = self.sandbox_known.take() {
+            known(&sandbox);
+        }
+        let mut settings = self.section_with(raw, sandbox, &mut problems);
         let resolve_dirs: Vec<PathBuf> = match &settings.search_path {
             Some(dirs) => dirs.clone(),
             // Relative PATH entries (".", "") are ignored: a name in the policy never means a
@@ -1035,7 +1067,33 @@ impl Loader<'_> {
 
     /// Builds the settings of a policy, or of one `[users.NAME]` or `[groups.NAME]` section
     /// alone (for its problems), adding what is wrong to `problems`.
-    fn section(&self, raw: RawSection, problems: &mut Problems) -> Built {
+    fn section(&self, mut raw: RawSection, problems: &mut Problems) -> Built {
+        let sandbox = self.section_sandbox(&mut raw, problems);
+        self.section_with(raw, sandbox, problems)
+    }
+
+    /// The confinement of a section's programs, taken out of it first: the shell starts
+    /// preparing it while the rest is built.
+    fn section_sandbox(&self, raw: &mut RawSection, problems: &mut Problems) -> SandboxConfig {
+        let mut sandbox = self.sandbox(
+            &raw.sandbox,
+            raw.paths.take(),
+            raw.limits.take(),
+            raw.env.take(),
+            problems,
+        );
+        let mode = raw.shell.as_ref().and_then(|s| s.mode).unwrap_or_default();
+        // Read-only is the kernel's too: the programs that run get no write roots, so what
+        // the classification gets wrong still writes nothing.
+        if mode == Mode::Readonly
+            && let Some(paths) = &mut sandbox.paths
+        {
+            paths.write.clear();
+        }
+        sandbox
+    }
+
+    fn section_with(&self, raw: RawSection, sandbox: SandboxConfig, problems: &mut Problems) -> Built {
         let shell = raw.shell.unwrap_or_default();
         let session = self.session(&shell, problems);
         let search_path = shell.path.map(|list| self.search_path(list, problems));
@@ -1051,17 +1109,8 @@ impl Loader<'_> {
             .filter_map(|(name, table)| self.command_table(name, table, problems))
             .collect();
         let rules = self.rules(raw.rules.unwrap_or_default(), problems);
-        let sandbox = self.sandbox(&raw.sandbox, raw.paths, raw.limits, raw.env, problems);
         let sensitive = self.sensitive(raw.sensitive.unwrap_or_default(), problems);
         let mode = shell.mode.unwrap_or_default();
-        // Read-only is the kernel's too: the programs that run get no write roots, so what
-        // the classification gets wrong still writes nothing.
-        let mut sandbox = sandbox;
-        if mode == Mode::Readonly
-            && let Some(paths) = &mut sandbox.paths
-        {
-            paths.write.clear();
-        }
         let (risks, builtin_risk) = self.risk(raw.risk.unwrap_or_default(), problems);
         Built {
             mode,

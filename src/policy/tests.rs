@@ -375,6 +375,39 @@ fn load_reads_the_file_and_names_it() {
     assert!(e.message.starts_with("cannot read policy: "), "{e}");
 }
 
+/// The sandbox settings the shell is told before the commands are built are those of the
+/// loaded policy: the user's own section applied, read-only's write roots gone. A policy that
+/// cannot be parsed tells nothing.
+#[test]
+fn the_sandbox_is_known_before_the_commands_and_is_the_policys() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.toml");
+    let me = Who::current().user;
+    let text = format!(
+        "[paths]\nread = [\"/usr\"]\nwrite = [\"/tmp\"]\n[commands]\nallow = [\"ls\"]\n\
+         [users.\"{me}\".shell]\nmode = \"readonly\"\n[users.\"{me}\".paths]\nread = [\"/etc\"]\n"
+    );
+    std::fs::write(&file, text).unwrap();
+    let mut told = Vec::new();
+    let owners = Owners::RootOr(trust::real_uid());
+    let p = Unresolved::load_then(&file, None, owners, &mut |config| {
+        told.push(format!("{config:?}"))
+    })
+    .unwrap();
+    assert_eq!(told, [format!("{:?}", p.sandbox())]);
+    let paths = p.sandbox().paths.as_ref().unwrap();
+    assert!(paths.write.is_empty(), "{paths:?}");
+    assert_eq!(paths.read, [PathSpec::parse("/etc").unwrap()]);
+
+    std::fs::write(&file, "[paths\n").unwrap();
+    let mut told = 0;
+    assert!(Unresolved::load_then(&file, None, owners, &mut |_| told += 1).is_err());
+    assert_eq!(told, 0);
+    let mut told = 0;
+    Unresolved::built_in_then(None, &mut |_| told += 1).unwrap();
+    assert_eq!(told, 1);
+}
+
 #[test]
 fn resolves_names_on_the_policy_path_or_the_given_path() {
     let dir = tempfile::tempdir().unwrap();
