@@ -206,23 +206,20 @@ fn load_policy_then(
         }
     };
     let uid = nix::unistd::getuid().as_raw();
-    let loaded = match explicit {
+    let env_path = env_path.as_deref();
+    let file_and_owners = match explicit {
         // The administrator's directory only: a root-owned file elsewhere (a shipped example,
         // a backup, a checkout) is not a policy the administrator chose for this user.
-        Some(file) if system_exists && uid != 0 => {
-            Unresolved::load_then(file, env_path.as_deref(), Owners::SystemDir, sandbox_known)
-        }
-        Some(file) if system_exists => {
-            Unresolved::load_then(file, env_path.as_deref(), Owners::RootOnly, sandbox_known)
-        }
-        Some(file) => {
-            Unresolved::load_then(file, env_path.as_deref(), Owners::RootOr(uid), sandbox_known)
-        }
-        None if system_exists => {
-            Unresolved::load_then(system, env_path.as_deref(), Owners::RootOr(0), sandbox_known)
-        }
+        Some(file) if system_exists && uid != 0 => Some((file, Owners::SystemDir)),
+        Some(file) if system_exists => Some((file, Owners::RootOnly)),
+        Some(file) => Some((file, Owners::RootOr(uid))),
+        None if system_exists => Some((system, Owners::RootOr(0))),
+        None => None,
+    };
+    let loaded = match file_and_owners {
+        Some((file, owners)) => Unresolved::load_then(file, env_path, owners, sandbox_known),
         // The administrator may add to the built-in policy without replacing it.
-        None => Unresolved::built_in_then(env_path.as_deref(), sandbox_known)
+        None => Unresolved::built_in_then(env_path, sandbox_known)
             .and_then(|p| p.include_dir(Path::new(policy::SYSTEM_INCLUDE_DIR), Owners::RootOnly)),
     };
     loaded.map_err(|err| format!("cannot start: policy {err}"))

@@ -1093,7 +1093,12 @@ impl Loader<'_> {
         sandbox
     }
 
-    fn section_with(&self, raw: RawSection, sandbox: SandboxConfig, problems: &mut Problems) -> Built {
+    fn section_with(
+        &self,
+        raw: RawSection,
+        sandbox: SandboxConfig,
+        problems: &mut Problems,
+    ) -> Built {
         let shell = raw.shell.unwrap_or_default();
         let session = self.session(&shell, problems);
         let search_path = shell.path.map(|list| self.search_path(list, problems));
@@ -1530,7 +1535,6 @@ impl Loader<'_> {
         format!("{key}: {text:?} is listed twice (first on line {line})")
     }
 }
-
 
 /// Where the dotted key `key` (`shell`, `risk.builtin`) is written in `text`.
 fn key_offset(text: &str, key: &[&str]) -> Option<usize> {

@@ -626,7 +626,6 @@ fn run_beside_this_thread(thread: &std::thread::JoinHandle<Result<FsLayer, Strin
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -647,9 +646,24 @@ mod tests {
         symlink("missing", dir.join("dangling")).unwrap();
         let dir = std::fs::canonicalize(&dir).unwrap();
         let cases = [
-            "a", "a/b/c", "a/file", "to-b", "to-b/c", "to-b/c/../..", "to-file", "to-to-b/c",
-            "dangling", "dangling/x", "missing", "missing/x", "a/file/x", "a/./b", "a/b/../b/c",
-            "to-b/..", "a/..", "to-b/../file",
+            "a",
+            "a/b/c",
+            "a/file",
+            "to-b",
+            "to-b/c",
+            "to-b/c/../..",
+            "to-file",
+            "to-to-b/c",
+            "dangling",
+            "dangling/x",
+            "missing",
+            "missing/x",
+            "a/file/x",
+            "a/./b",
+            "a/b/../b/c",
+            "to-b/..",
+            "a/..",
+            "to-b/../file",
         ];
         let mut canonical = Canonical::default();
         for case in cases {
@@ -661,7 +675,10 @@ mod tests {
             );
         }
         assert_eq!(canonical.of(Path::new("/")), Some(PathBuf::from("/")));
-        assert_eq!(canonical.prefix(&dir.join("to-b/new/x")), dir.join("a/b/new/x"));
+        assert_eq!(
+            canonical.prefix(&dir.join("to-b/new/x")),
+            dir.join("a/b/new/x")
+        );
         assert_eq!(canonical.prefix(&dir.join("to-file")), dir.join("a/file"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
