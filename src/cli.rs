@@ -376,12 +376,11 @@ fn explain(inv: &Invocation, line: &str) -> i32 {
 
 /// The policy and the confinement of this session, or the status to end with (the message
 /// is printed). Before anything runs: a kernel that cannot confine as the policy requires
-/// means nothing runs at all. The confinement needs only the policy's settings, so its costly
-/// part starts on another thread while the caller looks up the policy's names.
-/// Loads the policy and prepares the confinement of its programs. The file-system layer is
-/// started (on its own thread) as soon as the policy's sandbox settings are built, while the
-/// rest of the policy is: on every start, building its commands takes about as long as
-/// parsing it. A policy that turns out to be wrong still runs nothing.
+/// means nothing runs at all. The confinement needs only the policy's sandbox settings, so
+/// its costly part (the file-system layer) starts on another thread as soon as they are
+/// built, while the rest of the policy is built and its names are looked up: building the
+/// commands takes about as long as parsing the file. A policy that turns out to be wrong
+/// still runs nothing.
 fn start(inv: &Invocation) -> Result<(Unresolved, crate::sandbox::Sandbox), i32> {
     let mut sandbox = None;
     let policy = load_policy_then(inv.policy.as_deref(), &mut |config| {

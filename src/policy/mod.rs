@@ -663,7 +663,7 @@ struct Loader<'t> {
     /// files are ordered file after file.
     base: usize,
     /// The text is the built-in policy: its argument patterns are parsed without checking
-    /// their regular expressions again (see `ArgPattern::parse_built_in`).
+    /// their regular expressions again (see `ArgPattern::parse_checking`).
     built_in: bool,
     /// Told the sandbox settings as soon as they are built (see `Unresolved::load_then`).
     sandbox_known: Option<&'t mut dyn FnMut(&SandboxConfig)>,
@@ -780,11 +780,7 @@ impl<'t> Loader<'t> {
     }
 
     fn arg_pattern(&self, text: &str) -> Result<ArgPattern, pattern::PatternError> {
-        if self.built_in {
-            ArgPattern::parse_built_in(text)
-        } else {
-            ArgPattern::parse(text)
-        }
+        ArgPattern::parse_checking(text, !self.built_in)
     }
 }
 

@@ -64,15 +64,11 @@ impl ArgPattern {
         ArgPattern::parse_checking(text, true)
     }
 
-    /// Parses a pattern of the built-in policy, whose regular expressions are known to be
-    /// valid (its tests load it with `parse`): checking their syntax is a tenth of loading
-    /// it, on every start. Should one not compile after all, the commands it guards are
-    /// refused (see `compile_error`).
-    pub fn parse_built_in(text: &str) -> Result<ArgPattern, PatternError> {
-        ArgPattern::parse_checking(text, false)
-    }
-
-    fn parse_checking(text: &str, check: bool) -> Result<ArgPattern, PatternError> {
+    /// As `parse`, checking a regular expression's syntax only when `check` says so: the
+    /// built-in policy's are known to be valid (its tests load it with every check), and
+    /// checking them is a tenth of loading it, on every start. Should one not compile after
+    /// all, the commands it guards are refused (see `compile_error`).
+    pub(crate) fn parse_checking(text: &str, check: bool) -> Result<ArgPattern, PatternError> {
         let kind = match text.strip_prefix("re:") {
             Some(re) => {
                 // `(?s)`: an argument may contain newlines, and `.` must cross them, or a

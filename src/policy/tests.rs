@@ -443,7 +443,7 @@ fn quotes_keys_that_are_not_bare() {
 }
 
 /// The built-in policy is loaded without checking its regular expressions (see
-/// `ArgPattern::parse_built_in`): they are checked here, and compiled.
+/// `ArgPattern::parse_checking`): they are checked here, and compiled.
 #[test]
 fn built_in_regular_expressions_are_valid() {
     fn strings<'v>(value: &'v toml::Value, out: &mut Vec<&'v str>) {
