@@ -871,6 +871,124 @@ fn denied_file_created_during_the_session() {
     control.assert_stdout_has(&format!("{secret}{secret}read ok\n"));
 }
 
+/// A case for the test user: a directory of root's (mode 0755) holding what the policy
+/// denies, the case directory the user's (the write root), all reachable by the user.
+fn case_for_test_user(uid: u32, gid: u32) -> Case {
+    let case = Case::new();
+    for dir in [case.path(), case.outside(), case.conf.path()] {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::os::unix::fs::chown(case.path(), Some(uid), Some(gid)).unwrap();
+    case
+}
+
+/// Runs, as the test user, a program that reads `denied` (and first runs `before`), then
+/// `change` while the session waits, then a program that reads it again: neither may get
+/// `secret` (the first fails with `first_errno`, the second with EACCES). Without
+/// confinement the second read must get it (`change` made it readable).
+fn assert_denied_while_it_changes(
+    case: &Case,
+    ids: (u32, u32),
+    denied: &Path,
+    (secret, first_errno): (&str, i32),
+    before: &[(&str, &str)],
+    change: impl FnOnce(),
+) {
+    let policy = Policy::new().paths(&format!(
+        "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{denied:?}]"
+    ));
+    let mut first = before.to_vec();
+    let read = py_read(denied);
+    first.push(("first", &read));
+    case.write("first.py", &python_attempts(&first));
+    case.write(
+        "wait.py",
+        "import os, time\nwhile not os.path.exists('go'):\n    time.sleep(0.01)\n",
+    );
+    case.write("second.py", &python_attempts(&[("second", &read)]));
+    let as_user = |command: &mut Command| {
+        command.uid(ids.0).gid(ids.1);
+    };
+    let script = "python3 first.py; touch ready; python3 wait.py; python3 second.py";
+    let running = case.spawn(&policy, script, as_user);
+    let started = Instant::now();
+    while !case.exists("ready") && started.elapsed() < Duration::from_secs(10) {
+        thread::sleep(Duration::from_millis(10));
+    }
+    change();
+    case.write("go", "");
+    let run = running.finish();
+    run.assert_stdout_lacks(secret);
+    let denied = libc::EACCES;
+    run.assert_stdout_has(&format!(
+        "first errno {first_errno}\nsecond errno {denied}\n"
+    ));
+    run.assert_status(0);
+
+    let control = case.run_with(&policy.off(), "python3 second.py", as_user);
+    control.assert_stdout_has(&format!("{secret}second ok\n"));
+}
+
+/// A denied file of the test user's own, unreadable (mode 000) when the session starts and made
+/// readable by the user's program: still unreadable to it. The file was granted around, not
+/// left to its permissions: its owner may change them at any time.
+#[test]
+fn denied_file_of_the_users_own_stays_unreachable() {
+    require_confinement!();
+    let Some(ids) = common::test_user() else {
+        return;
+    };
+    let case = case_for_test_user(ids.0, ids.1);
+    let mine = case.outside().join("mine");
+    let secret = format!("mine-{}", unique());
+    fs::write(&mine, &secret).unwrap();
+    fs::set_permissions(&mine, fs::Permissions::from_mode(0o000)).unwrap();
+    std::os::unix::fs::chown(&mine, Some(ids.0), Some(ids.1)).unwrap();
+    let chmod = format!("os.chmod({mine:?}, 0o644)");
+    let before = [("chmod", chmod.as_str())];
+    assert_denied_while_it_changes(&case, ids, &mine, (&secret, libc::EACCES), &before, || {});
+}
+
+/// For a user who is not root, a denied path the user cannot reach anyway is left to its
+/// permissions, and watched: a file of root's the user cannot read, made readable while the
+/// session runs; a missing one the user could not create, created; one in a directory the
+/// user cannot search, opened. The programs started after the change cannot read it.
+#[test]
+fn denied_paths_left_to_their_permissions_stay_unreachable_when_they_change() {
+    require_confinement!();
+    let Some(ids) = common::test_user() else {
+        return;
+    };
+    let mode = |path: &Path, mode: u32| {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    };
+
+    let case = case_for_test_user(ids.0, ids.1);
+    let theirs = case.outside().join("theirs");
+    let secret = format!("theirs-{}", unique());
+    fs::write(&theirs, &secret).unwrap();
+    mode(&theirs, 0o600);
+    let expected = (secret.as_str(), libc::EACCES);
+    assert_denied_while_it_changes(&case, ids, &theirs, expected, &[], || mode(&theirs, 0o644));
+
+    let case = case_for_test_user(ids.0, ids.1);
+    let later = case.outside().join("later");
+    let secret = format!("later-{}", unique());
+    assert_denied_while_it_changes(&case, ids, &later, (&secret, libc::ENOENT), &[], || {
+        fs::write(&later, &secret).unwrap();
+    });
+
+    let case = case_for_test_user(ids.0, ids.1);
+    let closed = case.outside().join("closed");
+    fs::create_dir(&closed).unwrap();
+    let behind = closed.join("key");
+    let secret = format!("behind-{}", unique());
+    fs::write(&behind, &secret).unwrap();
+    mode(&closed, 0o700);
+    let expected = (secret.as_str(), libc::EACCES);
+    assert_denied_while_it_changes(&case, ids, &behind, expected, &[], || mode(&closed, 0o755));
+}
+
 /// A denied file cannot be given another name outside the denied directory: not by a hard
 /// link, not by moving it or the directory, and a symbolic link to it leads nowhere. rsh
 /// refuses `ln`, `mv` and `cat` naming it (in `secret`); the kernel, a program doing the same

@@ -10,11 +10,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 const RSH: &str = env!("CARGO_BIN_EXE_rsh");
-const USER: &str = "rsh-t-ann";
-const GROUP: &str = "rsh-t-ops";
+mod common;
+
+use common::test_user;
 
 const POLICY: &str = r#"[shell]
 path = ["/usr/local/bin", "/usr/bin", "/bin"]
@@ -28,45 +28,6 @@ allow = ["echo", "id", "touch"]
 [users.rsh-t-ann.commands]
 deny = ["id"]
 "#;
-
-/// The test user's uid and gid, made once; None (with a message) where that is impossible.
-fn test_user() -> Option<(u32, u32)> {
-    static MADE: OnceLock<Option<(u32, u32)>> = OnceLock::new();
-    *MADE.get_or_init(|| {
-        if !nix::unistd::geteuid().is_root() {
-            eprintln!("SKIPPED: making a test user needs root");
-            return None;
-        }
-        let run = |program: &str, args: &[&str]| {
-            Command::new(program)
-                .args(args)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        if nix::unistd::Group::from_name(GROUP)
-            .ok()
-            .flatten()
-            .is_none()
-        {
-            run("groupadd", &[GROUP]);
-        }
-        if nix::unistd::User::from_name(USER).ok().flatten().is_none() {
-            run(
-                "useradd",
-                &["-M", "-N", "-s", "/usr/sbin/nologin", "-G", GROUP, USER],
-            );
-        }
-        match nix::unistd::User::from_name(USER) {
-            Ok(Some(user)) => Some((user.uid.as_raw(), user.gid.as_raw())),
-            _ => {
-                eprintln!("SKIPPED: could not make the user {USER} (useradd, groupadd)");
-                None
-            }
-        }
-    })
-}
 
 struct Dir {
     dir: tempfile::TempDir,

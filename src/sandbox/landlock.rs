@@ -5,6 +5,8 @@
 //!   need. Landlock can only grant, so a denied path under
 //!   a root is kept out by granting around it: the root's directories down to the denied path
 //!   get directory listing only, and every other entry beside them gets the root's access.
+//!   A denied path the session's own permissions already keep out is left to them, and
+//!   watched (`left_to_permissions`).
 //! - The **command layer** is built per program (and cached): EXECUTE for the decided file, its
 //!   ELF interpreter, and the policy's exec directories when the command may start programs;
 //!   TCP bind and connect refused when it may not use the network; signals and abstract unix
@@ -194,7 +196,9 @@ impl FsRules {
     }
 }
 
-/// A directory whose entries were enumerated, and how it looked then.
+/// A path the layer depends on, and how it looked when the layer was built: its status-change
+/// time moves when an entry is created, removed or renamed in it (a directory), and when its
+/// mode, owner or ACL change; a replacement changes its inode.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Watched {
     path: PathBuf,
@@ -203,10 +207,59 @@ struct Watched {
 
 fn stamp(path: &Path) -> Option<(u64, u64, i64, i64)> {
     let meta = std::fs::symlink_metadata(path).ok()?;
-    Some((meta.dev(), meta.ino(), meta.mtime(), meta.mtime_nsec()))
+    Some((meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
 }
 
-/// The file-system layer: a ruleset descriptor and the directories it depends on.
+fn watched(path: &Path) -> Watched {
+    Watched {
+        path: path.to_path_buf(),
+        stamp: stamp(path),
+    }
+}
+
+/// Whether the kernel's permissions already keep a denied path from the session's programs,
+/// so that the layer need not grant around it; Some(the path the layer then depends on).
+///
+/// - An existing path qualifies when it belongs to someone else (who alone may change its
+///   mode) and this process may neither read, write nor search it.
+/// - A missing one, or one behind a directory this process cannot search, when the nearest
+///   directory above it that can be examined belongs to someone else and this process can
+///   neither search it nor (for a missing one) create anything in it.
+///
+/// Programs cannot gain the rights the session lacks: they run with no_new_privs (no
+/// set-user-ID, no file capabilities). For root and for the user's own files this is None.
+fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
+    let denies = |path: &Path, modes: &[libc::c_int]| {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(name) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+            return false;
+        };
+        modes.iter().all(|&mode| {
+            // SAFETY: a NUL-terminated path, which faccessat only reads.
+            unsafe { libc::faccessat(libc::AT_FDCWD, name.as_ptr(), mode, libc::AT_EACCESS) != 0 }
+        })
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => (meta.uid() != euid && denies(path, &[libc::R_OK, libc::W_OK, libc::X_OK]))
+            .then(|| path.to_path_buf()),
+        Err(e) => {
+            use std::io::ErrorKind::{NotFound, PermissionDenied};
+            if !matches!(e.kind(), NotFound | PermissionDenied) {
+                return None;
+            }
+            let above = path
+                .ancestors()
+                .skip(1)
+                .find(|dir| dir.symlink_metadata().is_ok())?;
+            let meta = above.symlink_metadata().ok()?;
+            let closed = denies(above, &[libc::X_OK])
+                || (e.kind() == NotFound && denies(above, &[libc::W_OK]));
+            (meta.is_dir() && meta.uid() != euid && closed).then(|| above.to_path_buf())
+        }
+    }
+}
+
+/// The file-system layer: a ruleset descriptor and the paths it depends on.
 #[derive(Debug)]
 pub struct FsLayer {
     ruleset: std::sync::Arc<OwnedFd>,
@@ -221,8 +274,9 @@ impl FsLayer {
         self.ruleset.clone()
     }
 
-    /// False when a directory that was enumerated to grant around a denied path has changed
-    /// (an entry created, removed or renamed): the layer must be built again.
+    /// False when a path it depends on has changed: a directory enumerated to grant around a
+    /// denied path (an entry created, removed or renamed), or a denied path left to its
+    /// permissions (see `Watched`). The layer must then be built again.
     pub fn is_current(&self) -> bool {
         self.watched.iter().all(|w| stamp(&w.path) == w.stamp)
     }
@@ -244,19 +298,28 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         watched: Vec::new(),
         rules: 0,
     };
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    let mut deny = Vec::new();
+    for path in &rules.deny {
+        match left_to_permissions(path, euid) {
+            Some(depends_on) => builder.watched.push(watched(&depends_on)),
+            None => deny.push(path.clone()),
+        }
+    }
     let read = read_access(abi);
     let write = write_access(abi);
     let writes = outermost(&rules.write);
     let reads = outermost(&rules.read);
     for root in &writes {
-        builder.grant_root(root, write, &hidden_under(root, UNWRITABLE, &rules.deny))?;
+        builder.grant_root(root, write, &hidden_under(root, UNWRITABLE, &deny))?;
     }
     for root in &reads {
-        builder.grant_root(root, read, &hidden_under(root, HIDDEN, &rules.deny))?;
+        builder.grant_root(root, read, &hidden_under(root, HIDDEN, &deny))?;
     }
     for system in SYSTEM_READ.iter().map(Path::new) {
         if !reads.iter().any(|root| system.starts_with(root)) {
-            builder.grant_root(system, read, &rules.deny)?;
+            builder.grant_root(system, read, &deny)?;
         }
     }
     for (device, writable) in DEVICES {
@@ -352,10 +415,7 @@ impl Builder {
     ) -> Result<(), String> {
         use nix::dir::{Dir, Type};
         use nix::fcntl::OFlag;
-        self.watched.push(Watched {
-            path: dir.to_path_buf(),
-            stamp: stamp(dir),
-        });
+        self.watched.push(watched(dir));
         if access.contains(AccessFs::ReadDir) {
             self.grant(dir, AccessFs::ReadDir.into())?;
         }
@@ -375,7 +435,10 @@ impl Builder {
         for (name, kind) in entries {
             use std::os::unix::ffi::OsStrExt;
             let path = dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
-            if deny.contains(&path.as_path()) {
+            // Bytes, not `Path` equality: that compares component by component, and this
+            // runs for every entry of /etc against every denied path.
+            let bytes = path.as_os_str().as_bytes();
+            if deny.iter().any(|d| d.as_os_str().as_bytes() == bytes) {
                 continue;
             }
             let inner: Vec<&Path> = deny.iter().copied().filter(|d| under(d, &path)).collect();

@@ -94,3 +94,60 @@ pub fn processes_with_arg(arg: &str) -> Vec<i32> {
     }
     found
 }
+
+/// A throwaway user (and a group it belongs to) for tests that run rsh as someone other than
+/// root: the same on every test run, made by `test_user`.
+pub const TEST_USER: &str = "rsh-t-ann";
+pub const TEST_GROUP: &str = "rsh-t-ops";
+
+/// The test user's uid and gid (a member of `TEST_GROUP`), made once; None (with a message)
+/// where that is impossible.
+pub fn test_user() -> Option<(u32, u32)> {
+    static MADE: std::sync::OnceLock<Option<(u32, u32)>> = std::sync::OnceLock::new();
+    *MADE.get_or_init(|| {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("SKIPPED: making a test user needs root");
+            return None;
+        }
+        let run = |program: &str, args: &[&str]| {
+            std::process::Command::new(program)
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if nix::unistd::Group::from_name(TEST_GROUP)
+            .ok()
+            .flatten()
+            .is_none()
+        {
+            run("groupadd", &[TEST_GROUP]);
+        }
+        if nix::unistd::User::from_name(TEST_USER)
+            .ok()
+            .flatten()
+            .is_none()
+        {
+            run(
+                "useradd",
+                &[
+                    "-M",
+                    "-N",
+                    "-s",
+                    "/usr/sbin/nologin",
+                    "-G",
+                    TEST_GROUP,
+                    TEST_USER,
+                ],
+            );
+        }
+        match nix::unistd::User::from_name(TEST_USER) {
+            Ok(Some(user)) => Some((user.uid.as_raw(), user.gid.as_raw())),
+            _ => {
+                eprintln!("SKIPPED: could not make the user {TEST_USER} (useradd, groupadd)");
+                None
+            }
+        }
+    })
+}
