@@ -1,7 +1,9 @@
 //! Whole-process cost: `rsh -c /bin/true` on the built-in default policy (full confinement)
-//! against `bash -c /bin/true`, run alternately so that both see the same machine. Run with
+//! against `bash -c /bin/true`, run alternately so that both see the same machine; run as
+//! root, also both as `nobody`, the kind of user rsh is for. Run with
 //! `cargo bench --bench startup`; the numbers of record are in benches/README.md.
 
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -12,6 +14,8 @@ const WARM_UP: usize = 30;
 struct Case {
     name: &'static str,
     argv: Vec<String>,
+    /// Run as this user (uid, gid, home) instead of the benchmark's.
+    user: Option<(u32, u32, std::path::PathBuf)>,
     times: Vec<Duration>,
 }
 
@@ -20,13 +24,25 @@ impl Case {
         Case {
             name,
             argv: argv.iter().map(|s| s.to_string()).collect(),
+            user: None,
             times: Vec::with_capacity(ROUNDS),
         }
     }
 
+    /// The same, run by `nobody` with its own home.
+    fn by_nobody(mut self) -> Case {
+        let user = nix::unistd::User::from_name("nobody").ok().flatten();
+        self.user = user.map(|u| (u.uid.as_raw(), u.gid.as_raw(), u.dir));
+        self
+    }
+
     fn run_once(&self, dir: &std::path::Path) -> Duration {
+        let mut command = Command::new(&self.argv[0]);
+        if let Some((uid, gid, home)) = &self.user {
+            command.uid(*uid).gid(*gid).env("HOME", home);
+        }
         let started = Instant::now();
-        let status = Command::new(&self.argv[0])
+        let status = command
             .args(&self.argv[1..])
             .current_dir(dir)
             .stdin(Stdio::null())
@@ -74,6 +90,29 @@ fn main() {
         ),
         Case::new("/bin/true (process start alone)", &["/bin/true"]),
     ];
+    // As root, the default policy's denied files in /etc are granted around, entry by entry;
+    // a user who cannot read them anyway leaves them to their permissions.
+    if nix::unistd::geteuid().is_root()
+        && nix::unistd::User::from_name("nobody").is_ok_and(|u| u.is_some())
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("open the directory to nobody");
+        cases.push(
+            Case::new(
+                "bash -c /bin/true (as nobody)",
+                &["bash", "-c", "/bin/true"],
+            )
+            .by_nobody(),
+        );
+        cases.push(
+            Case::new(
+                "rsh -c /bin/true (default policy, confined, as nobody)",
+                &[RSH, "-c", "/bin/true"],
+            )
+            .by_nobody(),
+        );
+    }
     // A kernel that cannot confine makes rsh refuse to start: say so rather than measure it.
     let probe = Command::new(RSH)
         .args(["-c", "/bin/true"])
