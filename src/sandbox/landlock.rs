@@ -240,6 +240,9 @@ fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
         })
     };
     match std::fs::symlink_metadata(path) {
+        // A symbolic link (dangling: policy paths are canonical) would be followed to a file
+        // whose owner may be anyone.
+        Ok(meta) if meta.is_symlink() => None,
         Ok(meta) => (meta.uid() != euid && denies(path, &[libc::R_OK, libc::W_OK, libc::X_OK]))
             .then(|| path.to_path_buf()),
         Err(e) => {
