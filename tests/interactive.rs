@@ -18,6 +18,9 @@ use std::time::Instant;
 const RSH: &str = env!("CARGO_BIN_EXE_rsh");
 const WAIT: Duration = Duration::from_secs(10);
 const PROMPT: &str = "rsh-test> ";
+/// What the shell says of a kept `python3` job the watch ended because it ran while stopped.
+const PYTHON_RAN_WHILE_STOPPED: &str =
+    "rsh: python3: ran while stopped, not continued by fg; ended\r\n";
 
 struct Case {
     dir: tempfile::TempDir,
@@ -602,10 +605,7 @@ open(sys.argv[1], 'w').write('ran in the background')
         "a kept job ran in the background"
     );
     pty.send("\r");
-    pty.expect(
-        "rsh: python3: ran while stopped, not continued by fg; ended\r\n",
-        WAIT,
-    );
+    pty.expect(PYTHON_RAN_WHILE_STOPPED, WAIT);
     pty.expect(
         &format!("[1]+  Killed                  python3 sneak.py canary {arg}\r\n"),
         WAIT,
@@ -649,10 +649,7 @@ time.sleep(5)
     pty.expect(PROMPT, WAIT);
     // The job runs (and is ended) while this holds the terminal.
     pty.send("sleep 2\r");
-    pty.expect(
-        "rsh: python3: ran while stopped, not continued by fg; ended\r\n",
-        WAIT,
-    );
+    pty.expect(PYTHON_RAN_WHILE_STOPPED, WAIT);
     pty.expect(PROMPT, WAIT);
     type_line(&mut pty, ECHO_CHECK, "echo True\r\n");
 }
@@ -674,10 +671,7 @@ fn a_kept_job_that_ran_at_the_prompt_leaves_the_users_settings() {
     pty.expect(PROMPT, WAIT);
     wait_until("the job ended", || processes_with_arg(&arg).is_empty());
     pty.send(":\r");
-    pty.expect(
-        "rsh: python3: ran while stopped, not continued by fg; ended\r\n",
-        WAIT,
-    );
+    pty.expect(PYTHON_RAN_WHILE_STOPPED, WAIT);
     pty.expect(PROMPT, WAIT);
     type_line(&mut pty, ECHO_CHECK, "echo False\r\n");
 }
@@ -695,7 +689,7 @@ fn exit_does_not_warn_of_a_job_the_watch_ended() {
     let (status, shown) = pty.wait();
     assert!(!shown.contains("There are stopped jobs"), "{shown:?}");
     assert!(
-        shown.contains("rsh: python3: ran while stopped, not continued by fg; ended"),
+        shown.contains(PYTHON_RAN_WHILE_STOPPED.trim_end()),
         "{shown:?}"
     );
     assert_eq!(status, Some(148), "{shown:?}");

@@ -368,10 +368,11 @@ fn as_text(bytes: &[u8]) -> &str {
 const MAX_REDIRECT_REPAIRS: usize = 8;
 
 /// tree-sitter-bash lets a redirection take several target words (`cmd >f arg` is
-/// `cmd arg >f` to bash), and in some parse states it reads on across a line break: `a | b >>f` followed
-/// by a line `echo x` became `b echo x >>f`. Returns, for each redirection whose targets span
-/// an unescaped line break, the offset of the blank that ends its first target, where a `;`
-/// (same length, same meaning at that point) makes the line end a command again.
+/// `cmd arg >f` to bash), and in some parse states it reads on across a line break:
+/// `a | b >>f` followed by a line `echo x` became `b echo x >>f`. Returns, for each
+/// redirection whose targets span an unescaped line break, the offset of the blank that ends
+/// its first target, where a `;` (same length, same meaning at that point) makes the line end
+/// a command again.
 fn redirect_line_breaks(tree: &tree_sitter::Tree, text: &[u8]) -> Result<Vec<usize>, ParseError> {
     let mut found = Vec::new();
     if !text.contains(&b'\n') {

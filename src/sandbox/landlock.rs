@@ -250,11 +250,10 @@ fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
             if !matches!(e.kind(), NotFound | PermissionDenied) {
                 return None;
             }
-            let above = path
+            let (above, meta) = path
                 .ancestors()
                 .skip(1)
-                .find(|dir| dir.symlink_metadata().is_ok())?;
-            let meta = above.symlink_metadata().ok()?;
+                .find_map(|dir| Some((dir, dir.symlink_metadata().ok()?)))?;
             let closed = denies(above, &[libc::X_OK])
                 || (e.kind() == NotFound && denies(above, &[libc::W_OK]));
             (meta.is_dir() && meta.uid() != euid && closed).then(|| above.to_path_buf())
