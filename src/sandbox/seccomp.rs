@@ -257,27 +257,26 @@ fn test(load: Option<u32>, op: Op, k: u32, yes: Node, no: Node) -> Node {
 }
 
 /// The whole program: architecture, x32, then the dispatch on the system call number.
-fn program(profile: SeccompProfile, exec_path_ptr: usize) -> Node {
-    checked(search(&intervals(
-        &rules(profile, exec_path_ptr),
-        &Node::Ret(ALLOW),
-    )))
+fn program(profile: SeccompProfile, exec_path_ptr: usize) -> Vec<sock_filter> {
+    let rules = rules(profile, exec_path_ptr);
+    checked(search(&intervals(&rules, &Node::Ret(ALLOW))))
 }
 
-/// `dispatch` behind the checks of the architecture and of x32 numbers.
-fn checked(dispatch: Node) -> Node {
-    test(
+/// The code of `dispatch` behind the checks of the architecture and of x32 numbers.
+fn checked(dispatch: Vec<sock_filter>) -> Vec<sock_filter> {
+    let x32 = assemble(
+        Some(NR),
+        Op::AnyBit,
+        X32_SYSCALL_BIT,
+        emit(&Node::Ret(DENY)),
+        dispatch,
+    );
+    assemble(
         Some(ARCH),
         Op::Eq,
         AUDIT_ARCH_X86_64,
-        test(
-            Some(NR),
-            Op::AnyBit,
-            X32_SYSCALL_BIT,
-            Node::Ret(DENY),
-            dispatch,
-        ),
-        Node::Ret(KILL),
+        x32,
+        emit(&Node::Ret(KILL)),
     )
 }
 
@@ -418,26 +417,36 @@ fn exec_only(ptr: usize) -> Node {
 
 /// Cuts the number space into intervals `[start, next start)` treated alike, in order. The
 /// first starts at 0; numbers without a rule get `otherwise`, and so does the last interval,
-/// which runs to the end of the space.
-fn intervals(rules: &BTreeMap<u32, Node>, otherwise: &Node) -> Vec<(u32, Node)> {
-    let end = rules.keys().next_back().map_or(0, |&nr| nr + 1);
-    let mut intervals: Vec<(u32, Node)> = Vec::new();
-    for nr in 0..=end {
-        let node = rules.get(&nr).cloned().unwrap_or_else(|| otherwise.clone());
+/// which runs to the end of the space. Built from the rules alone, without cloning a node:
+/// rsh builds a filter on every start.
+fn intervals<'a>(rules: &'a BTreeMap<u32, Node>, otherwise: &'a Node) -> Vec<(u32, &'a Node)> {
+    let mut intervals: Vec<(u32, &Node)> = Vec::with_capacity(2 * rules.len() + 1);
+    let mut push = |start: u32, node: &'a Node| {
         if intervals.last().is_none_or(|(_, last)| *last != node) {
-            intervals.push((nr, node));
+            intervals.push((start, node));
         }
+    };
+    // The first number not covered yet.
+    let mut next = 0;
+    for (&nr, node) in rules {
+        if nr > next {
+            push(next, otherwise);
+        }
+        push(nr, node);
+        next = nr + 1;
     }
+    push(next, otherwise);
     intervals
 }
 
-/// A balanced binary search over `intervals`, on the number already in the accumulator.
-fn search(intervals: &[(u32, Node)]) -> Node {
+/// The code of a balanced binary search over `intervals`, on the number already in the
+/// accumulator.
+fn search(intervals: &[(u32, &Node)]) -> Vec<sock_filter> {
     if let [(_, leaf)] = intervals {
-        return leaf.clone();
+        return emit(leaf);
     }
     let middle = intervals.len() / 2;
-    test(
+    assemble(
         None,
         Op::Ge,
         intervals[middle].0,
@@ -446,21 +455,31 @@ fn search(intervals: &[(u32, Node)]) -> Node {
     )
 }
 
-/// Compiles a decision into BPF, laid out as `[load] test, yes…, no…`: every jump goes forward
-/// over code of known length, so offsets need no second pass. When the `yes` branch is longer
-/// than a conditional jump's 8-bit offset can skip, the test jumps to an unconditional `JA`
-/// (32-bit offset) instead.
+/// Compiles a decision into BPF.
 fn emit(node: &Node) -> Vec<sock_filter> {
-    let (load, op, k, yes, no) = match node {
-        Node::Ret(action) => return vec![statement(libc::BPF_RET | libc::BPF_K, *action)],
+    match node {
+        Node::Ret(action) => vec![statement(libc::BPF_RET | libc::BPF_K, *action)],
         Node::Test {
             load,
             op,
             k,
             yes,
             no,
-        } => (*load, *op, *k, emit(yes), emit(no)),
-    };
+        } => assemble(*load, *op, *k, emit(yes), emit(no)),
+    }
+}
+
+/// A test and its two branches, laid out as `[load] test, yes…, no…`: every jump goes forward
+/// over code of known length, so offsets need no second pass. When the `yes` branch is longer
+/// than a conditional jump's 8-bit offset can skip, the test jumps to an unconditional `JA`
+/// (32-bit offset) instead.
+fn assemble(
+    load: Option<u32>,
+    op: Op,
+    k: u32,
+    yes: Vec<sock_filter>,
+    no: Vec<sock_filter>,
+) -> Vec<sock_filter> {
     let mut code = Vec::with_capacity(3 + yes.len() + no.len());
     if let Some(offset) = load {
         code.push(statement(
@@ -515,7 +534,7 @@ impl Filter {
     /// child's — address space; [`EMPTY_PATH`] is one at an unpredictable address).
     /// Only used when `subprocesses` is false; 0 then denies every execveat.
     pub fn build(profile: SeccompProfile, exec_path_ptr: usize) -> Filter {
-        let instructions = emit(&program(profile, exec_path_ptr));
+        let instructions = program(profile, exec_path_ptr);
         assert!(
             instructions.len() <= libc::BPF_MAXINSNS as usize,
             "seccomp program of {} instructions",
@@ -562,7 +581,7 @@ impl Filter {
                 (nr as u32, rule)
             })
             .collect();
-        let instructions = emit(&checked(search(&intervals(&rules, &deny()))));
+        let instructions = checked(search(&intervals(&rules, &deny())));
         assert!(instructions.len() <= libc::BPF_MAXINSNS as usize);
         Filter { instructions }
     }
@@ -948,7 +967,7 @@ mod tests {
             .map(|nr| (nr * 2, Node::Ret(fail(nr as i32 + 1))))
             .collect();
         let dispatch = search(&intervals(&rules, &Node::Ret(ALLOW)));
-        let code = emit(&test(Some(NR), Op::Ge, 0, dispatch, Node::Ret(KILL)));
+        let code = assemble(Some(NR), Op::Ge, 0, dispatch, emit(&Node::Ret(KILL)));
         assert!(code.len() > 1000);
         assert!(
             code.iter()
