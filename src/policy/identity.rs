@@ -5,10 +5,11 @@
 //!
 //! The only I/O is `stat` at load time; matching is pure.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
 
 /// One file a command name resolved to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,16 +25,21 @@ pub(crate) struct Target {
 pub(crate) struct CommandRef {
     /// The name as written (a bare name or an absolute path). Builtins match on it.
     pub name: String,
-    /// Every file the name resolved to; empty when it resolved to nothing.
-    pub targets: Vec<Target>,
+    /// Every file the name resolved to; empty when it resolved to nothing. Shared by the
+    /// entries that write the same name.
+    pub targets: Arc<[Target]>,
 }
+
+/// The targets of a name not looked up yet: one empty list for all, rather than one allocated
+/// for each of the policy's entries and dropped when its name is looked up.
+static NO_TARGETS: LazyLock<Arc<[Target]>> = LazyLock::new(|| Arc::new([]));
 
 impl CommandRef {
     /// A name not looked up yet (see `Unresolved::resolve`).
     pub(crate) fn named(name: &str) -> CommandRef {
         CommandRef {
             name: name.to_owned(),
-            targets: Vec::new(),
+            targets: Arc::clone(&NO_TARGETS),
         }
     }
 
@@ -70,10 +76,10 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
 }
 
 /// Resolves names against a list of directories, caching each answer for the whole load.
-pub(crate) struct Resolver {
+pub(crate) struct Resolver<'a> {
     /// The search directories that exist, canonical, each once (`/bin` is often `/usr/bin`).
     dirs: Vec<SearchDir>,
-    cache: HashMap<String, Vec<Target>>,
+    cache: HashMap<&'a str, Arc<[Target]>>,
 }
 
 /// A search directory, opened once: each name is looked up with one `stat` relative to it,
@@ -81,8 +87,10 @@ pub(crate) struct Resolver {
 struct SearchDir {
     path: PathBuf,
     dir: Option<OwnedFd>,
-    /// The directory's entries, when it was listed: a name not among them is not looked up.
-    listed: Option<HashSet<Vec<u8>>>,
+    /// The hashes of the directory's entries (`name_hash`), sorted, when it was listed: a name
+    /// whose hash is not among them is not there, and is not looked up. (One whose hash is
+    /// is looked up: two names can share a hash.)
+    listed: Option<Vec<u64>>,
 }
 
 impl SearchDir {
@@ -90,7 +98,7 @@ impl SearchDir {
     fn stat(&self, name: &str) -> Option<nix::sys::stat::FileStat> {
         use nix::fcntl::AtFlags;
         if let Some(listed) = &self.listed
-            && !listed.contains(name.as_bytes())
+            && listed.binary_search(&name_hash(name.as_bytes())).is_err()
         {
             return None;
         }
@@ -111,9 +119,16 @@ fn worth_listing(size: i64, names: usize) -> bool {
     usize::try_from(size).is_ok_and(|size| size / 96 + 16 < names)
 }
 
-/// The names in the directory `dir`, or None when it cannot be listed, or when a listing
-/// could miss a name that a look-up finds (see `exact_names`).
-fn list(dir: &OwnedFd) -> Option<HashSet<Vec<u8>>> {
+/// 64-bit FNV-1a: what a listing keeps of each name, so that listing a directory copies none.
+fn name_hash(name: &[u8]) -> u64 {
+    name.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The hashes of the names in the directory `dir`, sorted, or None when it cannot be listed,
+/// or when a listing could miss a name that a look-up finds (see `exact_names`).
+fn list(dir: &OwnedFd) -> Option<Vec<u64>> {
     use nix::fcntl::OFlag;
     use std::os::fd::AsFd;
     let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
@@ -121,11 +136,12 @@ fn list(dir: &OwnedFd) -> Option<HashSet<Vec<u8>>> {
     if !exact_names(listing.as_fd()) {
         return None;
     }
-    let mut names = HashSet::new();
+    let mut hashes = Vec::new();
     for entry in listing.iter() {
-        names.insert(entry.ok()?.file_name().to_bytes().to_vec());
+        hashes.push(name_hash(entry.ok()?.file_name().to_bytes()));
     }
-    Some(names)
+    hashes.sort_unstable();
+    Some(hashes)
 }
 
 /// Whether a name is found in the directory only as it is written: on a file system that
@@ -148,9 +164,9 @@ fn exact_names(dir: std::os::fd::BorrowedFd) -> bool {
     known && read == 0 && attributes & CASEFOLD == 0
 }
 
-impl Resolver {
+impl<'a> Resolver<'a> {
     /// A resolver for about `names` names (which decides whether listing a directory pays).
-    pub(crate) fn new(dirs: &[PathBuf], names: usize) -> Resolver {
+    pub(crate) fn new(dirs: &[PathBuf], names: usize) -> Resolver<'a> {
         let mut canonical: Vec<SearchDir> = Vec::new();
         for dir in dirs {
             if let Ok(dir) = std::fs::canonicalize(dir)
@@ -179,26 +195,23 @@ impl Resolver {
         }
         Resolver {
             dirs: canonical,
-            cache: HashMap::new(),
+            cache: HashMap::with_capacity(names),
         }
     }
 
     /// An absolute path resolves to itself; a bare name to the file of that name in *every*
     /// directory of the search path that has one (so a deny entry cannot be dodged by calling a
     /// second copy further down the path). Only regular files (after following symlinks) count.
-    pub(crate) fn targets(&mut self, name: &str) -> Vec<Target> {
-        match self.cache.get(name) {
-            Some(targets) => targets.clone(),
-            None => {
-                let targets = find_targets(name, &mut self.dirs);
-                self.cache.insert(name.to_owned(), targets.clone());
-                targets
-            }
-        }
+    pub(crate) fn targets(&mut self, name: &'a str) -> Arc<[Target]> {
+        let dirs = &self.dirs;
+        self.cache
+            .entry(name)
+            .or_insert_with(|| find_targets(name, dirs).into())
+            .clone()
     }
 
     #[cfg(test)]
-    fn resolve(&mut self, name: &str) -> CommandRef {
+    fn resolve(&mut self, name: &'a str) -> CommandRef {
         CommandRef {
             name: name.to_owned(),
             targets: self.targets(name),
@@ -206,7 +219,7 @@ impl Resolver {
     }
 }
 
-fn find_targets(name: &str, dirs: &mut [SearchDir]) -> Vec<Target> {
+fn find_targets(name: &str, dirs: &[SearchDir]) -> Vec<Target> {
     if name.starts_with('/') {
         return target_of(Path::new(name)).into_iter().collect();
     }

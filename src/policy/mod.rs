@@ -375,20 +375,15 @@ impl Unresolved {
     pub fn resolve(self) -> Policy {
         let mut policy = self.0;
         let settings = &mut policy.settings;
-        let names = settings.listed.len()
-            + settings.tables.len()
-            + settings.rules.len()
-            + settings.risks.len();
-        let mut resolver = Resolver::new(&policy.resolve_dirs, names);
-        let commands = settings
-            .listed
-            .iter_mut()
-            .map(|l| &mut l.command)
-            .chain(settings.tables.iter_mut().map(|t| &mut t.command))
-            .chain(settings.rules.iter_mut().map(|r| &mut r.command))
-            .chain(settings.risks.iter_mut().map(|r| &mut r.command));
-        for command in commands {
-            command.targets = resolver.targets(&command.name);
+        let mut resolver = Resolver::new(&policy.resolve_dirs, settings.commands().count());
+        // Looked up with the names borrowed, then handed to the entries.
+        let targets: Vec<_> = settings
+            .commands()
+            .map(|command| resolver.targets(&command.name))
+            .collect();
+        drop(resolver);
+        for (command, targets) in settings.commands_mut().zip(targets) {
+            command.targets = targets;
         }
         policy
     }
@@ -690,6 +685,26 @@ struct Built {
 }
 
 impl Built {
+    /// Every command an entry names, in the order `Unresolved::resolve` hands out targets.
+    fn commands(&self) -> impl Iterator<Item = &CommandRef> {
+        self.listed
+            .iter()
+            .map(|l| &l.command)
+            .chain(self.tables.iter().map(|t| &t.command))
+            .chain(self.rules.iter().map(|r| &r.command))
+            .chain(self.risks.iter().map(|r| &r.command))
+    }
+
+    /// As `commands`, to change them.
+    fn commands_mut(&mut self) -> impl Iterator<Item = &mut CommandRef> {
+        self.listed
+            .iter_mut()
+            .map(|l| &mut l.command)
+            .chain(self.tables.iter_mut().map(|t| &mut t.command))
+            .chain(self.rules.iter_mut().map(|r| &mut r.command))
+            .chain(self.risks.iter_mut().map(|r| &mut r.command))
+    }
+
     /// serde hands tables over in name order; everything is kept in file order instead.
     fn in_file_order(&mut self) {
         self.listed.sort_by_key(|l| l.at.offset);
