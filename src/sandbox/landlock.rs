@@ -229,22 +229,22 @@ fn watched(path: &Path) -> Watched {
 /// Programs cannot gain the rights the session lacks: they run with no_new_privs (no
 /// set-user-ID, no file capabilities). For root and for the user's own files this is None.
 fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
-    let denies = |path: &Path, modes: &[libc::c_int]| {
-        use std::os::unix::ffi::OsStrExt;
-        let Ok(name) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-            return false;
-        };
-        modes.iter().all(|&mode| {
-            // SAFETY: a NUL-terminated path, which faccessat only reads.
-            unsafe { libc::faccessat(libc::AT_FDCWD, name.as_ptr(), mode, libc::AT_EACCESS) != 0 }
-        })
+    use nix::fcntl::{AT_FDCWD, AtFlags};
+    use nix::unistd::{AccessFlags, faccessat};
+    // With the effective ids, as the kernel checks a program's opens.
+    let denies = |path: &Path, modes: &[AccessFlags]| {
+        modes
+            .iter()
+            .all(|&mode| faccessat(AT_FDCWD, path, mode, AtFlags::AT_EACCESS).is_err())
     };
     match std::fs::symlink_metadata(path) {
         // A symbolic link (dangling: policy paths are canonical) would be followed to a file
         // whose owner may be anyone.
         Ok(meta) if meta.is_symlink() => None,
-        Ok(meta) => (meta.uid() != euid && denies(path, &[libc::R_OK, libc::W_OK, libc::X_OK]))
-            .then(|| path.to_path_buf()),
+        Ok(meta) => {
+            let all = [AccessFlags::R_OK, AccessFlags::W_OK, AccessFlags::X_OK];
+            (meta.uid() != euid && denies(path, &all)).then(|| path.to_path_buf())
+        }
         Err(e) => {
             use std::io::ErrorKind::{NotFound, PermissionDenied};
             if !matches!(e.kind(), NotFound | PermissionDenied) {
@@ -254,8 +254,8 @@ fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
                 .ancestors()
                 .skip(1)
                 .find_map(|dir| Some((dir, dir.symlink_metadata().ok()?)))?;
-            let closed = denies(above, &[libc::X_OK])
-                || (e.kind() == NotFound && denies(above, &[libc::W_OK]));
+            let closed = denies(above, &[AccessFlags::X_OK])
+                || (e.kind() == NotFound && denies(above, &[AccessFlags::W_OK]));
             (meta.is_dir() && meta.uid() != euid && closed).then(|| above.to_path_buf())
         }
     }
