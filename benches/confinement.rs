@@ -8,7 +8,7 @@ use std::path::Path;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use rsh::decide::{self, CommandProfile, Program, Request};
-use rsh::policy::{DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, Policy};
+use rsh::policy::{DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, Policy, Unresolved};
 use rsh::sandbox::Sandbox;
 use rsh::sandbox::seccomp::{EMPTY_PATH, Filter, SeccompProfile};
 
@@ -29,6 +29,14 @@ fn new_sandbox(policy: &Policy) -> Sandbox {
 fn policy(c: &mut Criterion) {
     c.bench_function("load the default policy", |b| {
         b.iter(|| black_box(default_policy()))
+    });
+    // What rsh starts from when no policy file exists (see src/policy/compiled.rs).
+    let stored = include_bytes!(concat!(env!("OUT_DIR"), "/default-policy.bin"));
+    c.bench_function("load the built-in policy from its stored form", |b| {
+        b.iter(|| {
+            let policy = Unresolved::built_in_then(stored, None, &mut |_| {});
+            black_box(policy.expect("built-in policy").resolve())
+        })
     });
     let policy = default_policy();
     let ls = std::fs::canonicalize("/bin/ls").expect("/bin/ls");

@@ -14,6 +14,10 @@ use crate::parse;
 use crate::policy::{self, Owners, Unresolved};
 use crate::spawn::{self, fd};
 
+/// The built-in default policy as `build.rs` built it (see `policy::compile_built_in`).
+static COMPILED_DEFAULT_POLICY: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/default-policy.bin"));
+
 pub const USAGE: &str = "\
 usage: rsh [--policy FILE] [-lis] [-euxC] [-o option] [-O shopt] -c COMMAND [NAME [ARG...]]
        rsh [--policy FILE] [options] [FILE [ARG...]]
@@ -219,7 +223,7 @@ fn load_policy_then(
     let loaded = match file_and_owners {
         Some((file, owners)) => Unresolved::load_then(file, env_path, owners, sandbox_known),
         // The administrator may add to the built-in policy without replacing it.
-        None => Unresolved::built_in_then(env_path, sandbox_known)
+        None => Unresolved::built_in_then(COMPILED_DEFAULT_POLICY, env_path, sandbox_known)
             .and_then(|p| p.include_dir(Path::new(policy::SYSTEM_INCLUDE_DIR), Owners::RootOnly)),
     };
     loaded.map_err(|err| format!("cannot start: policy {err}"))

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use toml::Spanned;
 
 use super::schema::{RawApproval, RawAudit};
+use serde::{Deserialize, Serialize};
 
 /// The syslog facilities a policy may name.
 pub const FACILITIES: &[&str] = &[
@@ -14,7 +15,7 @@ pub const FACILITIES: &[&str] = &[
 ];
 
 /// `[audit]` as the policy set it, with its defaults.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditConfig {
     /// Records go to syslog (else only to `fallback`, when set).
     pub syslog: bool,
@@ -100,7 +101,7 @@ fn absolute(key: &str, value: Spanned<String>) -> Result<PathBuf, (usize, String
 }
 
 /// `[approval]` as the policy set it, with its defaults.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalConfig {
     /// How long a question waits for its answer, then it is "no".
     pub timeout: std::time::Duration,

@@ -5,6 +5,7 @@
 //!
 //! The only I/O is `stat` at load time; matching is pure.
 
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
@@ -21,12 +22,14 @@ pub(crate) struct Target {
 }
 
 /// A command as named in the policy, with what the name resolved to.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct CommandRef {
     /// The name as written (a bare name or an absolute path). Builtins match on it.
     pub name: String,
     /// Every file the name resolved to; empty when it resolved to nothing. Shared by the
-    /// entries that write the same name.
+    /// entries that write the same name. Not part of a compiled policy: the names are looked
+    /// up on the machine the policy is used on.
+    #[serde(skip, default = "no_targets")]
     pub targets: Arc<[Target]>,
 }
 
@@ -34,12 +37,16 @@ pub(crate) struct CommandRef {
 /// for each of the policy's entries and dropped when its name is looked up.
 static NO_TARGETS: LazyLock<Arc<[Target]>> = LazyLock::new(|| Arc::new([]));
 
+fn no_targets() -> Arc<[Target]> {
+    Arc::clone(&NO_TARGETS)
+}
+
 impl CommandRef {
     /// A name not looked up yet (see `Unresolved::resolve`).
     pub(crate) fn named(name: &str) -> CommandRef {
         CommandRef {
             name: name.to_owned(),
-            targets: Arc::clone(&NO_TARGETS),
+            targets: no_targets(),
         }
     }
 

@@ -7,6 +7,7 @@
 //! names the file, line, column and key that is wrong.
 
 pub mod audit;
+mod compiled;
 mod identity;
 pub mod output;
 pub mod pattern;
@@ -27,6 +28,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 pub use audit::{ApprovalConfig, AuditConfig};
+pub use compiled::compile_built_in;
 pub(crate) use identity::CommandRef;
 use identity::Resolver;
 pub use output::OutputConfig;
@@ -38,6 +40,7 @@ use schema::{
     RawShell, SpannedList,
 };
 pub use sensitive::{Level, PathPattern, Sensitive, SensitiveEntry};
+use serde::{Deserialize, Serialize};
 pub use session::SessionConfig;
 pub use trust::Owners;
 pub use who::{Who, host_name, user_name};
@@ -125,6 +128,12 @@ macro_rules! policy_words {
             }
         }
 
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<$ty, D::Error> {
                 deserializer.deserialize_str(schema::WordVisitor($ty::WORDS))
@@ -164,7 +173,7 @@ impl fmt::Display for PolicyError {
 impl std::error::Error for PolicyError {}
 
 /// Where something was written in the policy file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Place {
     /// 1-based line.
     pub line: usize,
@@ -174,7 +183,7 @@ pub(crate) struct Place {
 }
 
 /// A command named in a `[commands]` list.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Listed {
     pub command: CommandRef,
     pub verdict: Verdict,
@@ -185,7 +194,7 @@ pub(crate) struct Listed {
 }
 
 /// One argument pattern with its verdict, from a command table or from `[rules]`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct PatternRule {
     /// The list it came from, e.g. `commands.git.deny` or `rules.allow`.
     pub key: String,
@@ -197,7 +206,7 @@ pub(crate) struct PatternRule {
 }
 
 /// A `[commands.NAME]` table.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct CommandTable {
     pub command: CommandRef,
     /// `commands.NAME`, quoted as TOML would need it.
@@ -216,7 +225,7 @@ pub(crate) struct CommandTable {
 }
 
 /// A whole-command pattern as written in `[rules]` or `[risk]`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Entry {
     /// The list it came from, e.g. `risk.high`.
     pub key: String,
@@ -227,7 +236,7 @@ pub(crate) struct Entry {
 }
 
 /// A `[risk]` entry: the risk of a command when its arguments match.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RiskRule {
     pub command: CommandRef,
     pub risk: Risk,
@@ -235,7 +244,7 @@ pub(crate) struct RiskRule {
 }
 
 /// A `[rules]` entry: a command and an argument pattern.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Rule {
     pub command: CommandRef,
     pub rule: PatternRule,
@@ -351,15 +360,22 @@ impl Unresolved {
 
     /// As [`Policy::built_in`], without looking up the command names.
     pub fn built_in(env_path: Option<&str>) -> Result<Unresolved, PolicyError> {
-        Unresolved::built_in_then(env_path, &mut |_| {})
+        Unresolved::built_in_then(&[], env_path, &mut |_| {})
     }
 
-    /// As [`Unresolved::built_in`], telling `sandbox_known` the sandbox settings as soon as
-    /// they are built (see [`Unresolved::load_then`]).
+    /// As [`Unresolved::built_in`], from `compiled`, the form [`compile_built_in`] stored
+    /// when rsh was built, and telling `sandbox_known` the sandbox settings as soon as they
+    /// are known (see [`Unresolved::load_then`]). When `compiled` was not made from this
+    /// rsh's built-in policy, the text is loaded instead.
     pub fn built_in_then(
+        compiled: &[u8],
         env_path: Option<&str>,
         sandbox_known: &mut dyn FnMut(&SandboxConfig),
     ) -> Result<Unresolved, PolicyError> {
+        if let Some(policy) = compiled::built_in(compiled, env_path) {
+            sandbox_known(policy.sandbox());
+            return Ok(policy);
+        }
         let mut loader = Loader::new(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, None, 0);
         loader.built_in = true;
         loader.sandbox_known = Some(sandbox_known);
@@ -642,6 +658,22 @@ pub(crate) fn toml_key<S: AsRef<str>>(segments: &[S]) -> String {
         .join(".")
 }
 
+/// Where a policy's command names are looked up: its `[shell] path`, or the absolute entries
+/// of `env_path`.
+fn resolve_dirs(search_path: &Option<Vec<PathBuf>>, env_path: Option<&str>) -> Vec<PathBuf> {
+    match search_path {
+        Some(dirs) => dirs.clone(),
+        // Relative PATH entries (".", "") are ignored: a name in the policy never means a
+        // file that depends on the directory rsh was started in.
+        None => env_path
+            .unwrap_or("")
+            .split(':')
+            .filter(|d| d.starts_with('/'))
+            .map(PathBuf::from)
+            .collect(),
+    }
+}
+
 /// One load: the text and its name, and the functions that turn byte offsets into positions.
 struct Loader<'t> {
     text: &'t str,
@@ -665,7 +697,7 @@ struct Loader<'t> {
 }
 
 /// The settings of a policy (or of one section), built and checked.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Built {
     search_path: Option<Vec<PathBuf>>,
     unknown: Verdict,
@@ -1046,17 +1078,7 @@ impl Loader<'_> {
             known(&sandbox);
         }
         let mut settings = self.section_with(raw, sandbox, &mut problems);
-        let resolve_dirs: Vec<PathBuf> = match &settings.search_path {
-            Some(dirs) => dirs.clone(),
-            // Relative PATH entries (".", "") are ignored: a name in the policy never means a
-            // file that depends on the directory rsh was started in.
-            None => env_path
-                .unwrap_or("")
-                .split(':')
-                .filter(|d| d.starts_with('/'))
-                .map(PathBuf::from)
-                .collect(),
-        };
+        let resolve_dirs = resolve_dirs(&settings.search_path, env_path);
         if let Some((offset, message)) = problems.first() {
             return Err(self.error_at(Some(offset), message));
         }

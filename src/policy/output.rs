@@ -2,9 +2,10 @@
 //! loaded (every pattern must compile).
 
 use super::schema::RawOutput;
+use serde::{Deserialize, Serialize};
 
 /// `[output]` as the policy set it. Off unless the policy turns something on.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputConfig {
     /// rsh's built-in patterns (tokens, passwords, private keys, cloud keys).
     pub redact: bool,

@@ -9,6 +9,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use regex::Regex;
+use serde::{Deserialize, Serialize};
 
 /// Why a pattern could not be parsed. The message does not repeat the pattern; the caller says
 /// where the pattern is.
@@ -34,13 +35,13 @@ impl fmt::Display for PatternError {
 impl std::error::Error for PatternError {}
 
 /// A parsed argument pattern. Matching is against the arguments only (argv without argv\[0\]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ArgPattern {
     text: String,
     kind: Kind,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 enum Kind {
     Words {
         /// `*:` at the start: any arguments may come before the words.
@@ -54,6 +55,7 @@ enum Kind {
     /// commands never meet most patterns.
     Regex {
         source: String,
+        #[serde(skip)]
         compiled: OnceLock<Result<Regex, String>>,
     },
 }
@@ -321,7 +323,7 @@ fn parse_words(text: &str) -> Result<Kind, PatternError> {
 
 /// A shell-style glob matched against one whole argument: `*` (any characters, including `/`),
 /// `?` (one character), `[...]` and `[!...]` (one character in or not in a set).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Glob {
     tokens: Vec<Token>,
     /// The whole glob, when it is nothing but literal characters (most are: `-exec`, `push`):
@@ -329,7 +331,7 @@ pub(crate) struct Glob {
     literal: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 enum Token {
     Literal(char),
     AnyString,
@@ -340,14 +342,14 @@ enum Token {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 enum ClassItem {
     Char(char),
     Range(char, char),
     Named(NamedClass),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum NamedClass {
     Alnum,
     Alpha,

@@ -2,6 +2,7 @@
 //! `network` / `subprocesses` settings of command tables, validated. Only data: building
 //! landlock rulesets and seccomp filters from it is the sandbox stage's business.
 
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// How strictly started programs are confined.
@@ -17,7 +18,7 @@ pub enum SandboxMode {
 
 /// A path written in the policy: absolute, under the home directory (`~`), or under the
 /// directory rsh started in (`.`). Resolved when rsh starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PathSpec {
     Absolute(PathBuf),
     Home(PathBuf),
@@ -60,7 +61,7 @@ impl PathSpec {
 }
 
 /// `[paths]`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Paths {
     /// Readable (files and directory listings).
     pub read: Vec<PathSpec>,
@@ -73,7 +74,7 @@ pub struct Paths {
 }
 
 /// `[limits]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
     /// CPU seconds.
     pub cpu: Option<u64>,
@@ -183,7 +184,7 @@ pub fn is_code_injecting(name: &str) -> bool {
 }
 
 /// Everything the policy says about confinement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SandboxConfig {
     pub mode: SandboxMode,
     /// Defaults for commands whose table does not say.

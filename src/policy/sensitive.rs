@@ -8,6 +8,7 @@ use std::path::{Component, Path};
 
 use super::Place;
 use super::pattern::{Glob, PatternError};
+use serde::{Deserialize, Serialize};
 
 /// Always denied unless `sensitive.allow` names the file.
 #[rustfmt::skip]
@@ -53,7 +54,7 @@ impl Level {
 /// with one it names a sequence of path components anywhere (`.git/hooks`); starting with
 /// `/` or `~/` it is anchored at the root or the home directory. A match covers everything
 /// below it too. Each component is a glob (`*`, `?`, `[…]`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PathPattern {
     /// Only writing the file counts (`write:`).
     pub writes_only: bool,
@@ -61,7 +62,7 @@ pub struct PathPattern {
     components: Vec<Glob>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Anchor {
     Anywhere,
     Root,
@@ -141,7 +142,7 @@ fn names(path: &Path) -> Vec<Cow<'_, str>> {
 }
 
 /// One `[sensitive]` entry, or a built-in one.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SensitiveEntry {
     /// `sensitive.high`, `sensitive.medium` or `sensitive.allow` (after `users.NAME.` or
     /// `groups.NAME.` when written in such a section).
@@ -154,7 +155,7 @@ pub struct SensitiveEntry {
 }
 
 /// `[sensitive]`, with the built-in lists unless `builtin = false`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Sensitive {
     pub high: Vec<SensitiveEntry>,
     pub medium: Vec<SensitiveEntry>,

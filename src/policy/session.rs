@@ -1,6 +1,7 @@
 //! `[shell]` settings for a person at a terminal: the prompt, history, the idle timeout and
 //! the message of the day. They change nothing about what may run.
 
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// The default number of history entries kept.
@@ -9,7 +10,7 @@ pub const HISTORY_SIZE: usize = 1000;
 /// Where history goes unless the policy says otherwise.
 pub const HISTORY_FILE: &str = "~/.rsh_history";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionConfig {
     /// `PS1` when the environment does not give one (or may not: `prompt_from_env`).
     pub prompt: Option<String>,

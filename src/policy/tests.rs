@@ -404,7 +404,7 @@ fn the_sandbox_is_known_before_the_commands_and_is_the_policys() {
     assert!(Unresolved::load_then(&file, None, owners, &mut |_| told += 1).is_err());
     assert_eq!(told, 0);
     let mut told = 0;
-    Unresolved::built_in_then(None, &mut |_| told += 1).unwrap();
+    Unresolved::built_in_then(STORED_BUILT_IN, None, &mut |_| told += 1).unwrap();
     assert_eq!(told, 1);
 }
 
@@ -471,6 +471,41 @@ fn built_in_regular_expressions_are_valid() {
     for text in patterns {
         let pattern = ArgPattern::parse(text).unwrap();
         assert_eq!(pattern.compile_error(), None, "{text}");
+    }
+}
+
+/// What `build.rs` stored for this build.
+const STORED_BUILT_IN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default-policy.bin"));
+
+/// rsh starts from the built-in policy as stored when it was built: it must be the policy the
+/// text loads to, entry for entry, before and after the names are looked up.
+#[test]
+fn the_stored_built_in_policy_is_the_loaded_one() {
+    let env_path = Some("/usr/bin:relative:/bin");
+    let stored = compiled::built_in(STORED_BUILT_IN, env_path).expect("the stored policy is used");
+    let loaded = Unresolved::built_in(env_path).unwrap();
+    assert_eq!(format!("{stored:#?}"), format!("{loaded:#?}"));
+    let (stored, loaded) = (stored.resolve(), loaded.resolve());
+    assert!(stored.listed().len() > 100);
+    assert_eq!(format!("{stored:#?}"), format!("{loaded:#?}"));
+}
+
+/// A stored form that is damaged, or was built from another text, is not used: the text is
+/// loaded instead.
+#[test]
+fn a_stored_built_in_policy_not_made_from_this_text_is_not_used() {
+    // The text is stored first, after its length (two bytes).
+    let mut other = STORED_BUILT_IN.to_vec();
+    assert_eq!(&other[2..10], &DEFAULT_POLICY.as_bytes()[..8]);
+    other[2] ^= 1;
+    let truncated = &STORED_BUILT_IN[..STORED_BUILT_IN.len() / 2];
+    let loaded = format!("{:?}", Unresolved::built_in(None).unwrap());
+    for stored in [&other[..], truncated, &[]] {
+        assert!(compiled::built_in(stored, None).is_none());
+        let mut told = false;
+        let policy = Unresolved::built_in_then(stored, None, &mut |_| told = true).unwrap();
+        assert!(told, "the sandbox settings are told");
+        assert_eq!(format!("{policy:?}"), loaded);
     }
 }
 

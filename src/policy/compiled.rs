@@ -1,0 +1,72 @@
+//! The built-in default policy, built when rsh is built. Parsing and checking
+//! `policy/default.toml` was half of what rsh did before its first command; `build.rs` runs
+//! this module's loader on the text once, and stores what it built (every entry, pattern and
+//! place, with no name looked up yet) with postcard. rsh starts from that, and looks the
+//! names up as for any policy.
+//!
+//! The stored form carries the text it was built from: one built from another text is not
+//! used, nor one that does not decode; the text is then loaded as before. A test checks that
+//! both ways give the same policy.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    ApprovalConfig, AuditConfig, Built, DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, Loader,
+    OutputConfig, Policy, PolicyError, Unresolved,
+};
+
+/// What a load of the built-in policy builds, less what depends on where rsh runs.
+#[derive(Serialize, Deserialize)]
+struct Compiled<'t> {
+    /// The text it was built from.
+    text: &'t str,
+    settings: Built,
+    audit: AuditConfig,
+    approval: ApprovalConfig,
+    output: OutputConfig,
+}
+
+/// The built-in policy, loaded from its text and stored (for `build.rs`).
+pub fn compile_built_in() -> Result<Vec<u8>, PolicyError> {
+    let Unresolved(policy) =
+        Loader::new(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, None, 0).load(None)?;
+    // Sections depend on who runs rsh; the built-in policy has none.
+    assert!(
+        policy.sections.is_empty(),
+        "the built-in policy cannot be compiled with [users] or [groups] sections"
+    );
+    let compiled = Compiled {
+        text: DEFAULT_POLICY,
+        settings: policy.settings,
+        audit: policy.audit,
+        approval: policy.approval,
+        output: policy.output,
+    };
+    Ok(postcard::to_allocvec(&compiled).expect("a policy can be stored"))
+}
+
+/// The built-in policy from its stored form, with its names looked up on `env_path` when it
+/// has no `[shell] path`; None when `stored` was not made from this rsh's built-in text.
+pub(super) fn built_in(stored: &[u8], env_path: Option<&str>) -> Option<Unresolved> {
+    let compiled: Compiled = postcard::from_bytes(stored).ok()?;
+    if compiled.text != DEFAULT_POLICY {
+        return None;
+    }
+    let resolve_dirs: Vec<PathBuf> = super::resolve_dirs(&compiled.settings.search_path, env_path);
+    Some(Unresolved(Policy {
+        origin: DEFAULT_POLICY_ORIGIN.to_owned(),
+        included: Vec::new(),
+        end: DEFAULT_POLICY.len() + 1,
+        resolve_dirs,
+        settings: compiled.settings,
+        sections: Vec::new(),
+        audit: compiled.audit,
+        approval: compiled.approval,
+        output: compiled.output,
+        who: None,
+        texts: vec![(DEFAULT_POLICY_ORIGIN.to_owned(), Arc::from(DEFAULT_POLICY))],
+    }))
+}
