@@ -325,6 +325,7 @@ fn parse_words(text: &str) -> Result<Kind, PatternError> {
 /// `?` (one character), `[...]` and `[!...]` (one character in or not in a set).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Glob {
+    /// Empty when the glob is `literal`.
     tokens: Vec<Token>,
     /// The whole glob, when it is nothing but literal characters (most are: `-exec`, `push`):
     /// matched by comparing strings.
@@ -448,13 +449,18 @@ impl Glob {
                 c => tokens.push(Token::Literal(c)),
             }
         }
-        let literal = tokens
+        let literal: Option<String> = tokens
             .iter()
             .map(|token| match token {
                 Token::Literal(c) => Some(*c),
                 _ => None,
             })
             .collect();
+        // A literal glob is matched by its string alone: its tokens would only take memory
+        // and allocations, in every start that decodes the built-in policy.
+        if literal.is_some() {
+            tokens = Vec::new();
+        }
         Ok(Glob { tokens, literal })
     }
 
