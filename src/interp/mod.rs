@@ -1287,7 +1287,7 @@ impl Shell {
         if !self.login {
             return;
         }
-        if let Ok(Some(user)) = nix::unistd::User::from_uid(nix::unistd::getuid()) {
+        if let Some(user) = crate::policy::current_user() {
             for (name, value) in [
                 ("HOME", user.dir.display().to_string()),
                 ("USER", user.name.clone()),
@@ -1458,10 +1458,8 @@ pub fn session_sandbox(config: &crate::policy::SandboxConfig) -> Result<Sandbox,
 /// The home directory of the user running rsh, from the password database (`$HOME` only when
 /// the user has no entry): what the policy's `~` means.
 pub fn home_dir_of_user() -> PathBuf {
-    nix::unistd::User::from_uid(nix::unistd::getuid())
-        .ok()
-        .flatten()
-        .map(|user| user.dir)
+    crate::policy::current_user()
+        .map(|user| user.dir.clone())
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("/"))
 }

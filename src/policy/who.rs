@@ -15,8 +15,7 @@ impl Who {
     /// primary group included), as sshd's `Match Group` sees them. A user id without a name
     /// matches no section; neither does a group without one.
     pub fn current() -> Who {
-        let uid = nix::unistd::getuid();
-        let Ok(Some(user)) = nix::unistd::User::from_uid(uid) else {
+        let Some(user) = current_user() else {
             return Who::default();
         };
         let groups = CString::new(user.name.as_str())
@@ -29,19 +28,29 @@ impl Who {
             .map(|group| group.name)
             .collect();
         Who {
-            user: user.name,
+            user: user.name.clone(),
             groups,
         }
     }
 }
 
+/// The password database's entry of the real user, looked up once: the policy's `~`, the
+/// audit trail's user, a login's `HOME` and the sections that apply all come from it, and
+/// every look-up reads the database again (a tenth of a millisecond with nscd tried first).
+/// rsh never changes its user id.
+pub fn current_user() -> Option<&'static nix::unistd::User> {
+    static USER: std::sync::OnceLock<Option<nix::unistd::User>> = std::sync::OnceLock::new();
+    USER.get_or_init(|| {
+        nix::unistd::User::from_uid(nix::unistd::getuid())
+            .ok()
+            .flatten()
+    })
+    .as_ref()
+}
+
 /// The name of the real user, or its number when it has none (for messages and records).
 pub fn user_name() -> String {
-    let uid = nix::unistd::getuid();
-    nix::unistd::User::from_uid(uid)
-        .ok()
-        .flatten()
-        .map_or_else(|| uid.to_string(), |u| u.name)
+    current_user().map_or_else(|| nix::unistd::getuid().to_string(), |u| u.name.clone())
 }
 
 /// This machine's name, or nothing when it cannot be read.
