@@ -1,6 +1,8 @@
 //! Builds the built-in default policy (`policy/default.toml`) with rsh's own policy loader,
 //! and stores the result for rsh to start from (see `src/policy/compiled.rs`). A built-in
-//! policy that does not load fails the build.
+//! policy that does not load fails the build. The policy module is Linux code (it opens
+//! directories with `O_PATH`, asks file systems whether they fold case), so the build host
+//! runs Linux, as the target does.
 
 use std::path::PathBuf;
 

@@ -1662,7 +1662,7 @@ impl ExpandEnv for Shell {
     fn home_dir(&self, user: Option<&str>) -> Option<String> {
         let user = match user {
             Some(name) => nix::unistd::User::from_name(name).ok()??,
-            None => nix::unistd::User::from_uid(nix::unistd::getuid()).ok()??,
+            None => return crate::policy::current_user().map(|u| u.dir.display().to_string()),
         };
         Some(user.dir.display().to_string())
     }

@@ -67,9 +67,9 @@ impl ArgPattern {
     }
 
     /// As `parse`, checking a regular expression's syntax only when `check` says so: the
-    /// built-in policy's are known to be valid (its tests load it with every check), and
-    /// checking them is a tenth of loading it, on every start. Should one not compile after
-    /// all, the commands it guards are refused (see `compile_error`).
+    /// built-in policy's are known to be valid (`build.rs` and its tests load it with every
+    /// check), and checking them was a tenth of loading it from its text. Should one not
+    /// compile after all, the commands it guards are refused (see `compile_error`).
     pub(crate) fn parse_checking(text: &str, check: bool) -> Result<ArgPattern, PatternError> {
         let kind = match text.strip_prefix("re:") {
             Some(re) => {
