@@ -1216,7 +1216,10 @@ fn only_harmless_devices_are_reachable() {
             "urandom",
             "assert len(open('/dev/urandom', 'rb').read(4)) == 4",
         ),
+        // /dev/ptmx, then the new terminal's /dev/pts entry.
+        ("pty", "[os.close(fd) for fd in os.openpty()]"),
     ];
+    let tty = ("tty", "os.close(os.open('/dev/tty', os.O_RDWR))");
     let raw: Vec<String> = [
         "/dev/mem",
         "/dev/kmsg",
@@ -1241,6 +1244,7 @@ fn only_harmless_devices_are_reachable() {
         })
         .collect();
     let mut attempts: Vec<(&str, &str)> = reachable.to_vec();
+    attempts.push(tty);
     attempts.extend(opens.iter().map(|(n, c)| (n.as_str(), c.as_str())));
     case.write("prog.py", &python_attempts(&attempts));
 
@@ -1248,6 +1252,9 @@ fn only_harmless_devices_are_reachable() {
     for (name, _) in reachable {
         run.assert_stdout_has(&format!("{name} ok\n"));
     }
+    // Without a controlling terminal the kernel answers ENXIO: past Landlock, which would
+    // have answered EACCES.
+    run.assert_stdout_has(&format!("tty errno {}\n", libc::ENXIO));
     for device in &raw {
         run.assert_stdout_has(&format!("{device} errno {}\n", libc::EACCES));
     }
@@ -1264,6 +1271,41 @@ fn only_harmless_devices_are_reachable() {
         "control: no raw device could be opened even unconfined\n{}",
         control.describe()
     );
+}
+
+/// A device the policy denies gets no rule of its own: the kernel refuses it like any other
+/// device, and the terminals under a denied /dev/pts too.
+#[test]
+fn denied_devices_are_unreachable() {
+    require_confinement!();
+    let case = Case::new();
+    let attempts = [
+        ("null", "open('/dev/null', 'r+b').write(b'x')"),
+        (
+            "urandom",
+            "assert len(open('/dev/urandom', 'rb').read(4)) == 4",
+        ),
+        ("pty", "[os.close(fd) for fd in os.openpty()]"),
+    ];
+    case.write("prog.py", &python_attempts(&attempts));
+    let base = Policy::new();
+    let policy = base
+        .clone()
+        .paths(&format!("{}\ndeny = [\"/dev/urandom\", \"/dev/pts\"]", base.paths));
+
+    let run = case.run(&policy, "python3 prog.py");
+    run.assert_stdout_has("null ok\n");
+    run.assert_stdout_has(&format!("urandom errno {}\n", libc::EACCES));
+    run.assert_stdout_has(&format!("pty errno {}\n", libc::EACCES));
+    run.assert_status(0);
+    // rsh holds its own opens to the same rule.
+    let run = case.run(&policy, "cat < /dev/urandom");
+    run.assert_stderr_has("rsh: denied: /dev/urandom: /dev/urandom is denied (paths.deny)");
+    run.assert_status(1);
+
+    let control = case.run(&policy.off(), "python3 prog.py");
+    control.assert_stdout_has("urandom ok\n");
+    control.assert_stdout_has("pty ok\n");
 }
 
 /// Redirections, `$(< file)` and `source` are opened by rsh itself, and held to the same roots:

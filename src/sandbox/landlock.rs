@@ -329,7 +329,9 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         if *writable {
             access |= AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
         }
-        builder.grant(Path::new(device), access & AccessFs::from_all(abi))?;
+        // A denied device (or one under a denied directory) gets no rule, and denied entries
+        // of /dev/pts are granted around, as under any root.
+        builder.grant_root(Path::new(device), access & AccessFs::from_all(abi), &deny)?;
     }
     Ok(FsLayer {
         ruleset: std::sync::Arc::new(high_fd(builder.ruleset)?),
