@@ -1448,8 +1448,9 @@ fn allowed_shell_cannot_start_programs() {
         "sh started touch\n{}",
         run.describe()
     );
-    assert_ne!(run.status(), 0, "{}", run.describe());
-    run.assert_stderr_has("Cannot fork");
+    // dash's status for a command it could not fork for.
+    run.assert_stderr_has("sh: 1: Cannot fork");
+    run.assert_status(2);
 
     case.run(&Policy::new().off(), script);
     assert!(case.exists("CANARY"), "control: sh did not run touch");
@@ -1561,8 +1562,8 @@ fn loader_run_directly_cannot_start_programs() {
         "the loader's shell started touch\n{}",
         run.describe()
     );
-    run.assert_stderr_has("Cannot fork");
-    assert_ne!(run.status(), 0, "{}", run.describe());
+    run.assert_stderr_has("/bin/sh: 1: Cannot fork");
+    run.assert_status(2);
 
     case.run(&policy.off(), &script);
     assert!(
@@ -1869,9 +1870,68 @@ fn program_cannot_read_rsh_environment() {
     run.assert_stdout_lacks(&secret);
     run.assert_stderr_has("environ: Permission denied");
     run.assert_stdout_has(&format!("errno {}\n", libc::EACCES));
+    run.assert_status(0);
 
     let control = case.run_with(&Policy::new().off(), script, with_secret);
     control.assert_stdout_has(&secret);
+}
+
+/// rsh itself, seen from outside while its program runs: not dumpable (so its /proc entries
+/// belong to root, and the user's other processes cannot read its environment or memory, nor
+/// attach to it), and no_new_privs set. Apart from Landlock's scoping, which keeps rsh's own
+/// programs away from it in any case.
+#[test]
+fn rsh_is_not_dumpable_and_has_no_new_privs() {
+    require_confinement!();
+    let Some(ids) = common::test_user() else {
+        return;
+    };
+    let case = case_for_test_user(ids.0, ids.1);
+    let secret = format!("secret-{}", unique());
+    let as_user = |command: &mut Command| {
+        command.uid(ids.0).gid(ids.1).env("RSH_TEST_SECRET", &secret);
+    };
+    // While rsh waits for `sleep`: the owner of its environ, its NoNewPrivs line, and what
+    // another process of the same user read of its environment.
+    let seen = |policy: &Policy| {
+        let mut running = case.spawn(policy, "sleep 5", as_user);
+        let rsh = running.child.id() as i32;
+        let started = Instant::now();
+        while descendants(rsh).is_empty() && started.elapsed() < TIMEOUT {
+            thread::sleep(Duration::from_millis(5));
+        }
+        let environ = format!("/proc/{rsh}/environ");
+        let owner = {
+            use std::os::unix::fs::MetadataExt;
+            fs::metadata(&environ).map(|m| m.uid()).expect("rsh's environ")
+        };
+        let status = fs::read_to_string(format!("/proc/{rsh}/status")).unwrap_or_default();
+        let no_new_privs = status
+            .lines()
+            .find_map(|l| l.strip_prefix("NoNewPrivs:"))
+            .map(|v| v.trim().to_string());
+        let read = Command::new("cat")
+            .arg(&environ)
+            .uid(ids.0)
+            .gid(ids.1)
+            .output()
+            .expect("run cat as the test user");
+        let leaked = String::from_utf8_lossy(&read.stdout).contains(&secret);
+        for pid in descendants(rsh) {
+            // SAFETY: kill with a pid and a signal number.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        let _ = running.child.kill();
+        let _ = running.finish();
+        (owner, no_new_privs, leaked)
+    };
+
+    assert_eq!(seen(&Policy::new()), (0, Some("1".to_string()), false));
+    assert_eq!(
+        seen(&Policy::new().off()),
+        (ids.0, Some("0".to_string()), true),
+        "control"
+    );
 }
 
 #[test]
@@ -2232,7 +2292,13 @@ const INJECTING: &[(&str, &str)] = &[
     ("PYTHONPATH", "/tmp/evil"),
     ("NODE_OPTIONS", "--require /tmp/evil"),
     ("GIT_SSH_COMMAND", "touch CANARY"),
+    ("GIT_EXEC_PATH", "/tmp/evil"),
     ("PAGER", "touch CANARY"),
+    ("EDITOR", "touch CANARY"),
+    ("VISUAL", "touch CANARY"),
+    ("ENV", "/tmp/evil"),
+    ("PYTHONSTARTUP", "/tmp/evil"),
+    ("PERL5OPT", "-Mevil"),
 ];
 
 const PRINT_ENV: &str = "python3 -c 'import os; print(\"\\n\".join(k + \"=\" + v for k, v in sorted(os.environ.items())))'";
@@ -2423,6 +2489,58 @@ fn degraded_without_landlock_runs_with_seccomp() {
         run.describe()
     );
     run.assert_stderr_has("find: cannot fork: Operation not permitted");
+}
+
+/// In degraded mode, every record of a program that ran says what the kernel did not enforce,
+/// and is sent as a warning: the session's first, a program rsh waited for, and the stages of
+/// a pipeline (recorded by the shell that reaped them).
+#[test]
+fn degraded_mode_is_in_every_record_of_a_program() {
+    require_confinement!();
+    let Some(syslog) = common::syslog::Syslog::start() else {
+        return;
+    };
+    let case = Case::new();
+    let audit = format!("\n[audit]\nsocket = {:?}", syslog.socket().display().to_string());
+    let policy = Policy::new().mode("degraded").commands(&audit);
+    let run = run_filtered(&case, &policy, "touch CANARY; ls | cat; rm CANARY", no_landlock());
+    run.assert_stderr_has("rsh: denied: rm CANARY");
+    run.assert_status(126);
+    assert!(case.exists("CANARY"), "touch did not run\n{}", run.describe());
+
+    let records = syslog.records(6);
+    let summary: Vec<(String, String, Vec<&str>)> = records
+        .iter()
+        .map(|r| (r.event().to_string(), r.severity.clone(), r.argv()))
+        .collect();
+    assert_eq!(records.len(), 6, "{summary:#?}");
+    for record in &records {
+        let unenforced = record.json["unenforced"].as_array();
+        let refused = record.json["decision"] == "deny";
+        match record.event() {
+            "session-start" => {}
+            "command" if !refused => {}
+            _ => {
+                assert_eq!(unenforced, None, "{record:?}");
+                continue;
+            }
+        }
+        assert_eq!(record.severity, "warning", "{record:?}");
+        let unenforced = unenforced.unwrap_or_else(|| panic!("no unenforced: {record:?}"));
+        assert!(
+            unenforced[0]
+                .as_str()
+                .is_some_and(|why| why.contains("this kernel has no Landlock")),
+            "{record:?}"
+        );
+    }
+    let mut programs: Vec<Vec<&str>> = records.iter().map(|r| r.argv()).collect();
+    programs.retain(|argv| !argv.is_empty());
+    programs.sort();
+    assert_eq!(
+        programs,
+        [vec!["cat"], vec!["ls"], vec!["rm", "CANARY"], vec!["touch", "CANARY"]]
+    );
 }
 
 #[test]

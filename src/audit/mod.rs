@@ -95,6 +95,9 @@ pub struct Trail {
     session: Session,
     sink: Sink,
     started: Instant,
+    /// What the kernel does not enforce in degraded mode: in every record of a program
+    /// that ran, sent as a warning.
+    unenforced: Vec<String>,
 }
 
 impl Trail {
@@ -107,11 +110,13 @@ impl Trail {
         login: bool,
         command: Option<&str>,
         policy: &[(String, String)],
+        unenforced: &[String],
     ) -> Result<Trail, String> {
         let mut trail = Trail {
             sink: Sink::new(config, &session.host),
             session,
             started: Instant::now(),
+            unenforced: unenforced.to_vec(),
         };
         let mut json = trail.head("session-start");
         json.str("kind", kind.name());
@@ -122,7 +127,8 @@ impl Trail {
             json.str_max("command", command, record::LINE_MAX);
         }
         json.raw("policy", &record::files(policy));
-        trail.send(json, sink::Severity::Info)?;
+        let severity = trail.write_unenforced(&mut json);
+        trail.send(json, severity)?;
         Ok(trail)
     }
 
@@ -139,7 +145,7 @@ impl Trail {
         let severity = if command.refused() {
             sink::Severity::Notice
         } else {
-            sink::Severity::Info
+            self.write_unenforced(&mut json)
         };
         // A failure is reported by the sink; the command already ran or was refused.
         let _ = self.send(json, severity);
@@ -167,7 +173,7 @@ impl Trail {
         }
         let mut json = Json::resume(partial);
         ended.write(&mut json);
-        let severity = sink::Severity::Info;
+        let severity = self.write_unenforced(&mut json);
         let _ = self.send(json, severity);
     }
 
@@ -191,6 +197,15 @@ impl Trail {
         json.int("status", i64::from(status));
         json.float("duration_ms", millis(self.started.elapsed()));
         let _ = self.send(json, sink::Severity::Info);
+    }
+
+    /// In degraded mode, what the kernel did not enforce, and a warning's severity.
+    fn write_unenforced(&self, json: &mut Json) -> sink::Severity {
+        if self.unenforced.is_empty() {
+            return sink::Severity::Info;
+        }
+        json.strings("unenforced", &self.unenforced);
+        sink::Severity::Warning
     }
 
     fn head(&self, event: &str) -> Json {

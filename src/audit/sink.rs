@@ -26,6 +26,7 @@ const MSGID: u32 = 1;
 pub enum Severity {
     Info,
     Notice,
+    Warning,
 }
 
 pub struct Sink {
@@ -123,6 +124,7 @@ impl Sink {
         let sent = match severity {
             Severity::Info => logger.info(message),
             Severity::Notice => logger.notice(message),
+            Severity::Warning => logger.warning(message),
         };
         sent.map_err(|e| match e {
             syslog::Error::Write(io) => io_reason(&io),

@@ -99,6 +99,10 @@ impl Shell {
     /// and syslog cannot take them: then nothing may run.
     pub fn start_audit(&mut self, kind: audit::Kind, command: Option<&str>) -> Result<(), String> {
         let policy = self.policy.clone();
+        let unenforced = match &self.sandbox {
+            Some(sandbox) => sandbox.missing().to_vec(),
+            None => Vec::new(),
+        };
         let trail = Trail::start(
             policy.audit(),
             audit::Session::current(),
@@ -106,6 +110,7 @@ impl Shell {
             self.login,
             command,
             &policy.digests(),
+            &unenforced,
         )?;
         self.audit = Some(trail);
         Ok(())

