@@ -2543,6 +2543,37 @@ fn degraded_mode_is_in_every_record_of_a_program() {
     );
 }
 
+/// Without seccomp (degraded mode), Landlock alone still refuses TCP: no connection to a
+/// listener on the machine, no port bound. UDP is beyond Landlock: only seccomp refuses it.
+#[test]
+fn degraded_without_seccomp_still_refuses_tcp() {
+    require_confinement!();
+    let case = Case::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    case.write(
+        "prog.py",
+        &python_attempts(&[
+            (
+                "connect",
+                &format!("socket.create_connection(('127.0.0.1', {port}), timeout=2).close()"),
+            ),
+            ("bind", "socket.socket().bind(('127.0.0.1', 0))"),
+        ]),
+    );
+    let policy = Policy::new().mode("degraded");
+
+    let run = run_filtered(&case, &policy, "python3 prog.py", no_seccomp());
+    assert!(!accepted(&listener), "python connected\n{}", run.describe());
+    run.assert_stdout_has(&format!("connect errno {}\n", libc::EACCES));
+    run.assert_stdout_has(&format!("bind errno {}\n", libc::EACCES));
+    run.assert_status(0);
+
+    let control = run_filtered(&case, &policy.off(), "python3 prog.py", no_seccomp());
+    control.assert_stdout_has("connect ok\nbind ok\n");
+    assert!(accepted(&listener), "control: no connection arrived");
+}
+
 #[test]
 fn off_without_landlock_runs() {
     require_confinement!();
