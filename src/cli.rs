@@ -299,6 +299,17 @@ fn check_policy(inv: &Invocation) -> i32 {
             m.path.display()
         ));
     }
+    // Without a path of its own, the policy's names are looked up where the user says.
+    let caller_path =
+        policy.search_path().is_none() && policy.sandbox().mode != policy::SandboxMode::Off;
+    if caller_path {
+        eprint_line(&format!(
+            "rsh: warning: policy {}: no [shell] path: commands are looked up on the caller's \
+             PATH, so a program the user puts in a directory of their PATH runs under any name \
+             the policy allows",
+            policy.origin()
+        ));
+    }
     let escapes = crate::lint::escapes(&policy);
     for e in &escapes {
         let kernel = match (e.subprocesses, policy.sandbox().mode) {
@@ -321,7 +332,7 @@ fn check_policy(inv: &Invocation) -> i32 {
     for f in &ineffective {
         eprint_line(&format!("rsh: warning: policy {}: {}", f.at, f.message));
     }
-    if missing.is_empty() && escapes.is_empty() && ineffective.is_empty() {
+    if missing.is_empty() && !caller_path && escapes.is_empty() && ineffective.is_empty() {
         let included: Vec<&str> = policy.included().collect();
         let with = match included.is_empty() {
             true => String::new(),

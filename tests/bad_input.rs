@@ -1048,7 +1048,7 @@ fn check_policy_reports_roots_that_do_not_exist() {
     let sb = Sandbox::new();
     let missing = sb.path().join("no-such-dir");
     let text = format!(
-        "[paths]\nread = [\"/\", {:?}]\nwrite = [\".\"]\ndeny = [\"./not-yet\"]\n",
+        "[shell]\npath = [\"/usr/bin\"]\n[paths]\nread = [\"/\", {:?}]\nwrite = [\".\"]\ndeny = [\"./not-yet\"]\n",
         missing.to_str().unwrap()
     );
     let file = sb.write("roots.toml", &text);
@@ -1069,6 +1069,33 @@ fn check_policy_reports_roots_that_do_not_exist() {
     // A denied path that does not exist yet is not a problem: it is denied when it appears.
     assert!(!run.stderr.contains("not-yet"), "{}", run.describe());
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.describe());
+}
+
+/// A confining policy without `[shell] path` looks its names up on the caller's PATH, which
+/// the user sets: worth a warning. One that confines nothing (the permissive policy) is not.
+#[test]
+fn check_policy_warns_of_a_policy_that_searches_the_callers_path() {
+    let sb = Sandbox::new();
+    let file = sb.write("no-path.toml", "[commands]\nallow = [\"ls\"]\n");
+    let run = sb.rsh(&[
+        "--policy".as_ref(),
+        file.as_os_str(),
+        "--check-policy".as_ref(),
+    ]);
+    assert_eq!(run.status, 1, "{}", run.describe());
+    let expected = format!(
+        "rsh: warning: policy {}: no [shell] path: commands are looked up on the caller's PATH",
+        file.display()
+    );
+    assert!(run.stderr.starts_with(&expected), "{}", run.describe());
+
+    let permissive = Path::new(env!("CARGO_MANIFEST_DIR")).join("policy/permissive.toml");
+    let run = sb.rsh(&[
+        "--policy".as_ref(),
+        permissive.as_os_str(),
+        "--check-policy".as_ref(),
+    ]);
+    assert!(!run.stderr.contains("[shell] path"), "{}", run.describe());
 }
 
 #[test]
