@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     ApprovalConfig, AuditConfig, Built, DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, Loader,
-    OutputConfig, Policy, PolicyError, Unresolved,
+    OutputConfig, Policy, PolicyError, PolicyText, Unresolved,
 };
 
 /// What a load of the built-in policy builds, less what depends on where rsh runs.
@@ -23,6 +23,8 @@ use super::{
 struct Compiled<'t> {
     /// The text it was built from.
     text: &'t str,
+    /// Its SHA-256, for the audit trail.
+    sha256: String,
     settings: Built,
     audit: AuditConfig,
     approval: ApprovalConfig,
@@ -40,6 +42,7 @@ pub fn compile_built_in() -> Result<Vec<u8>, PolicyError> {
     );
     let compiled = Compiled {
         text: DEFAULT_POLICY,
+        sha256: super::sha256_hex(DEFAULT_POLICY),
         settings: policy.settings,
         audit: policy.audit,
         approval: policy.approval,
@@ -67,6 +70,10 @@ pub(super) fn built_in(stored: &[u8], env_path: Option<&str>) -> Option<Unresolv
         approval: compiled.approval,
         output: compiled.output,
         who: None,
-        texts: vec![(DEFAULT_POLICY_ORIGIN.to_owned(), Arc::from(DEFAULT_POLICY))],
+        texts: vec![PolicyText {
+            origin: DEFAULT_POLICY_ORIGIN.to_owned(),
+            text: Arc::from(DEFAULT_POLICY),
+            sha256: Some(compiled.sha256),
+        }],
     }))
 }

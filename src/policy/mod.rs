@@ -429,11 +429,38 @@ pub struct Policy {
     output: OutputConfig,
     /// Whose sections apply, when not the user running rsh (for included files).
     who: Option<Who>,
-    /// The text of every file the policy was read from (the main one first): its origin and
-    /// SHA-256, for the audit trail.
-    /// The SHA-256 is computed when asked for: it costs a fifth of loading the default policy,
-    /// and only the audit trail's first record needs it.
-    texts: Vec<(String, Arc<str>)>,
+    /// Every file the policy was read from (the main one first), for the audit trail.
+    texts: Vec<PolicyText>,
+}
+
+/// A file a policy was read from: its origin and text, and the SHA-256 of the text when it
+/// is known already. Otherwise it is computed when asked for: it costs a fifth of loading
+/// the default policy, and only the audit trail's first record needs it.
+#[derive(Clone)]
+struct PolicyText {
+    origin: String,
+    text: Arc<str>,
+    sha256: Option<String>,
+}
+
+/// Without the digest: a policy is the same whether its digest is known yet or not.
+impl std::fmt::Debug for PolicyText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("PolicyText")
+            .field(&self.origin)
+            .field(&self.text)
+            .finish()
+    }
+}
+
+impl PolicyText {
+    fn new(origin: &str, text: &str) -> PolicyText {
+        PolicyText {
+            origin: origin.to_owned(),
+            text: Arc::from(text),
+            sha256: None,
+        }
+    }
 }
 
 impl Policy {
@@ -498,7 +525,7 @@ impl Policy {
     /// Adds the entries of an included file, loaded with its offsets starting at `base`.
     fn add(&mut self, added: Included, base: usize, origin: String, text: &str) {
         let len = text.len();
-        self.texts.push((origin.clone(), Arc::from(text)));
+        self.texts.push(PolicyText::new(&origin, text));
         self.settings.add_entries(added.settings);
         self.sections.extend(added.sections);
         self.included.push((base, origin));
@@ -609,7 +636,10 @@ impl Policy {
     pub fn digests(&self) -> Vec<(String, String)> {
         self.texts
             .iter()
-            .map(|(origin, text)| (origin.clone(), sha256_hex(text)))
+            .map(|t| {
+                let sha256 = t.sha256.clone().unwrap_or_else(|| sha256_hex(&t.text));
+                (t.origin.clone(), sha256)
+            })
             .collect()
     }
 
@@ -634,7 +664,7 @@ impl Policy {
     }
 }
 
-fn sha256_hex(text: &str) -> String {
+pub(crate) fn sha256_hex(text: &str) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(text.as_bytes())
         .iter()
@@ -1094,7 +1124,7 @@ impl Loader<'_> {
             approval,
             output,
             who: self.who.clone(),
-            texts: vec![(self.origin.to_owned(), Arc::from(self.text))],
+            texts: vec![PolicyText::new(self.origin, self.text)],
         }))
     }
 

@@ -488,6 +488,9 @@ fn the_stored_built_in_policy_is_the_loaded_one() {
     let (stored, loaded) = (stored.resolve(), loaded.resolve());
     assert!(stored.listed().len() > 100);
     assert_eq!(format!("{stored:#?}"), format!("{loaded:#?}"));
+    // The digest stored with it is the text's.
+    assert_eq!(stored.digests(), loaded.digests());
+    assert_eq!(stored.digests()[0].1, super::sha256_hex(DEFAULT_POLICY));
 }
 
 /// A stored form that is damaged, or was built from another text, is not used: the text is
