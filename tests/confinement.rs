@@ -1289,9 +1289,10 @@ fn denied_devices_are_unreachable() {
     ];
     case.write("prog.py", &python_attempts(&attempts));
     let base = Policy::new();
-    let policy = base
-        .clone()
-        .paths(&format!("{}\ndeny = [\"/dev/urandom\", \"/dev/pts\"]", base.paths));
+    let policy = base.clone().paths(&format!(
+        "{}\ndeny = [\"/dev/urandom\", \"/dev/pts\"]",
+        base.paths
+    ));
 
     let run = case.run(&policy, "python3 prog.py");
     run.assert_stdout_has("null ok\n");
@@ -1889,7 +1890,10 @@ fn rsh_is_not_dumpable_and_has_no_new_privs() {
     let case = case_for_test_user(ids.0, ids.1);
     let secret = format!("secret-{}", unique());
     let as_user = |command: &mut Command| {
-        command.uid(ids.0).gid(ids.1).env("RSH_TEST_SECRET", &secret);
+        command
+            .uid(ids.0)
+            .gid(ids.1)
+            .env("RSH_TEST_SECRET", &secret);
     };
     // While rsh waits for `sleep`: the owner of its environ, its NoNewPrivs line, and what
     // another process of the same user read of its environment.
@@ -1903,7 +1907,9 @@ fn rsh_is_not_dumpable_and_has_no_new_privs() {
         let environ = format!("/proc/{rsh}/environ");
         let owner = {
             use std::os::unix::fs::MetadataExt;
-            fs::metadata(&environ).map(|m| m.uid()).expect("rsh's environ")
+            fs::metadata(&environ)
+                .map(|m| m.uid())
+                .expect("rsh's environ")
         };
         let status = fs::read_to_string(format!("/proc/{rsh}/status")).unwrap_or_default();
         let no_new_privs = status
@@ -2501,12 +2507,24 @@ fn degraded_mode_is_in_every_record_of_a_program() {
         return;
     };
     let case = Case::new();
-    let audit = format!("\n[audit]\nsocket = {:?}", syslog.socket().display().to_string());
+    let audit = format!(
+        "\n[audit]\nsocket = {:?}",
+        syslog.socket().display().to_string()
+    );
     let policy = Policy::new().mode("degraded").commands(&audit);
-    let run = run_filtered(&case, &policy, "touch CANARY; ls | cat; rm CANARY", no_landlock());
+    let run = run_filtered(
+        &case,
+        &policy,
+        "touch CANARY; ls | cat; rm CANARY",
+        no_landlock(),
+    );
     run.assert_stderr_has("rsh: denied: rm CANARY");
     run.assert_status(126);
-    assert!(case.exists("CANARY"), "touch did not run\n{}", run.describe());
+    assert!(
+        case.exists("CANARY"),
+        "touch did not run\n{}",
+        run.describe()
+    );
 
     let records = syslog.records(6);
     let summary: Vec<(String, String, Vec<&str>)> = records
@@ -2539,7 +2557,12 @@ fn degraded_mode_is_in_every_record_of_a_program() {
     programs.sort();
     assert_eq!(
         programs,
-        [vec!["cat"], vec!["ls"], vec!["rm", "CANARY"], vec!["touch", "CANARY"]]
+        [
+            vec!["cat"],
+            vec!["ls"],
+            vec!["rm", "CANARY"],
+            vec!["touch", "CANARY"]
+        ]
     );
 }
 

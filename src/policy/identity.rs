@@ -226,6 +226,19 @@ impl<'a> Resolver<'a> {
     }
 }
 
+/// `name`'s targets in `dirs` (canonical), each looked up by its path.
+pub(crate) fn find_targets_in(name: &str, dirs: &[PathBuf]) -> Vec<Target> {
+    let dirs: Vec<SearchDir> = dirs
+        .iter()
+        .map(|path| SearchDir {
+            path: path.clone(),
+            dir: None,
+            listed: None,
+        })
+        .collect();
+    find_targets(name, &dirs)
+}
+
 fn find_targets(name: &str, dirs: &[SearchDir]) -> Vec<Target> {
     if name.starts_with('/') {
         return target_of(Path::new(name)).into_iter().collect();

@@ -9,6 +9,7 @@
 pub mod audit;
 mod compiled;
 mod identity;
+mod known_names;
 pub mod output;
 pub mod pattern;
 pub mod sandbox;
@@ -30,7 +31,6 @@ use toml::de::{DeTable, DeValue};
 pub use audit::{ApprovalConfig, AuditConfig};
 pub use compiled::compile_built_in;
 pub(crate) use identity::CommandRef;
-use identity::Resolver;
 pub use output::OutputConfig;
 use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
@@ -391,13 +391,9 @@ impl Unresolved {
     pub fn resolve(self) -> Policy {
         let mut policy = self.0;
         let settings = &mut policy.settings;
-        let mut resolver = Resolver::new(&policy.resolve_dirs, settings.commands().count());
         // Looked up with the names borrowed, then handed to the entries.
-        let targets: Vec<_> = settings
-            .commands()
-            .map(|command| resolver.targets(&command.name))
-            .collect();
-        drop(resolver);
+        let names: Vec<&str> = settings.commands().map(|c| c.name.as_str()).collect();
+        let targets = known_names::targets(&policy.resolve_dirs, &names);
         for (command, targets) in settings.commands_mut().zip(targets) {
             command.targets = targets;
         }
