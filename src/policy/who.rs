@@ -41,11 +41,76 @@ impl Who {
 pub fn current_user() -> Option<&'static nix::unistd::User> {
     static USER: std::sync::OnceLock<Option<nix::unistd::User>> = std::sync::OnceLock::new();
     USER.get_or_init(|| {
-        nix::unistd::User::from_uid(nix::unistd::getuid())
-            .ok()
-            .flatten()
+        let uid = nix::unistd::getuid();
+        from_passwd_file(uid).or_else(|| nix::unistd::User::from_uid(uid).ok().flatten())
     })
     .as_ref()
+}
+
+/// `uid`'s entry read from /etc/passwd itself, where that file is what the password database
+/// asks first and whose answer it takes (`passwd: files ...` in nsswitch.conf, with no
+/// action after `files`): then it is what the C library would find, without its two
+/// attempts to reach nscd and its machinery, most of the cost of a look-up. None, so that
+/// the C library is asked, for any other configuration, a user the file does not have, or a
+/// file with anything unusual in it (`+`/`-` entries, a malformed line).
+fn from_passwd_file(uid: nix::unistd::Uid) -> Option<nix::unistd::User> {
+    let conf = std::fs::read_to_string("/etc/nsswitch.conf").ok()?;
+    if !files_decide(&conf) {
+        return None;
+    }
+    let text = std::fs::read("/etc/passwd").ok()?;
+    find_in_passwd(&text, uid.as_raw())
+}
+
+/// Whether nsswitch.conf has one `passwd:` line, whose first source is `files` with no
+/// action after it.
+fn files_decide(conf: &str) -> bool {
+    let mut lines = conf
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or_default().trim())
+        .filter_map(|line| line.strip_prefix("passwd:"));
+    let (Some(sources), None) = (lines.next(), lines.next()) else {
+        return false;
+    };
+    let mut sources = sources.split_whitespace();
+    sources.next() == Some("files") && !sources.next().is_some_and(|s| s.starts_with('['))
+}
+
+/// The first entry of `uid` in the text of a passwd file; None when there is none, or when a
+/// line before it is anything but a well-formed entry (or empty).
+fn find_in_passwd(text: &[u8], uid: u32) -> Option<nix::unistd::User> {
+    use std::os::unix::ffi::OsStrExt;
+    for line in text.split(|&b| b == b'\n') {
+        if line.is_empty() {
+            continue;
+        }
+        let fields: Vec<&[u8]> = line.split(|&b| b == b':').collect();
+        let [name, passwd, id, gid, gecos, dir, shell] = fields[..] else {
+            return None;
+        };
+        let number = |field: &[u8]| -> Option<u32> {
+            let digits = std::str::from_utf8(field).ok()?;
+            digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok())?
+        };
+        if name.is_empty() || matches!(name[0], b'+' | b'-' | b'#') || line.contains(&0) {
+            return None;
+        }
+        if number(id)? != uid {
+            number(gid)?;
+            continue;
+        }
+        let path = |field: &[u8]| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(field));
+        return Some(nix::unistd::User {
+            name: String::from_utf8(name.to_vec()).ok()?,
+            passwd: CString::new(passwd).ok()?,
+            uid: nix::unistd::Uid::from_raw(uid),
+            gid: nix::unistd::Gid::from_raw(number(gid)?),
+            gecos: CString::new(gecos).ok()?,
+            dir: path(dir),
+            shell: path(shell),
+        });
+    }
+    None
 }
 
 /// The name of the real user, or its number when it has none (for messages and records).
@@ -63,6 +128,58 @@ pub fn host_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where the file decides, every user in it is what the C library gives.
+    #[test]
+    fn the_passwd_file_gives_what_the_c_library_gives() {
+        let conf = std::fs::read_to_string("/etc/nsswitch.conf").unwrap_or_default();
+        if !files_decide(&conf) {
+            eprintln!("SKIPPED: nsswitch.conf does not ask the passwd file first");
+            return;
+        }
+        let text = std::fs::read("/etc/passwd").unwrap();
+        let uids: Vec<u32> = String::from_utf8_lossy(&text)
+            .lines()
+            .filter_map(|l| l.split(':').nth(2)?.parse().ok())
+            .collect();
+        assert!(uids.contains(&0), "{uids:?}");
+        for uid in uids {
+            let ours = find_in_passwd(&text, uid).expect("found in the file");
+            let libc = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid))
+                .unwrap()
+                .unwrap();
+            assert_eq!(format!("{ours:?}"), format!("{libc:?}"));
+        }
+        assert!(find_in_passwd(&text, 4_000_000_000).is_none());
+    }
+
+    #[test]
+    fn only_a_plain_files_first_configuration_is_read_directly() {
+        assert!(files_decide("passwd: files\n"));
+        assert!(files_decide("# x\npasswd:         files systemd # y\ngroup: files\n"));
+        assert!(!files_decide("passwd: sss files\n"));
+        assert!(!files_decide("passwd: files [NOTFOUND=return] ldap\n"));
+        assert!(!files_decide("passwd: compat\n"));
+        assert!(!files_decide("passwd: files\npasswd: ldap\n"));
+        assert!(!files_decide("group: files\n"));
+        assert!(!files_decide("#passwd: files\n"));
+    }
+
+    #[test]
+    fn an_unusual_passwd_file_is_left_to_the_c_library() {
+        let plain = b"root:x:0:0:root:/root:/bin/bash\nann:x:1000:100::/home/ann:/bin/sh\n";
+        let ann = find_in_passwd(plain, 1000).unwrap();
+        assert_eq!((ann.name.as_str(), ann.dir.to_str()), ("ann", Some("/home/ann")));
+        assert_eq!(ann.gid.as_raw(), 100);
+        for odd in [
+            &b"+::::::\nann:x:1000:100::/home/ann:/bin/sh\n"[..],
+            b"root:x:0:0:root:/root\nann:x:1000:100::/home/ann:/bin/sh\n",
+            b"root:x: 0:0:root:/root:/bin/bash\nann:x:1000:100::/home/ann:/bin/sh\n",
+            b"#comment\nann:x:1000:100::/home/ann:/bin/sh\n",
+        ] {
+            assert!(find_in_passwd(odd, 1000).is_none(), "{}", String::from_utf8_lossy(odd));
+        }
+    }
 
     #[test]
     fn the_current_user_has_a_name_and_their_primary_group() {
