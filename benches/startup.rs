@@ -35,58 +35,64 @@ impl Case {
         self
     }
 
-    /// One run, timed from just before the fork to the end of the wait. The child is started
-    /// with a bare fork and execve, as a C shell or sshd would start it: `Command` costs
-    /// nearly a millisecond more per run (its pipe for exec errors, three opens of
-    /// /dev/null), which would be added to both sides of every ratio.
+    /// One run, timed from just before the child is made to the end of the wait. The child
+    /// is made as `posix_spawn` makes it (sharing the benchmark's memory until it execs), so
+    /// that neither the benchmark's own size nor `Command`'s extra work (its pipe for exec
+    /// errors, three opens of /dev/null: nearly a millisecond) is added to both sides of
+    /// every ratio.
     fn run_once(&self, dir: &std::path::Path) -> Duration {
         use std::ffi::CString;
         use std::os::unix::ffi::OsStrExt;
         let c = |s: &[u8]| CString::new(s).expect("no NUL");
         let program = c(which(&self.argv[0]).as_os_str().as_bytes());
         let argv: Vec<CString> = self.argv.iter().map(|a| c(a.as_bytes())).collect();
-        let mut env: Vec<CString> = std::env::vars_os()
-            .filter(|(k, _)| self.user.is_none() || k != "HOME")
-            .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
-            .collect();
-        if let Some((_, _, home)) = &self.user {
-            env.push(c(&[b"HOME=", home.as_os_str().as_bytes()].concat()));
-        }
+        // The environment of a login (not cargo's seventy variables, which both shells would
+        // read in): the same for every case but HOME.
+        let home = match &self.user {
+            Some((_, _, home)) => home.clone(),
+            None => std::env::var_os("HOME").unwrap_or_default().into(),
+        };
+        let env: Vec<CString> = [
+            &b"PATH=/usr/local/bin:/usr/bin:/bin"[..],
+            &[b"HOME=", home.as_os_str().as_bytes()].concat(),
+            b"LANG=C.UTF-8",
+            b"TERM=xterm-256color",
+            b"SHELL=/bin/bash",
+        ]
+        .iter()
+        .map(|v| c(v))
+        .collect();
         let pointers = |list: &[CString]| -> Vec<*const libc::c_char> {
             list.iter()
                 .map(|s| s.as_ptr())
                 .chain(std::iter::once(std::ptr::null()))
                 .collect()
         };
-        let (argv_ptrs, env_ptrs) = (pointers(&argv), pointers(&env));
+        let (argv, env) = (pointers(&argv), pointers(&env));
         let dir = c(dir.as_os_str().as_bytes());
-        let ids = self.user.as_ref().map(|(uid, gid, _)| (*uid, *gid));
+        let mut child = Child {
+            program: program.as_ptr(),
+            argv: argv.as_ptr(),
+            env: env.as_ptr(),
+            dir: dir.as_ptr(),
+            ids: self.user.as_ref().map(|(uid, gid, _)| (*uid, *gid)),
+        };
+        let mut stack = vec![0u8; 64 * 1024];
+        // SAFETY: the stack's top, 16-byte aligned, inside the vector.
+        let top = unsafe { stack.as_mut_ptr().add(stack.len() - 64) };
+        let top = ((top as usize) & !15) as *mut libc::c_void;
         let started = Instant::now();
-        // SAFETY: the child makes only async-signal-safe calls on data prepared above, then
-        // execs or exits.
-        let pid = unsafe { libc::fork() };
-        if pid == 0 {
-            // SAFETY: as above.
-            unsafe {
-                if let Some((uid, gid)) = ids
-                    && (libc::setgroups(0, std::ptr::null()) != 0
-                        || libc::setgid(gid) != 0
-                        || libc::setuid(uid) != 0)
-                {
-                    libc::_exit(126);
-                }
-                let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-                if libc::chdir(dir.as_ptr()) != 0 || null < 0 {
-                    libc::_exit(126);
-                }
-                for fd in 0..3 {
-                    libc::dup2(null, fd);
-                }
-                libc::execve(program.as_ptr(), argv_ptrs.as_ptr(), env_ptrs.as_ptr());
-                libc::_exit(127);
-            }
-        }
-        assert!(pid > 0, "fork: {}", std::io::Error::last_os_error());
+        // SAFETY: CLONE_VFORK suspends this thread until the child has exec'd or exited, so
+        // `child` and the stack outlive its use of them; the child makes only raw calls.
+        let pid = unsafe {
+            libc::clone(
+                start_child,
+                top,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (&raw mut child).cast(),
+            )
+        };
+        assert!(pid > 0, "clone: {}", std::io::Error::last_os_error());
         let mut status = 0;
         // SAFETY: waits for the child just made; `status` is written by the call.
         let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
@@ -109,6 +115,43 @@ impl Case {
     fn mean(&self) -> Duration {
         self.times.iter().sum::<Duration>() / self.times.len() as u32
     }
+}
+
+/// What a child needs, prepared before it is made.
+struct Child {
+    program: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    env: *const *const libc::c_char,
+    dir: *const libc::c_char,
+    ids: Option<(u32, u32)>,
+}
+
+/// The child: the user, the directory, /dev/null for 0, 1 and 2, then the program. Raw
+/// system calls only: it shares the benchmark's memory (glibc's setuid would try to change
+/// the ids of the benchmark's threads too).
+extern "C" fn start_child(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the `Child` of `run_once`, alive until this process execs or exits.
+    let child = unsafe { &*arg.cast::<Child>() };
+    // SAFETY: system calls on the prepared, NUL-terminated data.
+    unsafe {
+        if let Some((uid, gid)) = child.ids
+            && (libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) != 0
+                || libc::syscall(libc::SYS_setgid, gid) != 0
+                || libc::syscall(libc::SYS_setuid, uid) != 0)
+        {
+            libc::syscall(libc::SYS_exit_group, 126);
+        }
+        let null = libc::syscall(libc::SYS_open, c"/dev/null".as_ptr(), libc::O_RDWR);
+        if libc::syscall(libc::SYS_chdir, child.dir) != 0 || null < 0 {
+            libc::syscall(libc::SYS_exit_group, 126);
+        }
+        for fd in 0..3 {
+            libc::syscall(libc::SYS_dup2, null, fd);
+        }
+        libc::syscall(libc::SYS_execve, child.program, child.argv, child.env);
+        libc::syscall(libc::SYS_exit_group, 127);
+    }
+    127
 }
 
 /// `name` as execve needs it: itself when it has a slash, else the first file of that name
