@@ -41,6 +41,15 @@ fn no_targets() -> Arc<[Target]> {
     Arc::clone(&NO_TARGETS)
 }
 
+/// Targets as the entries share them: one empty list for every name that has none.
+pub(crate) fn shared(targets: Vec<Target>) -> Arc<[Target]> {
+    if targets.is_empty() {
+        no_targets()
+    } else {
+        targets.into()
+    }
+}
+
 impl CommandRef {
     /// A name not looked up yet (see `Unresolved::resolve`).
     pub(crate) fn named(name: &str) -> CommandRef {
@@ -213,7 +222,7 @@ impl<'a> Resolver<'a> {
         let dirs = &self.dirs;
         self.cache
             .entry(name)
-            .or_insert_with(|| find_targets(name, dirs).into())
+            .or_insert_with(|| shared(find_targets(name, dirs)))
             .clone()
     }
 

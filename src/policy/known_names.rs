@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use super::identity::{Resolver, Target, find_targets_in};
+use super::identity::{Resolver, Target, find_targets_in, shared};
 
 /// Where the stores are.
 pub const STORE_DIR: &str = "/var/cache/rsh";
@@ -86,14 +86,16 @@ pub(crate) fn targets(dirs: &[PathBuf], names: &[&str]) -> Vec<Arc<[Target]>> {
     let mut found: HashMap<&str, Arc<[Target]>> = HashMap::with_capacity(names.len());
     let mut missed = false;
     if let Some(stored) = &stored {
+        let mut canonical = None;
         for &name in names {
             if !found.contains_key(name) {
                 let targets = stored.targets(name).unwrap_or_else(|| {
                     // An absolute path is never stored: it is looked up itself.
                     missed |= !name.starts_with('/');
-                    find_targets_in(name, &stored.dirs.canonical_paths())
+                    let dirs = canonical.get_or_insert_with(|| stored.dirs.canonical_paths());
+                    find_targets_in(name, dirs)
                 });
-                found.insert(name, targets.into());
+                found.insert(name, shared(targets));
             }
         }
         if missed && may_store() {
