@@ -1,10 +1,12 @@
-//! What the policy's names resolved to, kept between starts in /var/cache/rsh (see
+//! What the policy's names resolved to, kept between starts in /run/rsh (see
 //! `src/policy/known_names.rs`): written only by root, used by anyone while the search
 //! directories are unchanged, and never wrong: a program added to a search directory, a
-//! symbolic link that comes to lead somewhere, and a store someone else owns are all seen.
+//! symbolic link that comes to lead somewhere, and a store someone else owns are all seen,
+//! and a program denied by name stays denied under another name while the store is used.
 //!
 //! The search directory is one only root can change (the store is kept for no other), made
-//! under /run; the test needs root, and says so where it cannot run.
+//! under /run; the test needs root, and says so where it cannot run. Whether a start used
+//! the store is what rsh says with `RSH_LOG=debug`.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -27,21 +29,20 @@ fn store_for(dirs: &[&Path]) -> PathBuf {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
         }
     }
-    Path::new("/var/cache/rsh").join(format!("names-{hash:016x}"))
+    Path::new("/run/rsh").join(format!("names-{hash:016x}"))
 }
 
 /// Waits until `dir`'s change time is old enough for rsh to store what it holds.
 fn settle(dir: &Path) {
-    let changed = fs::metadata(dir).unwrap().modified().unwrap();
     let ctime = fs::metadata(dir).unwrap().ctime();
-    let changed = changed.max(SystemTime::UNIX_EPOCH + Duration::from_secs(ctime as u64));
-    let ready = changed + Duration::from_millis(2100);
+    let ready = SystemTime::UNIX_EPOCH + Duration::from_secs(ctime as u64 + 3);
     if let Ok(left) = ready.duration_since(SystemTime::now()) {
         std::thread::sleep(left);
     }
 }
 
-fn rsh(policy: &Path, line: &str, as_user: Option<(u32, u32)>) -> Run {
+/// `rsh --policy POLICY -c LINE`, as `user` if given, with rsh's own account on stderr.
+fn rsh(policy: &Path, line: &str, user: Option<(u32, u32)>) -> Run {
     use std::os::unix::process::CommandExt;
     let mut command = Command::new(RSH);
     command
@@ -50,11 +51,22 @@ fn rsh(policy: &Path, line: &str, as_user: Option<(u32, u32)>) -> Run {
         .arg("-c")
         .arg(line)
         .current_dir("/")
+        .env("RSH_LOG", "rsh::policy::known_names=debug")
         .stdin(Stdio::null());
-    if let Some((uid, gid)) = as_user {
+    if let Some((uid, gid)) = user {
         command.uid(uid).gid(gid);
     }
     Run::of(command.output().expect("run rsh"))
+}
+
+/// Whether the run looked its names up from the store.
+fn used_store(run: &Run) -> bool {
+    assert!(
+        run.stderr.contains("policy names resolved"),
+        "rsh did not say how it resolved its names\n{}",
+        run.describe()
+    );
+    run.stderr.contains("store=true")
 }
 
 /// The store's identity and contents, to tell whether rsh wrote it again.
@@ -65,37 +77,62 @@ fn snapshot(store: &Path) -> (u64, Vec<u8>) {
     )
 }
 
+/// A directory under /run that only root can change and everyone can search.
+fn under_run(prefix: &str) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in("/run")
+        .expect("a directory under /run");
+    fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    dir
+}
+
+/// Whether /run can hold search directories rsh stores: root's alone, on a local file
+/// system rsh trusts the change times of.
+fn run_dir_usable() -> bool {
+    let meta = fs::metadata("/run");
+    if !meta.is_ok_and(|m| m.is_dir() && m.uid() == 0 && m.mode() & 0o022 == 0) {
+        eprintln!("SKIPPED: no /run of root's alone to make a search directory in");
+        return false;
+    }
+    let out = Command::new("stat")
+        .args(["-f", "-c", "%T", "/run"])
+        .output()
+        .expect("run stat");
+    let kind = String::from_utf8_lossy(&out.stdout);
+    if !["ext2/ext3", "tmpfs", "xfs", "btrfs"].contains(&kind.trim()) {
+        eprintln!("SKIPPED: /run is on {kind:?}, whose directories rsh does not store");
+        return false;
+    }
+    true
+}
+
 #[test]
 fn stored_names_are_used_only_while_they_are_right() {
     if !nix::unistd::geteuid().is_root() {
         eprintln!("SKIPPED: the store of resolved names is written by root only");
         return;
     }
-    let run_dir = fs::metadata("/run");
-    if !run_dir.is_ok_and(|m| m.is_dir() && m.uid() == 0 && m.mode() & 0o022 == 0) {
-        eprintln!("SKIPPED: no /run of root's alone to make a search directory in");
+    if !run_dir_usable() {
         return;
     }
     let Some(user) = common::test_user() else {
         return;
     };
-    let under_run = |prefix: &str| {
-        let dir = tempfile::Builder::new()
-            .prefix(prefix)
-            .tempdir_in("/run")
-            .expect("a directory under /run");
-        fs::set_permissions(
-            dir.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
-        dir
-    };
-    let bin = under_run("rsh-names-bin-");
-    let other = under_run("rsh-names-other-");
-    let conf = under_run("rsh-names-conf-");
+    let (bin, other, conf) = (
+        under_run("rsh-names-bin-"),
+        under_run("rsh-names-other-"),
+        under_run("rsh-names-conf-"),
+    );
     let (bin, other) = (bin.path(), other.path());
     fs::copy("/bin/echo", bin.join("tool")).unwrap();
+    fs::copy("/bin/echo", bin.join("banned")).unwrap();
+    // The same file under another name, outside the search directory.
+    fs::hard_link(bin.join("banned"), other.join("alias")).unwrap();
     // A link that leads nowhere yet: what it leads to appears later, outside the directory.
     std::os::unix::fs::symlink(other.join("vi-real"), bin.join("vi")).unwrap();
     let policy = conf.path().join("policy.toml");
@@ -111,11 +148,12 @@ mode = "off"
 
 [commands]
 allow = ["tool"]
-deny = ["evil", "vi"]
+deny = ["banned", "evil", "vi"]
 "#
         ),
     )
     .unwrap();
+    let alias = other.join("alias").display().to_string();
     let store = store_for(&[bin]);
     let _ = fs::remove_file(&store);
     settle(bin);
@@ -123,7 +161,10 @@ deny = ["evil", "vi"]
     // Only root writes the store.
     let run = rsh(&policy, "tool by-the-user", Some(user));
     assert_eq!(run.status, 0, "{}", run.describe());
-    assert!(!store.exists(), "a user's rsh wrote {store:?}");
+    assert!(
+        !used_store(&run) && !store.exists(),
+        "a user's rsh wrote {store:?}"
+    );
     let run = rsh(&policy, "tool by-root", None);
     assert_eq!(run.status, 0, "{}", run.describe());
     run.assert_stdout_has("by-root");
@@ -131,28 +172,49 @@ deny = ["evil", "vi"]
     assert_eq!((meta.uid(), meta.mode() & 0o777), (0, 0o644));
     let written = snapshot(&store);
 
-    // The link now leads to a program: `vi` is that program, and denied, though the
-    // directory itself did not change and the store is used as it is.
+    // The program denied by name is denied under another name, through the stored file's
+    // identity; the link that now leads to a program makes `vi` that program, and denied,
+    // though the directory itself did not change.
     fs::copy("/bin/echo", other.join("vi-real")).unwrap();
-    for as_user in [None, Some(user)] {
-        let run = rsh(&policy, "tool before; vi x", as_user);
+    for who in [Some(user), None] {
+        let run = rsh(&policy, &format!("tool before; {alias} x"), who);
+        assert!(
+            used_store(&run),
+            "the store was not used\n{}",
+            run.describe()
+        );
+        assert_eq!(run.status, 126, "{}", run.describe());
+        run.assert_stdout_has("before");
+        run.assert_stderr_has(&format!("rsh: denied: {alias} x"));
+        let run = rsh(&policy, "vi x", who);
+        assert!(
+            used_store(&run),
+            "the store was not used\n{}",
+            run.describe()
+        );
         assert_eq!(run.status, 126, "{}", run.describe());
         run.assert_stderr_has("rsh: denied: vi x");
-        run.assert_stdout_has("before");
+    }
+    assert_eq!(snapshot(&store), written, "the store was written again");
+
+    // A program added to the directory changes it: the store is not used, nor written while
+    // the change is recent.
+    fs::copy("/bin/echo", bin.join("evil")).unwrap();
+    for who in [Some(user), None] {
+        let run = rsh(&policy, "evil x", who);
+        assert!(
+            !used_store(&run),
+            "a stale store was used\n{}",
+            run.describe()
+        );
+        assert_eq!(run.status, 126, "{}", run.describe());
+        run.assert_stderr_has("rsh: denied: evil x");
     }
     assert_eq!(
         snapshot(&store),
         written,
-        "the store was not used as it was"
+        "an unsettled directory was stored"
     );
-
-    // A program added to the directory changes it: the store is not used.
-    fs::copy("/bin/echo", bin.join("evil")).unwrap();
-    for as_user in [Some(user), None] {
-        let run = rsh(&policy, "evil x", as_user);
-        assert_eq!(run.status, 126, "{}", run.describe());
-        run.assert_stderr_has("rsh: denied: evil x");
-    }
 
     // Once the directory has settled, root's rsh stores it as it is now, and the next start
     // uses that.
@@ -161,22 +223,37 @@ deny = ["evil", "vi"]
     assert_eq!(run.status, 126, "{}", run.describe());
     let current = snapshot(&store);
     assert_ne!(current, written, "the store was not written again");
-    let run = rsh(&policy, "evil y", None);
-    assert_eq!(run.status, 126, "{}", run.describe());
-    assert_eq!(
-        snapshot(&store),
-        current,
-        "the store was not used as it was"
+    let run = rsh(&policy, "evil y", Some(user));
+    assert!(
+        used_store(&run),
+        "the store was not used\n{}",
+        run.describe()
     );
-
-    // A store that is not root's alone is not read, and root's rsh writes it again.
-    std::os::unix::fs::chown(&store, Some(user.0), None).unwrap();
-    let run = rsh(&policy, "evil z", None);
     assert_eq!(run.status, 126, "{}", run.describe());
-    assert_eq!(
-        fs::metadata(&store).unwrap().uid(),
-        0,
-        "the store was not written again"
+
+    // A store that is not root's alone is not read, by the user or by root; root's rsh
+    // writes it again.
+    std::os::unix::fs::chown(&store, Some(user.0), None).unwrap();
+    let run = rsh(&policy, "evil z", Some(user));
+    assert!(
+        !used_store(&run),
+        "a store of the user's was used\n{}",
+        run.describe()
+    );
+    assert_eq!(run.status, 126, "{}", run.describe());
+    let run = rsh(&policy, "evil z", None);
+    assert!(
+        !used_store(&run),
+        "a store of the user's was used\n{}",
+        run.describe()
+    );
+    assert_eq!(fs::metadata(&store).unwrap().uid(), 0, "not written again");
+    fs::set_permissions(&store, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
+    let run = rsh(&policy, "evil z", Some(user));
+    assert!(
+        !used_store(&run),
+        "a store others can write was used\n{}",
+        run.describe()
     );
     let _ = fs::remove_file(&store);
 }

@@ -3,19 +3,25 @@
 //! Looking every name up in every search directory is about 200 `stat` calls, the largest
 //! part of a start after the program's own loading. Their answers only change when a search
 //! directory does (a program added, removed, renamed or replaced), which changes the
-//! directory's change time, and no user can set a change time back. So rsh, when root runs
-//! it, stores what each name is in each directory: absent, a regular file (its device and
-//! inode), or a symbolic link. A later start, by anyone, uses that while every search
-//! directory is the same directory with the same change time; a name that is a symbolic link
-//! is looked up again on every start, because what it leads to may be in another directory
-//! (`/etc/alternatives`). Anything else — a changed or missing directory, a name not in the
-//! store, a store that is not root's or that others could change — and the names are looked
-//! up as before.
+//! directory's change time. So rsh, when root runs it, stores what each name is in each
+//! directory: absent, a regular file (its device and inode), or a symbolic link. A later
+//! start, by anyone, uses that while every search directory is the same directory (device,
+//! inode, and the same mount) with the same change time, seen from the same mount namespace
+//! as root saw it; a name that is a symbolic link is looked up again on every start, because
+//! what it leads to may be in another directory (`/etc/alternatives`). Anything else — a
+//! changed or missing directory, a name not in the store, a store that is not root's or that
+//! others could change — and the names are looked up as before.
 //!
-//! The store is `/var/cache/rsh/names-HASH`, one per list of search directories, written only
-//! by root, only for directories that only root can change, and only once their change time
-//! is two seconds old (a change within the same tick of the file system's clock would not
-//! move it).
+//! The store is `/run/rsh/names-HASH`, one per list of search directories, used only in the
+//! boot it was made in (device numbers and mount ids are handed out anew at every boot, and
+//! /run is not always in memory). It is written only by root; only
+//! for directories only root can change, everyone can search, on a local file system whose
+//! change times the kernel sets (ext4, xfs, btrfs, tmpfs) and not mounted `nosuid` (as
+//! removable media are); only when their change time was two seconds old before the names
+//! were looked up (a change within the same tick of the file system's clock would not move
+//! it); and only when every look-up answered (a name root could not look up is not stored
+//! as absent). What it does not see: a file mounted over a single program (the directory
+//! does not change), which only root can do.
 
 use std::collections::HashMap;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -27,11 +33,11 @@ use serde::{Deserialize, Serialize};
 
 use super::identity::{Resolver, Target, find_targets_in, shared};
 
-/// Where the stores are.
-pub const STORE_DIR: &str = "/var/cache/rsh";
+/// Where the stores are: a directory usually in memory, emptied at every boot.
+pub const STORE_DIR: &str = "/run/rsh";
 
 /// The version of the stored form: a store of another version is not read.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// How old a search directory's change time must be before what it holds is stored.
 const SETTLED: Duration = Duration::from_secs(2);
@@ -47,19 +53,59 @@ enum Entry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Dir {
     path: PathBuf,
-    dev: u64,
-    ino: u64,
-    ctime: (i64, i64),
+    now: DirStat,
 }
 
-impl Dir {
-    fn of(path: &Path, meta: &std::fs::Metadata) -> Dir {
-        Dir {
-            path: path.to_path_buf(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
+/// What identifies a directory and its state: its device and inode, the mount it is seen
+/// through, and its change time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct DirStat {
+    dev: u64,
+    ino: u64,
+    mount: u64,
+    ctime: (i64, u32),
+}
+
+impl DirStat {
+    /// `path`'s, following symbolic links; None when it is not a directory or cannot be had.
+    #[allow(unsafe_code)]
+    fn of(path: &Path) -> Option<DirStat> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+        // STATX_MNT_ID_UNIQUE (Linux 6.8) where the kernel has it, the reusable id otherwise.
+        const MNT_ID_UNIQUE: u32 = 0x4000;
+        let mask = libc::STATX_TYPE
+            | libc::STATX_INO
+            | libc::STATX_CTIME
+            | libc::STATX_MNT_ID
+            | MNT_ID_UNIQUE;
+        // SAFETY: statx is plain data, all zeros is a valid value.
+        let mut st: libc::statx = unsafe { std::mem::zeroed() };
+        // SAFETY: a NUL-terminated path and a buffer of the right type, both live for the call.
+        let rc = unsafe { libc::statx(libc::AT_FDCWD, path.as_ptr(), 0, mask, &mut st) };
+        let dir = u32::from(st.stx_mode) & libc::S_IFMT == libc::S_IFDIR;
+        let has = |bit: u32| st.stx_mask & bit != 0;
+        if rc != 0 || !dir || !has(libc::STATX_INO) || !has(libc::STATX_CTIME) {
+            return None;
         }
+        if !has(libc::STATX_MNT_ID) && !has(MNT_ID_UNIQUE) {
+            return None;
+        }
+        Some(DirStat {
+            dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor),
+            ino: st.stx_ino,
+            mount: st.stx_mnt_id,
+            ctime: (st.stx_ctime.tv_sec, st.stx_ctime.tv_nsec),
+        })
+    }
+
+    /// Whether the change time was at least `SETTLED` old at `then`.
+    fn settled_at(&self, then: SystemTime) -> bool {
+        let Ok(secs) = u64::try_from(self.ctime.0) else {
+            return false;
+        };
+        let changed = SystemTime::UNIX_EPOCH + Duration::new(secs, self.ctime.1);
+        then.duration_since(changed).is_ok_and(|age| age >= SETTLED)
     }
 }
 
@@ -74,6 +120,9 @@ struct Dirs {
 #[derive(Debug, Serialize, Deserialize)]
 struct Stored {
     format: u32,
+    /// The boot and the mount namespace root looked the names up in: devices and mounts are
+    /// numbered anew at every boot, and another namespace may have other mounts.
+    seen_from: SeenFrom,
     dirs: Dirs,
     /// Sorted by name; for each name, the canonical directories it is in, in order.
     names: Vec<(String, Vec<(u32, Entry)>)>,
@@ -98,36 +147,25 @@ pub(crate) fn targets(dirs: &[PathBuf], names: &[&str]) -> Vec<Arc<[Target]>> {
                 found.insert(name, shared(targets));
             }
         }
-        if missed && may_store() {
+        if missed {
             // The names already stored, and the new ones.
             let mut all: Vec<&str> = stored.names.iter().map(|(n, _)| n.as_str()).collect();
             all.extend_from_slice(names);
-            if let Some(before) = Dirs::now(dirs) {
-                store(before, &all);
-            }
+            store(dirs, &all);
         }
     } else {
-        let before = may_store().then(|| Dirs::now(dirs)).flatten();
         let mut resolver = Resolver::new(dirs, names.len());
         for &name in names {
             found.entry(name).or_insert_with(|| resolver.targets(name));
         }
         drop(resolver);
-        if let Some(before) = before {
-            store(before, names);
-        }
+        store(dirs, names);
     }
+    tracing::debug!(store = stored.is_some(), "policy names resolved");
     names.iter().map(|name| Arc::clone(&found[name])).collect()
 }
 
 impl Dirs {
-    /// The search directories as they are now, if every one that exists is a directory only
-    /// root can change (nothing else is stored).
-    fn now(configured: &[PathBuf]) -> Option<Dirs> {
-        Dirs::take(configured)
-            .filter(|dirs| dirs.canonical.iter().all(|d| only_root_changes(&d.path)))
-    }
-
     /// The search directories as they are now; None if one exists but is not a directory.
     fn take(configured: &[PathBuf]) -> Option<Dirs> {
         let mut dirs = Dirs {
@@ -139,15 +177,14 @@ impl Dirs {
                 dirs.configured.push((path.clone(), None));
                 continue;
             };
-            let meta = std::fs::metadata(&canonical).ok()?;
-            if !meta.is_dir() {
-                return None;
-            }
-            let dir = Dir::of(&canonical, &meta);
+            let now = DirStat::of(&canonical)?;
             let index = match dirs.canonical.iter().position(|d| d.path == canonical) {
                 Some(index) => index,
                 None => {
-                    dirs.canonical.push(dir);
+                    dirs.canonical.push(Dir {
+                        path: canonical,
+                        now,
+                    });
                     dirs.canonical.len() - 1
                 }
             };
@@ -157,8 +194,15 @@ impl Dirs {
         Some(dirs)
     }
 
+    /// Whether what each directory holds may be stored (see the module's header).
+    fn storable(&self, looked_up_at: SystemTime) -> bool {
+        self.canonical.iter().all(|d| {
+            d.now.settled_at(looked_up_at) && only_root_changes(&d.path) && kernel_times(&d.path)
+        })
+    }
+
     /// Whether the directories are still what they were: each configured one the same
-    /// directory (or still missing), each canonical one with the same change time.
+    /// directory through the same mount (or still missing), each canonical one unchanged.
     fn unchanged(&self, configured: &[PathBuf]) -> bool {
         let same_list = self.configured.len() == configured.len()
             && self
@@ -171,31 +215,28 @@ impl Dirs {
         }
         let mut checked = vec![false; self.canonical.len()];
         for (path, index) in &self.configured {
-            let meta = std::fs::metadata(path);
+            let now = DirStat::of(path);
             let Some(index) = index else {
-                if meta.is_ok() {
+                if path.symlink_metadata().is_ok() {
                     return false;
                 }
                 continue;
             };
-            let Some(dir) = self.canonical.get(*index as usize) else {
+            let (Some(dir), Some(now)) = (self.canonical.get(*index as usize), now) else {
                 return false;
             };
-            let Ok(meta) = meta else {
-                return false;
-            };
-            if (meta.dev(), meta.ino()) != (dir.dev, dir.ino) {
+            if (now.dev, now.ino, now.mount) != (dir.now.dev, dir.now.ino, dir.now.mount) {
                 return false;
             }
             let seen = &mut checked[*index as usize];
             if !*seen {
                 // The canonical path itself must still lead there, unchanged.
-                let now = if *path == dir.path {
-                    Ok(meta)
+                let at_canonical = if *path == dir.path {
+                    Some(now)
                 } else {
-                    std::fs::metadata(&dir.path)
+                    DirStat::of(&dir.path)
                 };
-                if !now.is_ok_and(|m| Dir::of(&dir.path, &m) == *dir) {
+                if at_canonical != Some(dir.now) {
                     return false;
                 }
                 *seen = true;
@@ -206,18 +247,6 @@ impl Dirs {
 
     fn canonical_paths(&self) -> Vec<PathBuf> {
         self.canonical.iter().map(|d| d.path.clone()).collect()
-    }
-
-    /// Whether every directory's change time is old enough that a change now would move it.
-    fn settled(&self) -> bool {
-        let now = SystemTime::now();
-        self.canonical.iter().all(|d| {
-            let Ok(secs) = u64::try_from(d.ctime.0) else {
-                return false;
-            };
-            let changed = SystemTime::UNIX_EPOCH + Duration::new(secs, d.ctime.1 as u32);
-            now.duration_since(changed).is_ok_and(|age| age >= SETTLED)
-        })
     }
 }
 
@@ -262,6 +291,24 @@ fn may_store() -> bool {
     nix::unistd::getuid().is_root() && nix::unistd::geteuid().is_root()
 }
 
+/// This boot's id and the mount namespace this process sees the file system through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct SeenFrom {
+    boot: String,
+    namespace: u64,
+}
+
+impl SeenFrom {
+    fn now() -> Option<SeenFrom> {
+        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+        let namespace = std::fs::metadata("/proc/self/ns/mnt").ok()?.ino();
+        Some(SeenFrom {
+            boot: boot.trim().to_owned(),
+            namespace,
+        })
+    }
+}
+
 /// The store for these search directories.
 fn store_path(dirs: &[PathBuf]) -> PathBuf {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -273,11 +320,15 @@ fn store_path(dirs: &[PathBuf]) -> PathBuf {
     Path::new(STORE_DIR).join(format!("names-{hash:016x}"))
 }
 
-/// The store for `dirs`, if there is one rsh can trust and the directories are unchanged.
+/// The store for `dirs`, if there is one rsh can trust, made in this mount namespace, and the
+/// directories are unchanged.
 fn load(dirs: &[PathBuf]) -> Option<Stored> {
     let bytes = read_roots(&store_path(dirs))?;
     let stored: Stored = postcard::from_bytes(&bytes).ok()?;
-    (stored.format == FORMAT && stored.dirs.unchanged(dirs)).then_some(stored)
+    let usable = stored.format == FORMAT
+        && Some(&stored.seen_from) == SeenFrom::now().as_ref()
+        && stored.dirs.unchanged(dirs);
+    usable.then_some(stored)
 }
 
 /// The file at `path`, if it and every directory above it are root's and nobody else can
@@ -309,16 +360,71 @@ fn roots(meta: &std::fs::Metadata) -> bool {
     meta.uid() == 0 && meta.permissions().mode() & 0o022 == 0
 }
 
-/// Whether only root can change `dir`: it and every directory above it are root's and
-/// writable by nobody else.
+/// Whether only root can change `dir` and everyone can search it: it and every directory
+/// above it are root's, writable by nobody else, searchable by all (a user's own look-up in
+/// a directory they cannot search finds nothing, and the store must not find more).
 fn only_root_changes(dir: &Path) -> bool {
-    dir.ancestors()
-        .all(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir() && roots(&m)))
+    dir.ancestors().all(|d| {
+        std::fs::symlink_metadata(d)
+            .is_ok_and(|m| m.is_dir() && roots(&m) && m.permissions().mode() & 0o001 != 0)
+    })
 }
 
-/// Stores what each name is in each directory of `before`, if the directories are the same
-/// after the look-ups as before them, and settled.
-fn store(before: Dirs, names: &[&str]) {
+/// Whether `dir` is on a local file system whose change times only the kernel sets, mounted
+/// without `nosuid` (removable media are mounted so, and their image can be edited
+/// elsewhere, change times included).
+fn kernel_times(dir: &Path) -> bool {
+    use nix::sys::statfs::{BTRFS_SUPER_MAGIC, EXT4_SUPER_MAGIC, TMPFS_MAGIC, XFS_SUPER_MAGIC};
+    let Ok(fs) = nix::sys::statfs::statfs(dir) else {
+        return false;
+    };
+    let local = [
+        EXT4_SUPER_MAGIC,
+        XFS_SUPER_MAGIC,
+        BTRFS_SUPER_MAGIC,
+        TMPFS_MAGIC,
+    ]
+    .contains(&fs.filesystem_type());
+    let nosuid = nix::sys::statvfs::statvfs(dir).map_or(true, |vfs| {
+        vfs.flags().contains(nix::sys::statvfs::FsFlags::ST_NOSUID)
+    });
+    local && !nosuid
+}
+
+/// When root runs rsh: stores what each of `names` is in each search directory, if the
+/// directories may be stored, every look-up answered, and the directories are the same
+/// after the look-ups as before them.
+fn store(configured: &[PathBuf], names: &[&str]) {
+    if !may_store() {
+        return;
+    }
+    let looked_up_at = SystemTime::now();
+    let (Some(before), Some(seen_from)) = (Dirs::take(configured), SeenFrom::now()) else {
+        return;
+    };
+    if !before.storable(looked_up_at) {
+        return;
+    }
+    let Some(names) = look_up(&before, names) else {
+        return;
+    };
+    if Dirs::take(configured).as_ref() != Some(&before) {
+        return;
+    }
+    let stored = Stored {
+        format: FORMAT,
+        seen_from,
+        dirs: before,
+        names,
+    };
+    if let Ok(bytes) = postcard::to_allocvec(&stored) {
+        let _ = write_atomically(&store_path(configured), &bytes);
+    }
+}
+
+/// What each name (but absolute paths) is in each of the directories, sorted by name; None
+/// as soon as one look-up fails for any reason but the name's absence.
+fn look_up(dirs: &Dirs, names: &[&str]) -> Option<Vec<(String, Vec<(u32, Entry)>)>> {
     let mut names: Vec<&str> = names
         .iter()
         .copied()
@@ -326,35 +432,28 @@ fn store(before: Dirs, names: &[&str]) {
         .collect();
     names.sort_unstable();
     names.dedup();
-    let mut entries: Vec<(String, Vec<(u32, Entry)>)> = Vec::with_capacity(names.len());
+    let mut entries = Vec::with_capacity(names.len());
     for name in names {
         let mut found = Vec::new();
-        for (index, dir) in before.canonical.iter().enumerate() {
-            if let Some(entry) = entry(&dir.path.join(name)) {
-                found.push((u32::try_from(index).unwrap_or(u32::MAX), entry));
+        for (index, dir) in dirs.canonical.iter().enumerate() {
+            if let Some(entry) = entry(&dir.path.join(name)).ok()? {
+                found.push((u32::try_from(index).ok()?, entry));
             }
         }
         entries.push((name.to_owned(), found));
     }
-    let configured: Vec<PathBuf> = before.configured.iter().map(|(p, _)| p.clone()).collect();
-    if Dirs::now(&configured).as_ref() != Some(&before) || !before.settled() {
-        return;
-    }
-    let stored = Stored {
-        format: FORMAT,
-        dirs: before,
-        names: entries,
-    };
-    if let Ok(bytes) = postcard::to_allocvec(&stored) {
-        let _ = write_atomically(&store_path(&configured), &bytes);
-    }
+    Some(entries)
 }
 
 /// What `path` is, without following a final symbolic link: None for nothing there or
-/// anything but a regular file or a link.
-fn entry(path: &Path) -> Option<Entry> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.is_symlink() {
+/// anything but a regular file or a link; Err when it could not be told.
+fn entry(path: &Path) -> Result<Option<Entry>, ()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT)) => return Ok(None),
+        Err(_) => return Err(()),
+    };
+    Ok(if meta.is_symlink() {
         Some(Entry::Link)
     } else if meta.is_file() {
         Some(Entry::File {
@@ -363,7 +462,7 @@ fn entry(path: &Path) -> Option<Entry> {
         })
     } else {
         None
-    }
+    })
 }
 
 /// Writes `path` whole or not at all: a new file beside it, renamed over it.
@@ -435,12 +534,80 @@ mod tests {
         assert!(!dirs.unchanged(&configured));
     }
 
-    /// Only directories nobody but root can change are stored: not one under /tmp.
+    /// Only directories that only root changes, everyone searches, and whose change time is
+    /// settled are stored.
     #[test]
-    fn directories_others_can_change_are_not_stored() {
+    fn only_settled_directories_of_roots_alone_are_stored() {
         let tmp = tempfile::tempdir().unwrap();
-        assert!(Dirs::take(&[tmp.path().to_path_buf()]).is_some());
-        assert!(Dirs::now(&[tmp.path().to_path_buf()]).is_none());
-        assert!(Dirs::now(&[PathBuf::from("/usr/bin")]).is_some());
+        let dirs = Dirs::take(&[tmp.path().to_path_buf()]).unwrap();
+        let later = SystemTime::now() + Duration::from_secs(60);
+        // /tmp is writable by everyone.
+        assert!(!dirs.storable(later));
+        assert!(!only_root_changes(tmp.path()));
+        // Just made: its change time is not settled.
+        assert!(!dirs.canonical[0].now.settled_at(SystemTime::now()));
+        assert!(dirs.canonical[0].now.settled_at(later));
+    }
+
+    /// What the store gives is what a look-up gives, for every kind of entry: regular files,
+    /// links to files, to directories, dangling and chained, directories, a fifo, a name
+    /// found in two directories, and names found nowhere.
+    #[test]
+    fn stored_entries_give_what_a_look_up_gives() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b, elsewhere) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("x"),
+        );
+        for dir in [&a, &b, &elsewhere] {
+            std::fs::create_dir(dir).unwrap();
+        }
+        std::fs::write(a.join("tool"), "").unwrap();
+        std::fs::write(b.join("tool"), "").unwrap();
+        std::fs::write(elsewhere.join("real"), "").unwrap();
+        std::fs::hard_link(a.join("tool"), b.join("hard")).unwrap();
+        symlink(elsewhere.join("real"), a.join("link")).unwrap();
+        symlink(a.join("link"), b.join("chain")).unwrap();
+        symlink(&elsewhere, a.join("to-dir")).unwrap();
+        symlink(elsewhere.join("later"), a.join("dangling")).unwrap();
+        std::fs::create_dir(b.join("subdir")).unwrap();
+        nix::unistd::mkfifo(
+            &b.join("fifo"),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let names = [
+            "tool", "hard", "link", "chain", "to-dir", "dangling", "subdir", "fifo", "none",
+        ];
+        let configured = vec![a.clone(), b.clone(), tmp.path().join("missing")];
+        let dirs = Dirs::take(&configured).unwrap();
+        let stored = Stored {
+            format: FORMAT,
+            seen_from: SeenFrom::now().unwrap(),
+            names: look_up(&dirs, &names).unwrap(),
+            dirs,
+        };
+        let canonical = stored.dirs.canonical_paths();
+        let compare = |stored: &Stored| {
+            for name in names {
+                assert_eq!(
+                    stored.targets(name).unwrap(),
+                    find_targets_in(name, &canonical),
+                    "{name}"
+                );
+            }
+        };
+        compare(&stored);
+        assert_eq!(stored.targets("tool").unwrap().len(), 2);
+        assert_eq!(stored.targets("none"), Some(Vec::new()));
+        assert_eq!(stored.targets("unknown"), None);
+        assert_eq!(stored.targets("/bin/sh"), None);
+        // The dangling link comes to lead to a file: seen, without a change of the directory.
+        std::fs::write(elsewhere.join("later"), "").unwrap();
+        assert!(stored.dirs.unchanged(&configured));
+        assert_eq!(stored.targets("dangling").unwrap().len(), 1);
+        compare(&stored);
     }
 }

@@ -90,7 +90,10 @@ fn find_in_passwd(text: &[u8], uid: u32) -> Option<nix::unistd::User> {
         };
         let number = |field: &[u8]| -> Option<u32> {
             let digits = std::str::from_utf8(field).ok()?;
-            digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok())?
+            digits
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| digits.parse().ok())?
         };
         if name.is_empty() || matches!(name[0], b'+' | b'-' | b'#') || line.contains(&0) {
             return None;
@@ -156,7 +159,9 @@ mod tests {
     #[test]
     fn only_a_plain_files_first_configuration_is_read_directly() {
         assert!(files_decide("passwd: files\n"));
-        assert!(files_decide("# x\npasswd:         files systemd # y\ngroup: files\n"));
+        assert!(files_decide(
+            "# x\npasswd:         files systemd # y\ngroup: files\n"
+        ));
         assert!(!files_decide("passwd: sss files\n"));
         assert!(!files_decide("passwd: files [NOTFOUND=return] ldap\n"));
         assert!(!files_decide("passwd: compat\n"));
@@ -169,7 +174,10 @@ mod tests {
     fn an_unusual_passwd_file_is_left_to_the_c_library() {
         let plain = b"root:x:0:0:root:/root:/bin/bash\nann:x:1000:100::/home/ann:/bin/sh\n";
         let ann = find_in_passwd(plain, 1000).unwrap();
-        assert_eq!((ann.name.as_str(), ann.dir.to_str()), ("ann", Some("/home/ann")));
+        assert_eq!(
+            (ann.name.as_str(), ann.dir.to_str()),
+            ("ann", Some("/home/ann"))
+        );
         assert_eq!(ann.gid.as_raw(), 100);
         for odd in [
             &b"+::::::\nann:x:1000:100::/home/ann:/bin/sh\n"[..],
@@ -177,7 +185,11 @@ mod tests {
             b"root:x: 0:0:root:/root:/bin/bash\nann:x:1000:100::/home/ann:/bin/sh\n",
             b"#comment\nann:x:1000:100::/home/ann:/bin/sh\n",
         ] {
-            assert!(find_in_passwd(odd, 1000).is_none(), "{}", String::from_utf8_lossy(odd));
+            assert!(
+                find_in_passwd(odd, 1000).is_none(),
+                "{}",
+                String::from_utf8_lossy(odd)
+            );
         }
     }
 
