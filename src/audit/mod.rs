@@ -110,13 +110,13 @@ impl Trail {
         login: bool,
         command: Option<&str>,
         policy: &[(String, String)],
-        unenforced: &[String],
+        unenforced: Vec<String>,
     ) -> Result<Trail, String> {
         let mut trail = Trail {
             sink: Sink::new(config, &session.host),
             session,
             started: Instant::now(),
-            unenforced: unenforced.to_vec(),
+            unenforced,
         };
         let mut json = trail.head("session-start");
         json.str("kind", kind.name());

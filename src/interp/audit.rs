@@ -110,7 +110,7 @@ impl Shell {
             self.login,
             command,
             &policy.digests(),
-            &unenforced,
+            unenforced,
         )?;
         self.audit = Some(trail);
         Ok(())

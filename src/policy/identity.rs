@@ -136,7 +136,7 @@ fn worth_listing(size: i64, names: usize) -> bool {
 }
 
 /// 64-bit FNV-1a: what a listing keeps of each name, so that listing a directory copies none.
-fn name_hash(name: &[u8]) -> u64 {
+pub(super) fn name_hash(name: &[u8]) -> u64 {
     name.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -31,7 +31,8 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use super::identity::{Resolver, Target, find_targets_in, shared};
+use super::identity::{Resolver, Target, find_targets_in, name_hash, shared};
+use super::trust::GROUP_OR_OTHER_WRITE;
 
 /// Where the stores are: a directory usually in memory, emptied at every boot.
 pub const STORE_DIR: &str = "/run/rsh";
@@ -124,9 +125,12 @@ struct Stored {
     /// numbered anew at every boot, and another namespace may have other mounts.
     seen_from: SeenFrom,
     dirs: Dirs,
-    /// Sorted by name; for each name, the canonical directories it is in, in order.
-    names: Vec<(String, Vec<(u32, Entry)>)>,
+    names: Names,
 }
+
+/// Sorted by name; for each name, the canonical directories it is in (an index into
+/// `Dirs::canonical`) and what it is there, in the directories' order.
+type Names = Vec<(String, Vec<(u32, Entry)>)>;
 
 /// Every name's targets, in the order given (names may repeat), from the store where it can
 /// be used, else looked up; when root runs rsh, the store is written for the next start.
@@ -215,14 +219,14 @@ impl Dirs {
         }
         let mut checked = vec![false; self.canonical.len()];
         for (path, index) in &self.configured {
-            let now = DirStat::of(path);
             let Some(index) = index else {
                 if path.symlink_metadata().is_ok() {
                     return false;
                 }
                 continue;
             };
-            let (Some(dir), Some(now)) = (self.canonical.get(*index as usize), now) else {
+            let (Some(dir), Some(now)) = (self.canonical.get(*index as usize), DirStat::of(path))
+            else {
                 return false;
             };
             if (now.dev, now.ino, now.mount) != (dir.now.dev, dir.now.ino, dir.now.mount) {
@@ -309,14 +313,15 @@ impl SeenFrom {
     }
 }
 
-/// The store for these search directories.
+/// The store for these search directories: named by the hash of the list, each directory
+/// ended by a NUL.
 fn store_path(dirs: &[PathBuf]) -> PathBuf {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut list = Vec::new();
     for dir in dirs {
-        for &byte in dir.as_os_str().as_encoded_bytes().iter().chain(&[0]) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+        list.extend_from_slice(dir.as_os_str().as_encoded_bytes());
+        list.push(0);
     }
+    let hash = name_hash(&list);
     Path::new(STORE_DIR).join(format!("names-{hash:016x}"))
 }
 
@@ -357,7 +362,7 @@ fn read_roots(path: &Path) -> Option<Vec<u8>> {
 
 /// Owned by root, and writable by nobody else.
 fn roots(meta: &std::fs::Metadata) -> bool {
-    meta.uid() == 0 && meta.permissions().mode() & 0o022 == 0
+    meta.uid() == 0 && meta.permissions().mode() & GROUP_OR_OTHER_WRITE == 0
 }
 
 /// Whether only root can change `dir` and everyone can search it: it and every directory
@@ -424,7 +429,7 @@ fn store(configured: &[PathBuf], names: &[&str]) {
 
 /// What each name (but absolute paths) is in each of the directories, sorted by name; None
 /// as soon as one look-up fails for any reason but the name's absence.
-fn look_up(dirs: &Dirs, names: &[&str]) -> Option<Vec<(String, Vec<(u32, Entry)>)>> {
+fn look_up(dirs: &Dirs, names: &[&str]) -> Option<Names> {
     let mut names: Vec<&str> = names
         .iter()
         .copied()

@@ -7,7 +7,7 @@ use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-const GROUP_OR_OTHER_WRITE: u32 = 0o022;
+pub(super) const GROUP_OR_OTHER_WRITE: u32 = 0o022;
 const STICKY: u32 = 0o1000;
 
 /// Who may own a policy file (and the directories above it) besides root.
