@@ -69,6 +69,19 @@ fn used_store(run: &Run) -> bool {
     run.stderr.contains("store=true")
 }
 
+/// The run refused `denied` (status 126), having used the store or not as `from_store` says.
+fn assert_refused(run: &Run, denied: &str, from_store: bool) {
+    assert_eq!(
+        used_store(run),
+        from_store,
+        "the store was {}used\n{}",
+        if from_store { "not " } else { "" },
+        run.describe()
+    );
+    assert_eq!(run.status, 126, "{}", run.describe());
+    run.assert_stderr_has(&format!("rsh: denied: {denied}"));
+}
+
 /// The store's identity and contents, to tell whether rsh wrote it again.
 fn snapshot(store: &Path) -> (u64, Vec<u8>) {
     (
@@ -178,22 +191,9 @@ deny = ["banned", "evil", "vi"]
     fs::copy("/bin/echo", other.join("vi-real")).unwrap();
     for who in [Some(user), None] {
         let run = rsh(&policy, &format!("tool before; {alias} x"), who);
-        assert!(
-            used_store(&run),
-            "the store was not used\n{}",
-            run.describe()
-        );
-        assert_eq!(run.status, 126, "{}", run.describe());
+        assert_refused(&run, &format!("{alias} x"), true);
         run.assert_stdout_has("before");
-        run.assert_stderr_has(&format!("rsh: denied: {alias} x"));
-        let run = rsh(&policy, "vi x", who);
-        assert!(
-            used_store(&run),
-            "the store was not used\n{}",
-            run.describe()
-        );
-        assert_eq!(run.status, 126, "{}", run.describe());
-        run.assert_stderr_has("rsh: denied: vi x");
+        assert_refused(&rsh(&policy, "vi x", who), "vi x", true);
     }
     assert_eq!(snapshot(&store), written, "the store was written again");
 
@@ -201,14 +201,7 @@ deny = ["banned", "evil", "vi"]
     // the change is recent.
     fs::copy("/bin/echo", bin.join("evil")).unwrap();
     for who in [Some(user), None] {
-        let run = rsh(&policy, "evil x", who);
-        assert!(
-            !used_store(&run),
-            "a stale store was used\n{}",
-            run.describe()
-        );
-        assert_eq!(run.status, 126, "{}", run.describe());
-        run.assert_stderr_has("rsh: denied: evil x");
+        assert_refused(&rsh(&policy, "evil x", who), "evil x", false);
     }
     assert_eq!(
         snapshot(&store),
@@ -223,37 +216,16 @@ deny = ["banned", "evil", "vi"]
     assert_eq!(run.status, 126, "{}", run.describe());
     let current = snapshot(&store);
     assert_ne!(current, written, "the store was not written again");
-    let run = rsh(&policy, "evil y", Some(user));
-    assert!(
-        used_store(&run),
-        "the store was not used\n{}",
-        run.describe()
-    );
-    assert_eq!(run.status, 126, "{}", run.describe());
+    assert_refused(&rsh(&policy, "evil y", Some(user)), "evil y", true);
 
     // A store that is not root's alone is not read, by the user or by root; root's rsh
     // writes it again.
     std::os::unix::fs::chown(&store, Some(user.0), None).unwrap();
-    let run = rsh(&policy, "evil z", Some(user));
-    assert!(
-        !used_store(&run),
-        "a store of the user's was used\n{}",
-        run.describe()
-    );
-    assert_eq!(run.status, 126, "{}", run.describe());
-    let run = rsh(&policy, "evil z", None);
-    assert!(
-        !used_store(&run),
-        "a store of the user's was used\n{}",
-        run.describe()
-    );
+    for who in [Some(user), None] {
+        assert_refused(&rsh(&policy, "evil z", who), "evil z", false);
+    }
     assert_eq!(fs::metadata(&store).unwrap().uid(), 0, "not written again");
     fs::set_permissions(&store, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
-    let run = rsh(&policy, "evil z", Some(user));
-    assert!(
-        !used_store(&run),
-        "a store others can write was used\n{}",
-        run.describe()
-    );
+    assert_refused(&rsh(&policy, "evil z", Some(user)), "evil z", false);
     let _ = fs::remove_file(&store);
 }
