@@ -230,6 +230,11 @@ fn watched(path: &Path) -> Watched {
 /// set-user-ID, no file capabilities). For root and for the user's own files this is None.
 fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
     use nix::fcntl::{AT_FDCWD, AtFlags};
+    // Root passes the permission checks (but on a network file system that squashes root,
+    // where granting around is merely unneeded): not worth the look-ups.
+    if euid == 0 {
+        return None;
+    }
     use nix::unistd::{AccessFlags, faccessat};
     // With the effective ids, as the kernel checks a program's opens.
     let denies = |path: &Path, modes: &[AccessFlags]| {
@@ -419,6 +424,7 @@ impl Builder {
     ) -> Result<(), String> {
         use nix::dir::{Dir, Type};
         use nix::fcntl::OFlag;
+        use std::os::unix::ffi::OsStrExt;
         self.watched.push(watched(dir));
         if access.contains(AccessFs::ReadDir) {
             self.grant(dir, AccessFs::ReadDir.into())?;
@@ -429,39 +435,38 @@ impl Builder {
             return Ok(());
         };
         let dir_fd = listing.as_fd().as_raw_fd();
-        let mut entries: Vec<(std::ffi::CString, Option<Type>)> = Vec::new();
+        let prefix = dir.as_os_str().as_bytes();
+        // A few hundred entries in /etc: each is judged from its name's bytes, and a path is
+        // built only for the rare entry that leads to a denied path.
         for entry in listing.iter().flatten() {
             let name = entry.file_name();
-            if name.to_bytes() != b"." && name.to_bytes() != b".." {
-                entries.push((name.to_owned(), entry.file_type()));
-            }
-        }
-        for (name, kind) in entries {
-            use std::os::unix::ffi::OsStrExt;
-            let path = dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
-            // Bytes, not `Path` equality: that compares component by component, and this
-            // runs for every entry of /etc against every denied path.
-            let bytes = path.as_os_str().as_bytes();
-            if deny.iter().any(|d| d.as_os_str().as_bytes() == bytes) {
+            if matches!(name.to_bytes(), b"." | b"..") {
                 continue;
             }
-            let inner: Vec<&Path> = deny.iter().copied().filter(|d| under(d, &path)).collect();
-            let Some(file) = open_at(dir_fd, &name) else {
+            let entry_path = |d: &&Path| beneath_entry(d.as_os_str().as_bytes(), prefix, name);
+            if deny.iter().any(|d| entry_path(d) == Some(true)) {
+                continue;
+            }
+            let leads_to_denied = deny.iter().any(|d| entry_path(d) == Some(false));
+            let Some(file) = open_at(dir_fd, name) else {
                 continue;
             };
-            let kind = match kind {
+            let kind = match entry.file_type() {
                 Some(kind) => kind,
                 None => kind_of(&file),
             };
             match kind {
                 Type::Symlink => continue,
-                Type::Directory if !inner.is_empty() => {
+                Type::Directory if leads_to_denied => {
                     drop(file);
+                    let path = dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
+                    let inner: Vec<&Path> =
+                        deny.iter().copied().filter(|d| under(d, &path)).collect();
                     self.grant_around(&path, access, &inner)?
                 }
-                _ if !inner.is_empty() => continue,
-                Type::Directory => self.add_rule(&file, access, &path)?,
-                _ => self.add_rule(&file, file_access(self.abi, access), &path)?,
+                _ if leads_to_denied => continue,
+                Type::Directory => self.add_entry_rule(&file, access, dir, name)?,
+                _ => self.add_entry_rule(&file, file_access(self.abi, access), dir, name)?,
             }
         }
         Ok(())
@@ -481,15 +486,32 @@ impl Builder {
         } else {
             file_access(self.abi, access)
         };
-        self.add_rule(&OwnedFd::from(file), access, path)
+        self.add_rule(&OwnedFd::from(file), access)
+            .map_err(|errno| rule_error(path, errno))
+    }
+
+    /// The rule for the entry `name` of `dir`, opened as `file`.
+    fn add_entry_rule(
+        &mut self,
+        file: &OwnedFd,
+        access: BitFlags<AccessFs>,
+        dir: &Path,
+        name: &std::ffi::CStr,
+    ) -> Result<(), String> {
+        use std::os::unix::ffi::OsStrExt;
+        self.add_rule(file, access).map_err(|errno| {
+            rule_error(
+                &dir.join(std::ffi::OsStr::from_bytes(name.to_bytes())),
+                errno,
+            )
+        })
     }
 
     fn add_rule(
         &mut self,
         file: &OwnedFd,
         access: BitFlags<AccessFs>,
-        path: &Path,
-    ) -> Result<(), String> {
+    ) -> Result<(), nix::errno::Errno> {
         if access.is_empty() {
             return Ok(());
         }
@@ -508,14 +530,36 @@ impl Builder {
             )
         };
         if rc != 0 {
-            return Err(format!(
-                "cannot add a Landlock rule for {}: {}",
-                path.display(),
-                nix::errno::Errno::last().desc()
-            ));
+            return Err(nix::errno::Errno::last());
         }
         self.rules += 1;
         Ok(())
+    }
+}
+
+fn rule_error(path: &Path, errno: nix::errno::Errno) -> String {
+    format!(
+        "cannot add a Landlock rule for {}: {}",
+        path.display(),
+        errno.desc()
+    )
+}
+
+/// Where the entry `name` of the directory whose path is `dir` stands to the path `denied`
+/// (all as bytes, canonical): Some(true) when it is `denied`, Some(false) when `denied` lies
+/// inside it, None otherwise.
+fn beneath_entry(denied: &[u8], dir: &[u8], name: &std::ffi::CStr) -> Option<bool> {
+    let rest = denied.strip_prefix(dir)?;
+    let rest = if dir.ends_with(b"/") {
+        rest
+    } else {
+        rest.strip_prefix(b"/")?
+    };
+    let rest = rest.strip_prefix(name.to_bytes())?;
+    match rest.first() {
+        None => Some(true),
+        Some(b'/') => Some(false),
+        Some(_) => None,
     }
 }
 
@@ -684,4 +728,35 @@ pub fn elf_interpreter(program: BorrowedFd) -> Option<PathBuf> {
 /// Opens a path for an execute rule, kept in rsh's own descriptor range.
 pub fn open_for_rule(path: &Path) -> Option<OwnedFd> {
     high_fd(OwnedFd::from(open_path(path).ok()?)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry is the denied path, leads to it, or neither; names that only share a prefix
+    /// with a component (`ssh` and `sshd_config`) are neither, under `/` as under any other
+    /// directory.
+    #[test]
+    fn entries_are_placed_against_denied_paths_by_their_bytes() {
+        let cases: [(&str, &str, &str, Option<bool>); 9] = [
+            ("/etc/shadow", "/etc", "shadow", Some(true)),
+            ("/etc/ssh/key", "/etc", "ssh", Some(false)),
+            ("/etc/ssh/key", "/etc", "sshd_config", None),
+            ("/etc/sshd_config", "/etc", "ssh", None),
+            ("/etc/shadow", "/", "etc", Some(false)),
+            ("/etc", "/", "etc", Some(true)),
+            ("/etcetera", "/", "etc", None),
+            ("/etc/shadow", "/et", "c", None),
+            ("/home/a/.ssh", "/home/a", ".ssh", Some(true)),
+        ];
+        for (denied, dir, name, expected) in cases {
+            let name = std::ffi::CString::new(name).unwrap();
+            assert_eq!(
+                beneath_entry(denied.as_bytes(), dir.as_bytes(), &name),
+                expected,
+                "{denied} against {dir} + {name:?}"
+            );
+        }
+    }
 }
