@@ -199,15 +199,20 @@ impl FsRules {
 /// A path the layer depends on, and how it looked when the layer was built: its status-change
 /// time moves when an entry is created, removed or renamed in it (a directory), and when its
 /// mode, owner or ACL change; a replacement changes its inode.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Watched {
     path: PathBuf,
     stamp: Option<(u64, u64, i64, i64)>,
 }
 
 fn stamp(path: &Path) -> Option<(u64, u64, i64, i64)> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    Some((meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|meta| stamp_of(&meta))
+}
+
+fn stamp_of(meta: &std::fs::Metadata) -> (u64, u64, i64, i64) {
+    (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec())
 }
 
 fn watched(path: &Path) -> Watched {
@@ -218,7 +223,8 @@ fn watched(path: &Path) -> Watched {
 }
 
 /// Whether the kernel's permissions already keep a denied path from the session's programs,
-/// so that the layer need not grant around it; Some(the path the layer then depends on).
+/// so that the layer need not grant around it; Some(the path the layer then depends on,
+/// stamped as it was before its permissions were looked at).
 ///
 /// - An existing path qualifies when it belongs to someone else (who alone may change its
 ///   mode) and this process may neither read, write nor search it.
@@ -228,7 +234,7 @@ fn watched(path: &Path) -> Watched {
 ///
 /// Programs cannot gain the rights the session lacks: they run with no_new_privs (no
 /// set-user-ID, no file capabilities). For root and for the user's own files this is None.
-fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
+fn left_to_permissions(path: &Path, euid: u32) -> Option<Watched> {
     use nix::fcntl::{AT_FDCWD, AtFlags};
     // Root passes the permission checks (but on a network file system that squashes root,
     // where granting around is merely unneeded): not worth the look-ups.
@@ -248,7 +254,10 @@ fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
         Ok(meta) if meta.is_symlink() => None,
         Ok(meta) => {
             let all = [AccessFlags::R_OK, AccessFlags::W_OK, AccessFlags::X_OK];
-            (meta.uid() != euid && denies(path, &all)).then(|| path.to_path_buf())
+            (meta.uid() != euid && denies(path, &all)).then(|| Watched {
+                path: path.to_path_buf(),
+                stamp: Some(stamp_of(&meta)),
+            })
         }
         Err(e) => {
             use std::io::ErrorKind::{NotFound, PermissionDenied};
@@ -261,7 +270,10 @@ fn left_to_permissions(path: &Path, euid: u32) -> Option<PathBuf> {
                 .find_map(|dir| Some((dir, dir.symlink_metadata().ok()?)))?;
             let closed = denies(above, &[AccessFlags::X_OK])
                 || (e.kind() == NotFound && denies(above, &[AccessFlags::W_OK]));
-            (meta.is_dir() && meta.uid() != euid && closed).then(|| above.to_path_buf())
+            (meta.is_dir() && meta.uid() != euid && closed).then(|| Watched {
+                path: above.to_path_buf(),
+                stamp: Some(stamp_of(&meta)),
+            })
         }
     }
 }
@@ -310,7 +322,7 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
     let mut deny = Vec::new();
     for path in &rules.deny {
         match left_to_permissions(path, euid) {
-            Some(depends_on) => builder.watched.push(watched(&depends_on)),
+            Some(depends_on) => builder.watched.push(depends_on),
             None => deny.push(path.clone()),
         }
     }
@@ -338,9 +350,15 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         // of /dev/pts are granted around, as under any root.
         builder.grant_root(Path::new(device), access & AccessFs::from_all(abi), &deny)?;
     }
+    // Checked before every program: each path once (as nobody, the eleven denied paths
+    // under a missing home all depend on `/`). A path seen to change while the layer was
+    // built keeps both of its stamps, and the layer is built again.
+    let mut watched = builder.watched;
+    watched.sort_unstable();
+    watched.dedup();
     Ok(FsLayer {
         ruleset: std::sync::Arc::new(high_fd(builder.ruleset)?),
-        watched: builder.watched,
+        watched,
         rules: builder.rules,
     })
 }
