@@ -194,8 +194,13 @@ deny = ["banned", "evil", "vi"]
         assert_refused(&run, &format!("{alias} x"), true);
         run.assert_stdout_has("before");
         assert_refused(&rsh(&policy, "vi x", who), "vi x", true);
+        if who.is_some() {
+            assert_eq!(snapshot(&store), written, "a user's rsh wrote the store");
+        }
     }
-    assert_eq!(snapshot(&store), written, "the store was written again");
+    // Root's rsh stored the names again: a directory the link went through had changed.
+    assert_ne!(snapshot(&store), written, "the link's change was not stored");
+    let written = snapshot(&store);
 
     // A program added to the directory changes it: the store is not used, nor written while
     // the change is recent.
@@ -227,5 +232,94 @@ deny = ["banned", "evil", "vi"]
     assert_eq!(fs::metadata(&store).unwrap().uid(), 0, "not written again");
     fs::set_permissions(&store, std::os::unix::fs::PermissionsExt::from_mode(0o666)).unwrap();
     assert_refused(&rsh(&policy, "evil z", Some(user)), "evil z", false);
+    let _ = fs::remove_file(&store);
+}
+
+/// The number of links the run answered from the store.
+fn stored_links(run: &Run) -> usize {
+    let field = run.stderr.split("stored_links=").nth(1).unwrap_or_else(|| {
+        panic!(
+            "rsh did not say how many links it stored\n{}",
+            run.describe()
+        )
+    });
+    field
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a number of links")
+}
+
+/// A link whose chain runs through another directory (as `/etc/alternatives`) is answered
+/// from the store while that directory is unchanged, and looked up again once it changes,
+/// though the search directory does not: switching the alternative moves the name `vi`, and
+/// the policy's denial with it, from one program to the other, for the user as for root.
+#[test]
+fn a_stored_link_follows_its_chain() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("SKIPPED: the store of resolved names is written by root only");
+        return;
+    }
+    if !run_dir_usable() {
+        return;
+    }
+    let Some(user) = common::test_user() else {
+        return;
+    };
+    let (bin, alternatives, real, conf) = (
+        under_run("rsh-links-bin-"),
+        under_run("rsh-links-alt-"),
+        under_run("rsh-links-real-"),
+        under_run("rsh-links-conf-"),
+    );
+    let (bin, alternatives, real) = (bin.path(), alternatives.path(), real.path());
+    fs::copy("/bin/echo", real.join("vim")).unwrap();
+    fs::copy("/bin/echo", real.join("nano")).unwrap();
+    std::os::unix::fs::symlink(alternatives.join("vi"), bin.join("vi")).unwrap();
+    std::os::unix::fs::symlink(real.join("vim"), alternatives.join("vi")).unwrap();
+    fs::copy("/bin/echo", bin.join("tool")).unwrap();
+    let policy = conf.path().join("policy.toml");
+    fs::write(
+        &policy,
+        format!(
+            "[shell]\npath = [{bin:?}]\nunknown = \"allow\"\n\n[sandbox]\nmode = \"off\"\n\n\
+             [commands]\nallow = [\"tool\"]\ndeny = [\"vi\"]\n"
+        ),
+    )
+    .unwrap();
+    let (vim, nano) = (
+        real.join("vim").display().to_string(),
+        real.join("nano").display().to_string(),
+    );
+    let store = store_for(&[bin]);
+    let _ = fs::remove_file(&store);
+    for dir in [bin, alternatives, real] {
+        settle(dir);
+    }
+    let run = rsh(&policy, "tool stored", None);
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert!(store.exists(), "root's rsh stored the names");
+
+    // vim is `vi`, known from the store.
+    for who in [Some(user), None] {
+        let run = rsh(&policy, &format!("{vim} x"), who);
+        assert_refused(&run, &format!("{vim} x"), true);
+        assert_eq!(stored_links(&run), 1, "{}", run.describe());
+        let run = rsh(&policy, &format!("{nano} x"), who);
+        assert_eq!(run.status, 0, "{}", run.describe());
+    }
+
+    // The alternative switches to nano: the search directory is the same, the store is
+    // used, but not for the link.
+    fs::remove_file(alternatives.join("vi")).unwrap();
+    std::os::unix::fs::symlink(real.join("nano"), alternatives.join("vi")).unwrap();
+    for who in [Some(user), None] {
+        let run = rsh(&policy, &format!("{nano} x"), who);
+        assert_refused(&run, &format!("{nano} x"), true);
+        assert_eq!(stored_links(&run), 0, "{}", run.describe());
+        let run = rsh(&policy, &format!("{vim} x"), who);
+        assert_eq!(run.status, 0, "{}", run.describe());
+        run.assert_stdout_has("x");
+    }
     let _ = fs::remove_file(&store);
 }

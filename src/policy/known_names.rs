@@ -7,21 +7,25 @@
 //! directory: absent, a regular file (its device and inode), or a symbolic link. A later
 //! start, by anyone, uses that while every search directory is the same directory (device,
 //! inode, and the same mount) with the same change time, seen from the same mount namespace
-//! as root saw it; a name that is a symbolic link is looked up again on every start, because
-//! what it leads to may be in another directory (`/etc/alternatives`). Anything else — a
-//! changed or missing directory, a name not in the store, a store that is not root's or that
-//! others could change — and the names are looked up as before.
+//! as root saw it. A name that is a symbolic link is stored with what it led to and the
+//! directories that answer depended on (each one a component of the chain was looked up in:
+//! `/etc/alternatives`, `/usr/lib/…`), and used while those are unchanged too; a link whose
+//! chain passes a directory that could not be stored is looked up again on every start.
+//! Anything else — a changed or missing directory, a name not in the store, a store that is
+//! not root's or that others could change — and the names are looked up as before.
 //!
 //! The store is `/run/rsh/names-HASH`, one per list of search directories, used only in the
 //! boot it was made in (device numbers and mount ids are handed out anew at every boot, and
 //! /run is not always in memory). It is written only by root; only
-//! for directories only root can change, everyone can search, on a local file system whose
-//! change times the kernel sets (ext4, xfs, btrfs, tmpfs) and not mounted `nosuid` (as
-//! removable media are); only when their change time was two seconds old before the names
-//! were looked up (a change within the same tick of the file system's clock would not move
-//! it); and only when every look-up answered (a name root could not look up is not stored
-//! as absent). What it does not see: a file mounted over a single program (the directory
-//! does not change), which only root can do.
+//! for directories only root can change, everyone can search (by mode, with no access
+//! control list), on a local file system whose change times the kernel sets (ext4, xfs,
+//! btrfs, tmpfs) and not mounted `nosuid` (as removable media are) or `nosymfollow`; only
+//! when their change time was two seconds old before the names were looked up (a change
+//! within the same tick of the file system's clock would not move it); and only when every
+//! look-up answered (a name root could not look up is not stored as absent). What it does
+//! not see, all of it root's to do: a file mounted over a single program or link target
+//! (the directory does not change), a remount `nosymfollow`, and a security module refusing
+//! some users a look-up that the modes allow.
 
 use std::collections::HashMap;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -38,7 +42,7 @@ use super::trust::GROUP_OR_OTHER_WRITE;
 pub const STORE_DIR: &str = "/run/rsh";
 
 /// The version of the stored form: a store of another version is not read.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// How old a search directory's change time must be before what it holds is stored.
 const SETTLED: Duration = Duration::from_secs(2);
@@ -46,9 +50,21 @@ const SETTLED: Duration = Duration::from_secs(2);
 /// What one name is in one search directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Entry {
-    File { dev: u64, ino: u64 },
+    File {
+        dev: u64,
+        ino: u64,
+    },
+    /// A symbolic link, looked up on every start.
     Link,
+    /// A symbolic link that led to this regular file (device, inode), or to none, while the
+    /// directories of `Stored::through` were as stored.
+    LinkTo {
+        target: Option<(u64, u64)>,
+    },
 }
+
+/// The most symbolic links the kernel follows in one look-up (`MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
 
 /// A search directory as it was when the names were looked up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,6 +142,15 @@ struct Stored {
     seen_from: SeenFrom,
     dirs: Dirs,
     names: Names,
+    /// The directories, other than the search directories, that the stored links' chains
+    /// were looked up in.
+    through: Vec<Dir>,
+    /// Whether `through` is unchanged: checked once, when a link is first asked for.
+    #[serde(skip)]
+    links_current: std::cell::OnceCell<bool>,
+    /// How many links were answered from the store (for `RSH_LOG=debug`).
+    #[serde(skip)]
+    links_used: std::cell::Cell<usize>,
 }
 
 /// Sorted by name; for each name, the canonical directories it is in (an index into
@@ -151,7 +176,10 @@ pub(crate) fn targets(dirs: &[PathBuf], names: &[&str]) -> Vec<Arc<[Target]>> {
                 found.insert(name, shared(targets));
             }
         }
-        if missed {
+        // Root looks the names up again and stores them when a name was missing, or when a
+        // directory a stored link went through has changed since (which turns the stored
+        // links off for every start until then).
+        if missed || (may_store() && !stored.links_current()) {
             // The names already stored, and the new ones.
             let mut all: Vec<&str> = stored.names.iter().map(|(n, _)| n.as_str()).collect();
             all.extend_from_slice(names);
@@ -165,7 +193,11 @@ pub(crate) fn targets(dirs: &[PathBuf], names: &[&str]) -> Vec<Arc<[Target]>> {
         drop(resolver);
         store(dirs, names);
     }
-    tracing::debug!(store = stored.is_some(), "policy names resolved");
+    tracing::debug!(
+        store = stored.is_some(),
+        stored_links = stored.as_ref().map_or(0, |s| s.links_used.get()),
+        "policy names resolved"
+    );
     names.iter().map(|name| Arc::clone(&found[name])).collect()
 }
 
@@ -271,7 +303,11 @@ impl Stored {
             let path = dir.join(name);
             let target = match entry {
                 Entry::File { dev, ino } => Some(Target { path, dev, ino }),
-                Entry::Link => std::fs::metadata(&path)
+                Entry::LinkTo { target } if self.links_current() => {
+                    self.links_used.set(self.links_used.get() + 1);
+                    target.map(|(dev, ino)| Target { path, dev, ino })
+                }
+                Entry::Link | Entry::LinkTo { .. } => std::fs::metadata(&path)
                     .ok()
                     .filter(|m| m.is_file())
                     .map(|m| Target {
@@ -287,6 +323,17 @@ impl Stored {
             }
         }
         Some(targets)
+    }
+}
+
+impl Stored {
+    /// Whether every directory the stored links depend on is as it was.
+    fn links_current(&self) -> bool {
+        *self.links_current.get_or_init(|| {
+            self.through
+                .iter()
+                .all(|d| DirStat::of(&d.path) == Some(d.now))
+        })
     }
 }
 
@@ -367,17 +414,40 @@ fn roots(meta: &std::fs::Metadata) -> bool {
 
 /// Whether only root can change `dir` and everyone can search it: it and every directory
 /// above it are root's, writable by nobody else, searchable by all (a user's own look-up in
-/// a directory they cannot search finds nothing, and the store must not find more).
+/// a directory they cannot search finds nothing, and the store must not find more), with no
+/// access control list (whose entries can refuse some users what the mode grants all).
 fn only_root_changes(dir: &Path) -> bool {
     dir.ancestors().all(|d| {
-        std::fs::symlink_metadata(d)
-            .is_ok_and(|m| m.is_dir() && roots(&m) && m.permissions().mode() & 0o001 != 0)
+        std::fs::symlink_metadata(d).is_ok_and(|m| {
+            m.is_dir() && roots(&m) && m.permissions().mode() & 0o001 != 0 && !has_acl(d)
+        })
     })
+}
+
+/// Whether `path` has an access control list (or may have: an error other than "none").
+#[allow(unsafe_code)]
+fn has_acl(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return true;
+    };
+    // SAFETY: a NUL-terminated path and name; a null buffer of size 0 asks for the size.
+    let size = unsafe {
+        libc::lgetxattr(
+            path.as_ptr(),
+            c"system.posix_acl_access".as_ptr(),
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    let errno = std::io::Error::last_os_error().raw_os_error();
+    size >= 0 || !matches!(errno, Some(libc::ENODATA | libc::EOPNOTSUPP))
 }
 
 /// Whether `dir` is on a local file system whose change times only the kernel sets, mounted
 /// without `nosuid` (removable media are mounted so, and their image can be edited
-/// elsewhere, change times included).
+/// elsewhere, change times included) and without `nosymfollow` (where the kernel follows no
+/// link, though they can be read).
 fn kernel_times(dir: &Path) -> bool {
     use nix::sys::statfs::{BTRFS_SUPER_MAGIC, EXT4_SUPER_MAGIC, TMPFS_MAGIC, XFS_SUPER_MAGIC};
     let Ok(fs) = nix::sys::statfs::statfs(dir) else {
@@ -390,10 +460,22 @@ fn kernel_times(dir: &Path) -> bool {
         TMPFS_MAGIC,
     ]
     .contains(&fs.filesystem_type());
-    let nosuid = nix::sys::statvfs::statvfs(dir).map_or(true, |vfs| {
-        vfs.flags().contains(nix::sys::statvfs::FsFlags::ST_NOSUID)
-    });
-    local && !nosuid
+    let unrestricted = mount_flags(dir).is_some_and(|f| f & (libc::ST_NOSUID | NOSYMFOLLOW) == 0);
+    local && unrestricted
+}
+
+/// ST_NOSYMFOLLOW (Linux 5.10), which the libc crate does not name.
+const NOSYMFOLLOW: libc::c_ulong = 0x2000;
+
+/// The flags of the mount `dir` is on (the nix crate's drops those it does not name).
+#[allow(unsafe_code)]
+fn mount_flags(dir: &Path) -> Option<libc::c_ulong> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs is plain data, all zeros is a valid value.
+    let mut vfs: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a buffer of the right type, both live for the call.
+    (unsafe { libc::statvfs(path.as_ptr(), &mut vfs) } == 0).then_some(vfs.f_flag)
 }
 
 /// When root runs rsh: stores what each of `names` is in each search directory, if the
@@ -410,10 +492,14 @@ fn store(configured: &[PathBuf], names: &[&str]) {
     if !before.storable(looked_up_at) {
         return;
     }
-    let Some(names) = look_up(&before, names) else {
+    let chain_storable = |dir: &Path, now: &DirStat| {
+        now.settled_at(looked_up_at) && only_root_changes(dir) && kernel_times(dir)
+    };
+    let Some((names, through)) = look_up(&before, names, &chain_storable) else {
         return;
     };
-    if Dirs::take(configured).as_ref() != Some(&before) {
+    let unchanged = through.iter().all(|d| DirStat::of(&d.path) == Some(d.now));
+    if !unchanged || Dirs::take(configured).as_ref() != Some(&before) {
         return;
     }
     let stored = Stored {
@@ -421,15 +507,24 @@ fn store(configured: &[PathBuf], names: &[&str]) {
         seen_from,
         dirs: before,
         names,
+        through,
+        links_current: std::cell::OnceCell::new(),
+        links_used: std::cell::Cell::new(0),
     };
     if let Ok(bytes) = postcard::to_allocvec(&stored) {
         let _ = write_atomically(&store_path(configured), &bytes);
     }
 }
 
-/// What each name (but absolute paths) is in each of the directories, sorted by name; None
-/// as soon as one look-up fails for any reason but the name's absence.
-fn look_up(dirs: &Dirs, names: &[&str]) -> Option<Names> {
+/// What each name (but absolute paths) is in each of the directories, sorted by name, and
+/// the directories the links' chains were looked up in; None as soon as one look-up fails for
+/// any reason but the name's absence. A link is stored with what it leads to when every
+/// directory of its chain is `storable`.
+fn look_up(
+    dirs: &Dirs,
+    names: &[&str],
+    storable: &dyn Fn(&Path, &DirStat) -> bool,
+) -> Option<(Names, Vec<Dir>)> {
     let mut names: Vec<&str> = names
         .iter()
         .copied()
@@ -438,16 +533,120 @@ fn look_up(dirs: &Dirs, names: &[&str]) -> Option<Names> {
     names.sort_unstable();
     names.dedup();
     let mut entries = Vec::with_capacity(names.len());
+    let mut chain = Chain {
+        search: dirs,
+        storable,
+        through: Vec::new(),
+    };
     for name in names {
         let mut found = Vec::new();
         for (index, dir) in dirs.canonical.iter().enumerate() {
-            if let Some(entry) = entry(&dir.path.join(name)).ok()? {
-                found.push((u32::try_from(index).ok()?, entry));
-            }
+            let entry = match entry(&dir.path.join(name)).ok()? {
+                Some(Entry::Link) => chain
+                    .follow(&dir.path, name)
+                    .map_or(Entry::Link, |target| Entry::LinkTo { target }),
+                Some(entry) => entry,
+                None => continue,
+            };
+            found.push((u32::try_from(index).ok()?, entry));
         }
         entries.push((name.to_owned(), found));
     }
-    Some(entries)
+    Some((entries, chain.through))
+}
+
+/// Follows symbolic links as the kernel does, noting each directory a component was looked
+/// up in.
+struct Chain<'a> {
+    search: &'a Dirs,
+    storable: &'a dyn Fn(&Path, &DirStat) -> bool,
+    through: Vec<Dir>,
+}
+
+impl Chain<'_> {
+    /// The regular file (device, inode) the link `name` in the search directory `dir` leads
+    /// to, Some(None) for none;
+    /// None when that cannot be stored: a directory on the way that may not be, a look-up
+    /// that failed for another reason than absence, too many links, or a path the kernel
+    /// reads in ways this walk does not (an empty link, a file followed by more components).
+    fn follow(&mut self, dir: &Path, name: &str) -> Option<Option<(u64, u64)>> {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        // What is left to walk, the next component last.
+        let mut pending: Vec<Vec<u8>> = Vec::new();
+        let push = |pending: &mut Vec<Vec<u8>>, text: &[u8]| {
+            pending.extend(text.split(|&b| b == b'/').rev().map(<[u8]>::to_vec));
+        };
+        push(&mut pending, name.as_bytes());
+        // The search directory is canonical, and checked on its own.
+        let mut at = dir.to_path_buf();
+        let mut links = 0;
+        // The directories this chain is looked up in, kept only if it can be stored.
+        let mut consulted = Vec::new();
+        while let Some(part) = pending.pop() {
+            if part.is_empty() {
+                continue;
+            }
+            // `.` and `..` too need the right to search the directory they are in.
+            self.consult(&at, &mut consulted)?;
+            match part.as_slice() {
+                b"." => continue,
+                b".." => {
+                    at.pop();
+                    continue;
+                }
+                _ => {}
+            }
+            let next = at.join(std::ffi::OsStr::from_bytes(&part));
+            let meta = match std::fs::symlink_metadata(&next) {
+                Ok(meta) => meta,
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) && pending.is_empty() => {
+                    self.through.append(&mut consulted);
+                    return Some(None);
+                }
+                Err(_) => return None,
+            };
+            if meta.is_symlink() {
+                links += 1;
+                let text = std::fs::read_link(&next).ok()?.into_os_string().into_vec();
+                if links > MAX_LINKS || text.is_empty() {
+                    return None;
+                }
+                if text.starts_with(b"/") {
+                    at = PathBuf::from("/");
+                }
+                push(&mut pending, &text);
+            } else if meta.is_dir() {
+                at = next;
+            } else {
+                if !pending.is_empty() {
+                    return None;
+                }
+                self.through.append(&mut consulted);
+                return Some(meta.is_file().then(|| (meta.dev(), meta.ino())));
+            }
+        }
+        // It ended on a directory: no program.
+        self.through.append(&mut consulted);
+        Some(None)
+    }
+
+    /// Notes in `consulted` that a component was looked up in `dir`, as it is now; None when
+    /// `dir` may not be stored. The search directories are checked on their own.
+    fn consult(&self, dir: &Path, consulted: &mut Vec<Dir>) -> Option<()> {
+        let known = self.search.canonical.iter().chain(&self.through);
+        if known.chain(consulted.iter()).any(|d| d.path == dir) {
+            return Some(());
+        }
+        let now = DirStat::of(dir)?;
+        if !(self.storable)(dir, &now) {
+            return None;
+        }
+        consulted.push(Dir {
+            path: dir.to_path_buf(),
+            now,
+        });
+        Some(())
+    }
 }
 
 /// What `path` is, without following a final symbolic link: None for nothing there or
@@ -554,9 +753,88 @@ mod tests {
         assert!(dirs.canonical[0].now.settled_at(later));
     }
 
+    /// A directory with an access control list may refuse some users the search its mode
+    /// grants everyone: not one only root changes, as far as the store is concerned.
+    #[test]
+    #[allow(unsafe_code)]
+    fn access_control_lists_are_seen() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert!(!has_acl(tmp.path()));
+        // system.posix_acl_access, version 2: owner rwx, nobody (65534) nothing, group r-x,
+        // mask r-x, others r-x.
+        let mut acl = 2u32.to_le_bytes().to_vec();
+        for (tag, perm, id) in [
+            (0x01u16, 7u16, u32::MAX),
+            (0x02, 0, 65534),
+            (0x04, 5, u32::MAX),
+            (0x10, 5, u32::MAX),
+            (0x20, 5, u32::MAX),
+        ] {
+            acl.extend_from_slice(&tag.to_le_bytes());
+            acl.extend_from_slice(&perm.to_le_bytes());
+            acl.extend_from_slice(&id.to_le_bytes());
+        }
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(tmp.path().as_os_str().as_bytes()).unwrap();
+        // SAFETY: NUL-terminated path and name, and a buffer of the length given.
+        let rc = unsafe {
+            libc::lsetxattr(
+                path.as_ptr(),
+                c"system.posix_acl_access".as_ptr(),
+                acl.as_ptr().cast(),
+                acl.len(),
+                0,
+            )
+        };
+        if rc != 0 {
+            eprintln!(
+                "SKIPPED: {} takes no access control list: {}",
+                tmp.path().display(),
+                std::io::Error::last_os_error()
+            );
+            return;
+        }
+        assert!(has_acl(tmp.path()));
+    }
+
+    /// A mount where the kernel follows no symbolic link is not one whose links are stored.
+    #[test]
+    fn nosymfollow_mounts_are_not_stored() {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("SKIPPED: mounting a file system needs root");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let mount = |options: &str| {
+            std::process::Command::new("mount")
+                .args(["-t", "tmpfs", "-o", options, "rsh-test"])
+                .arg(tmp.path())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !mount("mode=755") {
+            eprintln!("SKIPPED: cannot mount a tmpfs here");
+            return;
+        }
+        let plain = kernel_times(tmp.path());
+        let remounted = mount("remount,nosymfollow");
+        let restricted = kernel_times(tmp.path());
+        let _ = std::process::Command::new("umount")
+            .arg(tmp.path())
+            .status();
+        assert!(plain, "a plain tmpfs");
+        if !remounted {
+            eprintln!("SKIPPED: this kernel has no nosymfollow mounts");
+            return;
+        }
+        assert!(!restricted, "a nosymfollow tmpfs");
+    }
+
     /// What the store gives is what a look-up gives, for every kind of entry: regular files,
-    /// links to files, to directories, dangling and chained, directories, a fifo, a name
-    /// found in two directories, and names found nowhere.
+    /// links to files, to directories, dangling and chained (relative, absolute, through
+    /// `..` and through a linked directory), links the walk leaves to a look-up at every
+    /// start (a trailing slash, a loop), directories, a fifo, a name found in two
+    /// directories, and names found nowhere.
     #[test]
     fn stored_entries_give_what_a_look_up_gives() {
         use std::os::unix::fs::symlink;
@@ -577,6 +855,17 @@ mod tests {
         symlink(a.join("link"), b.join("chain")).unwrap();
         symlink(&elsewhere, a.join("to-dir")).unwrap();
         symlink(elsewhere.join("later"), a.join("dangling")).unwrap();
+        symlink("../x/real", a.join("up")).unwrap();
+        symlink("to-dir/real", a.join("via-dir")).unwrap();
+        symlink("../a/up", b.join("relative-chain")).unwrap();
+        symlink("tool/", a.join("slash")).unwrap();
+        symlink("loop-b", a.join("loop-a")).unwrap();
+        symlink("loop-a", a.join("loop-b")).unwrap();
+        symlink("../x", a.join("dir-up")).unwrap();
+        symlink("dir-up/../x/real", a.join("dir-dots")).unwrap();
+        // `..` needs the right to search the directory it leaves: that one counts too.
+        std::fs::create_dir(a.join("sub")).unwrap();
+        symlink("sub/../../x/real", a.join("dots-through")).unwrap();
         std::fs::create_dir(b.join("subdir")).unwrap();
         nix::unistd::mkfifo(
             &b.join("fifo"),
@@ -584,16 +873,70 @@ mod tests {
         )
         .unwrap();
         let names = [
-            "tool", "hard", "link", "chain", "to-dir", "dangling", "subdir", "fifo", "none",
+            "tool",
+            "hard",
+            "link",
+            "chain",
+            "to-dir",
+            "dangling",
+            "up",
+            "via-dir",
+            "relative-chain",
+            "slash",
+            "loop-a",
+            "dir-up",
+            "dir-dots",
+            "dots-through",
+            "subdir",
+            "fifo",
+            "none",
         ];
         let configured = vec![a.clone(), b.clone(), tmp.path().join("missing")];
         let dirs = Dirs::take(&configured).unwrap();
+        // Temporary directories are never stored; the walk is what is tested here.
+        let (names_found, through) = look_up(&dirs, &names, &|_, _| true).unwrap();
         let stored = Stored {
             format: FORMAT,
             seen_from: SeenFrom::now().unwrap(),
-            names: look_up(&dirs, &names).unwrap(),
+            names: names_found,
             dirs,
+            through,
+            links_current: std::cell::OnceCell::new(),
+            links_used: std::cell::Cell::new(0),
         };
+        let kind = |name: &str| stored.names.iter().find(|(n, _)| n == name).unwrap().1[0].1;
+        for name in [
+            "link",
+            "chain",
+            "up",
+            "via-dir",
+            "relative-chain",
+            "dir-dots",
+            "dots-through",
+        ] {
+            assert!(
+                matches!(kind(name), Entry::LinkTo { target: Some(_) }),
+                "{name}: {:?}",
+                kind(name)
+            );
+        }
+        for name in ["to-dir", "dangling", "dir-up"] {
+            assert_eq!(kind(name), Entry::LinkTo { target: None }, "{name}");
+        }
+        for name in ["slash", "loop-a"] {
+            assert_eq!(kind(name), Entry::Link, "{name}");
+        }
+        // Absolute links are walked from `/`, `..` reaches the directory above the search
+        // directories; the search directories themselves are not repeated.
+        let mut through: Vec<&Path> = stored.through.iter().map(|d| d.path.as_path()).collect();
+        through.sort();
+        let top = std::fs::canonicalize(tmp.path()).unwrap();
+        let mut expected: Vec<&Path> = top.ancestors().collect();
+        let (x, sub) = (top.join("x"), top.join("a/sub"));
+        expected.extend([x.as_path(), sub.as_path()]);
+        expected.sort();
+        assert_eq!(through, expected);
+        assert!(stored.links_current());
         let canonical = stored.dirs.canonical_paths();
         let compare = |stored: &Stored| {
             for name in names {
@@ -609,9 +952,17 @@ mod tests {
         assert_eq!(stored.targets("none"), Some(Vec::new()));
         assert_eq!(stored.targets("unknown"), None);
         assert_eq!(stored.targets("/bin/sh"), None);
-        // The dangling link comes to lead to a file: seen, without a change of the directory.
+        // The dangling link comes to lead to a file: seen, without a change of the search
+        // directory, through the change of the directory its chain went through (in a later
+        // start: each start checks those once).
+        std::thread::sleep(std::time::Duration::from_millis(50));
         std::fs::write(elsewhere.join("later"), "").unwrap();
         assert!(stored.dirs.unchanged(&configured));
+        let stored = Stored {
+            links_current: std::cell::OnceCell::new(),
+            ..stored
+        };
+        assert!(!stored.links_current());
         assert_eq!(stored.targets("dangling").unwrap().len(), 1);
         compare(&stored);
     }
