@@ -199,7 +199,11 @@ deny = ["banned", "evil", "vi"]
         }
     }
     // Root's rsh stored the names again: a directory the link went through had changed.
-    assert_ne!(snapshot(&store), written, "the link's change was not stored");
+    assert_ne!(
+        snapshot(&store),
+        written,
+        "the link's change was not stored"
+    );
     let written = snapshot(&store);
 
     // A program added to the directory changes it: the store is not used, nor written while

@@ -351,13 +351,20 @@ struct SeenFrom {
 
 impl SeenFrom {
     fn now() -> Option<SeenFrom> {
-        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+        let boot = boot_id()?;
         let namespace = std::fs::metadata("/proc/self/ns/mnt").ok()?.ino();
-        Some(SeenFrom {
-            boot: boot.trim().to_owned(),
-            namespace,
-        })
+        Some(SeenFrom { boot, namespace })
     }
+}
+
+/// This boot's id, in one read (a UUID and a newline: 37 bytes).
+fn boot_id() -> Option<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open("/proc/sys/kernel/random/boot_id").ok()?;
+    let mut bytes = [0u8; 64];
+    let n = file.read(&mut bytes).ok()?;
+    let id = std::str::from_utf8(&bytes[..n]).ok()?.trim();
+    (id.len() == 36).then(|| id.to_owned())
 }
 
 /// The store for these search directories: named by the hash of the list, each directory

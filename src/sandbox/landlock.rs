@@ -461,11 +461,18 @@ impl Builder {
             if matches!(name.to_bytes(), b"." | b"..") {
                 continue;
             }
-            let entry_path = |d: &&Path| beneath_entry(d.as_os_str().as_bytes(), prefix, name);
-            if deny.iter().any(|d| entry_path(d) == Some(true)) {
+            let mut leads_to_denied = false;
+            let mut denied = false;
+            for d in deny {
+                match beneath_entry(d.as_os_str().as_bytes(), prefix, name) {
+                    Some(true) => denied = true,
+                    Some(false) => leads_to_denied = true,
+                    None => {}
+                }
+            }
+            if denied {
                 continue;
             }
-            let leads_to_denied = deny.iter().any(|d| entry_path(d) == Some(false));
             let Some(file) = open_at(dir_fd, name) else {
                 continue;
             };
