@@ -124,16 +124,22 @@ fn run_dir_usable() -> bool {
     true
 }
 
-#[test]
-fn stored_names_are_used_only_while_they_are_right() {
+/// The throwaway user, where this machine can run these tests (root, a usable /run);
+/// None, with a message, elsewhere.
+fn store_test_user() -> Option<(u32, u32)> {
     if !nix::unistd::geteuid().is_root() {
         eprintln!("SKIPPED: the store of resolved names is written by root only");
-        return;
+        return None;
     }
     if !run_dir_usable() {
-        return;
+        return None;
     }
-    let Some(user) = common::test_user() else {
+    common::test_user()
+}
+
+#[test]
+fn stored_names_are_used_only_while_they_are_right() {
+    let Some(user) = store_test_user() else {
         return;
     };
     let (bin, other, conf) = (
@@ -260,14 +266,7 @@ fn stored_links(run: &Run) -> usize {
 /// the policy's denial with it, from one program to the other, for the user as for root.
 #[test]
 fn a_stored_link_follows_its_chain() {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("SKIPPED: the store of resolved names is written by root only");
-        return;
-    }
-    if !run_dir_usable() {
-        return;
-    }
-    let Some(user) = common::test_user() else {
+    let Some(user) = store_test_user() else {
         return;
     };
     let (bin, alternatives, real, conf) = (
