@@ -5,14 +5,14 @@
 //! up a handler for stack overflows (and an alternate signal stack for every thread), a tenth
 //! of a millisecond or more of every start of rsh. rsh bounds its own recursion (the
 //! parser's `MAX_DEPTH`, the interpreter's `MAX_CALL_DEPTH`), and ends itself with
-//! `teardown::exit`, which flushes what the standard library buffered and leaves the undoing
-//! of rsh's memory to a helper; the arguments are still there through `std::env::args_os`,
-//! which glibc hands the standard library before `main` runs.
+//! `process::exit`, which flushes what the standard library buffered; the arguments are
+//! still there through `std::env::args_os`, which glibc hands the standard library before
+//! `main` runs.
 
 #![no_main]
 
 #[unsafe(no_mangle)]
 pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
     let status = rsh::cli::main(std::env::args_os().collect());
-    rsh::spawn::teardown::exit(status)
+    std::process::exit(status);
 }

@@ -803,7 +803,6 @@ pub fn pipe_nonblocking() -> Result<(OwnedFd, OwnedFd), Errno> {
 pub mod fd;
 pub mod job;
 pub mod procfs;
-pub mod teardown;
 pub mod watch;
 
 /// Signal dispositions of the shell process itself.
