@@ -71,16 +71,16 @@ fn confinement(c: &mut Criterion) {
     c.bench_function("confine the first program of a session", |b| {
         b.iter_batched(
             || new_sandbox(&policy),
-            |mut sandbox| black_box(sandbox.confine(program.as_fd(), 1, 1, PLAIN)),
+            |mut sandbox| black_box(sandbox.confine(program.as_fd(), 1, 1, &[], PLAIN)),
             BatchSize::SmallInput,
         )
     });
     let mut sandbox = new_sandbox(&policy);
     sandbox
-        .confine(program.as_fd(), 1, 1, PLAIN)
+        .confine(program.as_fd(), 1, 1, &[], PLAIN)
         .expect("confine");
     c.bench_function("confine a later program (cached layers)", |b| {
-        b.iter(|| black_box(sandbox.confine(program.as_fd(), 1, 1, PLAIN)))
+        b.iter(|| black_box(sandbox.confine(program.as_fd(), 1, 1, &[], PLAIN)))
     });
     c.bench_function("compile a seccomp filter", |b| {
         let profile = SeccompProfile {

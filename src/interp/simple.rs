@@ -42,6 +42,9 @@ pub(crate) struct Resolved {
     pub dev: u64,
     pub ino: u64,
     pub kind: FileKind,
+    /// The file's first bytes (up to `HEAD_BYTES`), which the sandbox reads the ELF
+    /// interpreter's name from.
+    pub head: Vec<u8>,
     /// For a wrapper rsh performs itself (`env`, `nice`): the command it runs, resolved when
     /// the wrapper was, which is decided and started in its place.
     pub performs: Option<Box<Performs>>,
@@ -1068,7 +1071,7 @@ impl Shell {
     ) -> Result<crate::sandbox::Confinement, String> {
         use std::os::fd::AsFd;
         self.sandbox()?
-            .confine(file.file.as_fd(), file.dev, file.ino, profile)
+            .confine(file.file.as_fd(), file.dev, file.ino, &file.head, profile)
     }
 
     /// The environment of a child: the exported variables the policy's `[env] allow` lets
@@ -1294,13 +1297,18 @@ pub(crate) fn open_executable(
         )));
     }
     let head = read_head(&file, opened.st_dev, opened.st_ino);
-    let kind = classify(&head, opened.st_size as u64, files)?;
+    let kind = classify(
+        &head[..head.len().min(SHEBANG_BYTES)],
+        opened.st_size as u64,
+        files,
+    )?;
     Ok(Resolved {
         path: path.to_path_buf(),
         canonical,
         dev: opened.st_dev,
         ino: opened.st_ino,
         kind,
+        head,
         file,
         performs: None,
     })
@@ -1312,6 +1320,13 @@ fn opened_path(file: &OwnedFd) -> PathBuf {
     use std::os::fd::AsRawFd;
     std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).unwrap_or_default()
 }
+
+/// How many bytes the kernel looks at for a `#!` line, and classifying a file looks at.
+const SHEBANG_BYTES: usize = 256;
+
+/// How many first bytes of a program are read: enough for an ELF file's header, program
+/// headers and interpreter's name, which the sandbox needs too.
+const HEAD_BYTES: usize = 1024;
 
 /// The first bytes of the opened file, read through the descriptor (reopened by its
 /// `/proc/self/fd` link and checked to be the same file). Empty when unreadable.
@@ -1327,8 +1342,7 @@ fn read_head(file: &OwnedFd, dev: u64, ino: u64) -> Vec<u8> {
     if !same {
         return Vec::new();
     }
-    // The kernel looks at this many bytes for a `#!` line.
-    let mut head = vec![0u8; 256];
+    let mut head = vec![0u8; HEAD_BYTES];
     let n = (&reopened).read(&mut head).unwrap_or(0);
     head.truncate(n);
     head

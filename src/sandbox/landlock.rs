@@ -17,7 +17,6 @@
 #![allow(unsafe_code)]
 
 use std::fs::File;
-use std::io::Read;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -714,11 +713,16 @@ pub fn command_layer(abi: i32, rules: &CommandRules) -> Result<Option<OwnedFd>, 
 }
 
 /// The ELF interpreter (`PT_INTERP`) a program names, if it is a dynamically linked ELF file.
-pub fn elf_interpreter(program: BorrowedFd) -> Option<PathBuf> {
-    // The descriptor is O_PATH: read through /proc, which reopens the same file.
-    let mut file = File::open(format!("/proc/self/fd/{}", program.as_raw_fd())).ok()?;
-    let mut header = [0u8; 64];
-    file.read_exact(&mut header).ok()?;
+/// `head` is the start of the file as already read (the shell reads it to classify the
+/// file): the header, the program headers and the interpreter's name are usually in its
+/// first kilobyte, and what is not is read through the descriptor.
+pub fn elf_interpreter(program: BorrowedFd, head: &[u8]) -> Option<PathBuf> {
+    let mut reader = Head {
+        head,
+        program,
+        file: None,
+    };
+    let header = reader.read(0, 64)?;
     if &header[..4] != b"\x7fELF" || header[4] != 2 || header[5] != 1 {
         // Only 64-bit little-endian files, the only ones this rsh runs natively.
         return None;
@@ -731,9 +735,7 @@ pub fn elf_interpreter(program: BorrowedFd) -> Option<PathBuf> {
     if phentsize < 56 || phnum > 256 {
         return None;
     }
-    use std::os::unix::fs::FileExt;
-    let mut table = vec![0u8; (phentsize * phnum) as usize];
-    file.read_exact_at(&mut table, phoff).ok()?;
+    let table = reader.read(phoff, (phentsize * phnum) as usize)?;
     for entry in table.chunks_exact(phentsize as usize) {
         const PT_INTERP: u32 = 3;
         if u32::from_le_bytes(entry[..4].try_into().unwrap()) != PT_INTERP {
@@ -741,13 +743,37 @@ pub fn elf_interpreter(program: BorrowedFd) -> Option<PathBuf> {
         }
         let offset = u64_at(entry, 8);
         let size = u64_at(entry, 32).min(4096) as usize;
-        let mut name = vec![0u8; size];
-        file.read_exact_at(&mut name, offset).ok()?;
+        let name = reader.read(offset, size)?;
         let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
         use std::os::unix::ffi::OsStrExt;
         return Some(PathBuf::from(std::ffi::OsStr::from_bytes(&name[..end])));
     }
     None
+}
+
+/// Reads of a program: from the bytes already read where they cover the range, else through
+/// the descriptor (O_PATH: reopened through /proc, which opens the same file).
+struct Head<'a> {
+    head: &'a [u8],
+    program: BorrowedFd<'a>,
+    file: Option<File>,
+}
+
+impl Head<'_> {
+    fn read(&mut self, offset: u64, len: usize) -> Option<Vec<u8>> {
+        let start = usize::try_from(offset).ok()?;
+        if let Some(bytes) = self.head.get(start..start.checked_add(len)?) {
+            return Some(bytes.to_vec());
+        }
+        if self.file.is_none() {
+            let path = format!("/proc/self/fd/{}", self.program.as_raw_fd());
+            self.file = Some(File::open(path).ok()?);
+        }
+        use std::os::unix::fs::FileExt;
+        let mut bytes = vec![0u8; len];
+        self.file.as_ref()?.read_exact_at(&mut bytes, offset).ok()?;
+        Some(bytes)
+    }
 }
 
 /// Opens a path for an execute rule, kept in rsh's own descriptor range.
@@ -758,6 +784,27 @@ pub fn open_for_rule(path: &Path) -> Option<OwnedFd> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The interpreter's name is the same whether the bytes come from what the shell read,
+    /// from the file, or partly from each.
+    #[test]
+    fn the_elf_interpreter_is_read_from_the_head_or_the_file() {
+        use std::io::Read;
+        let program = open_for_rule(Path::new("/bin/true")).unwrap();
+        let mut head = vec![0u8; 1024];
+        let n = File::open("/bin/true").unwrap().read(&mut head).unwrap();
+        head.truncate(n);
+        let from_file = elf_interpreter(program.as_fd(), &[]);
+        let interpreter = from_file.clone().expect("/bin/true names an interpreter");
+        assert!(interpreter.is_absolute(), "{interpreter:?}");
+        for len in [64, 100, 700, head.len()] {
+            assert_eq!(elf_interpreter(program.as_fd(), &head[..len]), from_file, "{len}");
+        }
+        // What the head covers is taken from it: here, a script's first bytes.
+        let mut script = b"#!/bin/sh\n".to_vec();
+        script.resize(64, b'#');
+        assert_eq!(elf_interpreter(program.as_fd(), &script), None);
+    }
 
     /// An entry is the denied path, leads to it, or neither; names that only share a prefix
     /// with a component (`ssh` and `sshd_config`) are neither, under `/` as under any other

@@ -308,12 +308,14 @@ impl Sandbox {
     }
 
     /// The confinement of one program: `program` is its O_PATH descriptor, `dev`/`ino` its
-    /// identity, `profile` what its command tables allow.
+    /// identity, `head` its first bytes as read already (may be empty), `profile` what its
+    /// command tables allow.
     pub fn confine(
         &mut self,
         program: BorrowedFd,
         dev: u64,
         ino: u64,
+        head: &[u8],
         profile: CommandProfile,
     ) -> Result<Confinement, String> {
         if self.is_off() {
@@ -321,7 +323,7 @@ impl Sandbox {
         }
         // The program's own layer and filter first: the file-system layer may still be
         // under way on its thread (`prepare`), and this is work done meanwhile.
-        let command_layer = self.command_layer(program, dev, ino, profile)?;
+        let command_layer = self.command_layer(program, dev, ino, head, profile)?;
         let filter = self.seccomp.then(|| {
             self.filter(SeccompProfile {
                 network: profile.network,
@@ -401,6 +403,7 @@ impl Sandbox {
         program: BorrowedFd,
         dev: u64,
         ino: u64,
+        head: &[u8],
         profile: CommandProfile,
     ) -> Result<Option<Arc<OwnedFd>>, String> {
         if self.abi == 0 {
@@ -410,7 +413,7 @@ impl Sandbox {
             return Ok(layer.clone());
         }
         let restrict_exec = self.fs_rules.is_some();
-        let loader = self.loader(program, dev, ino);
+        let loader = self.loader(program, dev, ino, head);
         let mut executable = vec![program];
         if let Some(loader) = &loader {
             executable.push(loader.as_fd());
@@ -438,11 +441,17 @@ impl Sandbox {
     }
 
     /// The ELF interpreter of a program, opened for a rule (cached per program).
-    fn loader(&mut self, program: BorrowedFd, dev: u64, ino: u64) -> Option<Arc<OwnedFd>> {
+    fn loader(
+        &mut self,
+        program: BorrowedFd,
+        dev: u64,
+        ino: u64,
+        head: &[u8],
+    ) -> Option<Arc<OwnedFd>> {
         self.loaders
             .entry((dev, ino))
             .or_insert_with(|| {
-                landlock::elf_interpreter(program)
+                landlock::elf_interpreter(program, head)
                     .and_then(|path| landlock::open_for_rule(&path))
                     .map(Arc::new)
             })

@@ -1102,7 +1102,7 @@ mod tests {
             let count = 1 + next(if round % 3 == 0 { 260 } else { 60 }) as u32;
             let mut rules = BTreeMap::new();
             for _ in 0..count {
-                let mut action =
+                let action =
                     |next: &mut dyn FnMut(u64) -> u64| Node::Ret(actions[next(4) as usize]);
                 let node = match next(3) {
                     0 => action(&mut next),
