@@ -340,9 +340,8 @@ fn the_example_approver_allows_by_its_rules() {
 #[test]
 fn keys_typed_before_the_question_answer_nothing() {
     let case = Case::new("timeout = 1");
-    let mut pty = case.on_terminal("touch early");
-    // Typed at once, before rsh has even asked.
-    pty.send("y");
+    // Typed before rsh has even started.
+    let mut pty = Pty::spawn_typed_ahead(case.command("touch early"), false, "y");
     pty.expect(QUESTION, WAIT);
     let (status, rest) = pty.wait();
     assert_eq!(status, Some(126), "{rest}");

@@ -798,7 +798,11 @@ mod tests {
         let interpreter = from_file.clone().expect("/bin/true names an interpreter");
         assert!(interpreter.is_absolute(), "{interpreter:?}");
         for len in [64, 100, 700, head.len()] {
-            assert_eq!(elf_interpreter(program.as_fd(), &head[..len]), from_file, "{len}");
+            assert_eq!(
+                elf_interpreter(program.as_fd(), &head[..len]),
+                from_file,
+                "{len}"
+            );
         }
         // What the head covers is taken from it: here, a script's first bytes.
         let mut script = b"#!/bin/sh\n".to_vec();

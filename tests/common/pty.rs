@@ -17,8 +17,17 @@ pub struct Pty {
 impl Pty {
     /// Starts `command` with the terminal as its standard streams and controlling terminal.
     /// `echo`: whether the terminal echoes input (pexpect's `echo=False` turns it off).
-    pub fn spawn(mut command: Command, echo: bool) -> Pty {
+    pub fn spawn(command: Command, echo: bool) -> Pty {
+        Pty::spawn_typed_ahead(command, echo, "")
+    }
+
+    /// As `spawn`, with `typed` already in the terminal's input when the program starts, as
+    /// keys typed ahead are (whatever the machine's load, unlike keys sent once it runs).
+    pub fn spawn_typed_ahead(mut command: Command, echo: bool, typed: &str) -> Pty {
         let pty = nix::pty::openpty(None, None).expect("openpty");
+        if !typed.is_empty() {
+            nix::unistd::write(&pty.master, typed.as_bytes()).expect("type ahead");
+        }
         let mut termios = nix::sys::termios::tcgetattr(&pty.slave).expect("tcgetattr");
         termios
             .local_flags
