@@ -73,6 +73,23 @@ struct Dir {
     now: DirStat,
 }
 
+impl Dir {
+    /// Whether its path still leads to the same directory, through the same mount, with the
+    /// same change time.
+    fn unchanged(&self) -> bool {
+        DirStat::of(&self.path) == Some(self.now)
+    }
+
+    /// Whether what it holds may be stored (see the module's header): its last change
+    /// settled by `looked_up_at`, only root can change it, everyone can search it, and its
+    /// file system's change times are the kernel's.
+    fn storable(&self, looked_up_at: SystemTime) -> bool {
+        self.now.settled_at(looked_up_at)
+            && only_root_changes(&self.path)
+            && kernel_times(&self.path)
+    }
+}
+
 /// What identifies a directory and its state: its device and inode, the mount it is seen
 /// through, and its change time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,7 +196,7 @@ pub(crate) fn targets(dirs: &[PathBuf], names: &[&str]) -> Vec<Arc<[Target]>> {
         // Root looks the names up again and stores them when a name was missing, or when a
         // directory a stored link went through has changed since (which turns the stored
         // links off for every start until then).
-        if missed || (may_store() && !stored.links_current()) {
+        if may_store() && (missed || !stored.links_current()) {
             // The names already stored, and the new ones.
             let mut all: Vec<&str> = stored.names.iter().map(|(n, _)| n.as_str()).collect();
             all.extend_from_slice(names);
@@ -230,11 +247,9 @@ impl Dirs {
         Some(dirs)
     }
 
-    /// Whether what each directory holds may be stored (see the module's header).
+    /// Whether what each directory holds may be stored.
     fn storable(&self, looked_up_at: SystemTime) -> bool {
-        self.canonical.iter().all(|d| {
-            d.now.settled_at(looked_up_at) && only_root_changes(&d.path) && kernel_times(&d.path)
-        })
+        self.canonical.iter().all(|d| d.storable(looked_up_at))
     }
 
     /// Whether the directories are still what they were: each configured one the same
@@ -324,16 +339,12 @@ impl Stored {
         }
         Some(targets)
     }
-}
 
-impl Stored {
     /// Whether every directory the stored links depend on is as it was.
     fn links_current(&self) -> bool {
-        *self.links_current.get_or_init(|| {
-            self.through
-                .iter()
-                .all(|d| DirStat::of(&d.path) == Some(d.now))
-        })
+        *self
+            .links_current
+            .get_or_init(|| self.through.iter().all(Dir::unchanged))
     }
 }
 
@@ -499,14 +510,11 @@ fn store(configured: &[PathBuf], names: &[&str]) {
     if !before.storable(looked_up_at) {
         return;
     }
-    let chain_storable = |dir: &Path, now: &DirStat| {
-        now.settled_at(looked_up_at) && only_root_changes(dir) && kernel_times(dir)
-    };
+    let chain_storable = |dir: &Dir| dir.storable(looked_up_at);
     let Some((names, through)) = look_up(&before, names, &chain_storable) else {
         return;
     };
-    let unchanged = through.iter().all(|d| DirStat::of(&d.path) == Some(d.now));
-    if !unchanged || Dirs::take(configured).as_ref() != Some(&before) {
+    if !through.iter().all(Dir::unchanged) || Dirs::take(configured).as_ref() != Some(&before) {
         return;
     }
     let stored = Stored {
@@ -530,7 +538,7 @@ fn store(configured: &[PathBuf], names: &[&str]) {
 fn look_up(
     dirs: &Dirs,
     names: &[&str],
-    storable: &dyn Fn(&Path, &DirStat) -> bool,
+    storable: &dyn Fn(&Dir) -> bool,
 ) -> Option<(Names, Vec<Dir>)> {
     let mut names: Vec<&str> = names
         .iter()
@@ -566,7 +574,7 @@ fn look_up(
 /// up in.
 struct Chain<'a> {
     search: &'a Dirs,
-    storable: &'a dyn Fn(&Path, &DirStat) -> bool,
+    storable: &'a dyn Fn(&Dir) -> bool,
     through: Vec<Dir>,
 }
 
@@ -644,14 +652,14 @@ impl Chain<'_> {
         if known.chain(consulted.iter()).any(|d| d.path == dir) {
             return Some(());
         }
-        let now = DirStat::of(dir)?;
-        if !(self.storable)(dir, &now) {
+        let dir = Dir {
+            path: dir.to_path_buf(),
+            now: DirStat::of(dir)?,
+        };
+        if !(self.storable)(&dir) {
             return None;
         }
-        consulted.push(Dir {
-            path: dir.to_path_buf(),
-            now,
-        });
+        consulted.push(dir);
         Some(())
     }
 }
@@ -901,7 +909,7 @@ mod tests {
         let configured = vec![a.clone(), b.clone(), tmp.path().join("missing")];
         let dirs = Dirs::take(&configured).unwrap();
         // Temporary directories are never stored; the walk is what is tested here.
-        let (names_found, through) = look_up(&dirs, &names, &|_, _| true).unwrap();
+        let (names_found, through) = look_up(&dirs, &names, &|_| true).unwrap();
         let stored = Stored {
             format: FORMAT,
             seen_from: SeenFrom::now().unwrap(),
