@@ -259,8 +259,13 @@ fn test(load: Option<u32>, op: Op, k: u32, yes: Node, no: Node) -> Node {
 
 /// The whole program: architecture, x32, then the dispatch on the system call number.
 fn program(profile: SeccompProfile, exec_path_ptr: usize) -> Vec<sock_filter> {
-    let rules = rules(profile, exec_path_ptr);
-    share_returns(checked(search(&intervals(&rules, &Node::Ret(ALLOW)))))
+    compile(&rules(profile, exec_path_ptr), &Node::Ret(ALLOW))
+}
+
+/// The code of a filter: the architecture and x32 checks, then the search over `rules`, with
+/// `otherwise` for the numbers no rule names, each action returned from one place.
+fn compile(rules: &BTreeMap<u32, Node>, otherwise: &Node) -> Vec<sock_filter> {
+    share_returns(checked(search(&intervals(rules, otherwise))))
 }
 
 /// The code of `dispatch` behind the checks of the architecture and of x32 numbers.
@@ -552,18 +557,17 @@ fn share_returns(code: Vec<sock_filter>) -> Vec<sock_filter> {
         *place = kept;
         kept += usize::from(reached[at]);
     }
-    let new_index = |target: usize| index[target];
     let mut out = Vec::with_capacity(kept);
     for at in (0..end).filter(|&at| reached[at]) {
         let mut insn = code[at];
         let here = out.len();
         let (yes, no) = targets[at];
         if insn.code == JA {
-            insn.k = (new_index(yes) - here - 1) as u32;
+            insn.k = (index[yes] - here - 1) as u32;
         } else if is_jump(&insn) {
             let (Ok(jt), Ok(jf)) = (
-                u8::try_from(new_index(yes) - here - 1),
-                u8::try_from(new_index(no) - here - 1),
+                u8::try_from(index[yes] - here - 1),
+                u8::try_from(index[no] - here - 1),
             ) else {
                 return code;
             };
@@ -661,7 +665,7 @@ impl Filter {
                 (nr as u32, rule)
             })
             .collect();
-        let instructions = share_returns(checked(search(&intervals(&rules, &deny()))));
+        let instructions = compile(&rules, &deny());
         assert!(instructions.len() <= libc::BPF_MAXINSNS as usize);
         Filter { instructions }
     }
