@@ -484,8 +484,13 @@ impl Builder {
                 Type::Directory if leads_to_denied => {
                     drop(file);
                     let path = dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
-                    let inner: Vec<&Path> =
-                        deny.iter().copied().filter(|d| under(d, &path)).collect();
+                    let inner: Vec<&Path> = deny
+                        .iter()
+                        .copied()
+                        .filter(|d| {
+                            beneath_entry(d.as_os_str().as_bytes(), prefix, name) == Some(false)
+                        })
+                        .collect();
                     self.grant_around(&path, access, &inner)?
                 }
                 _ if leads_to_denied => continue,
@@ -585,15 +590,6 @@ fn beneath_entry(denied: &[u8], dir: &[u8], name: &std::ffi::CStr) -> Option<boo
         Some(b'/') => Some(false),
         Some(_) => None,
     }
-}
-
-/// `path` is `dir` or inside it. Both are canonical, so comparing bytes is exact, and much
-/// cheaper than `Path::starts_with` for the hundreds of entries of a grant-around.
-fn under(path: &Path, dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let (path, dir) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
-    path.starts_with(dir)
-        && (path.len() == dir.len() || dir.ends_with(b"/") || path[dir.len()] == b'/')
 }
 
 /// Opens an entry of a directory for a rule, without following a symbolic link.
