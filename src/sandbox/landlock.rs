@@ -472,17 +472,22 @@ impl Builder {
             if denied {
                 continue;
             }
-            let Some(file) = open_at(dir_fd, name) else {
-                continue;
-            };
+            // The listing gives the type on most file systems: an entry that gets no rule of
+            // its own (a symbolic link, one that leads to a denied path) is not opened.
+            let mut opened = None;
             let kind = match entry.file_type() {
                 Some(kind) => kind,
-                None => kind_of(&file),
+                None => {
+                    let Some(file) = open_at(dir_fd, name) else {
+                        continue;
+                    };
+                    kind_of(opened.insert(file))
+                }
             };
             match kind {
                 Type::Symlink => continue,
                 Type::Directory if leads_to_denied => {
-                    drop(file);
+                    drop(opened);
                     let path = dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
                     let inner: Vec<&Path> = deny
                         .iter()
@@ -494,8 +499,17 @@ impl Builder {
                     self.grant_around(&path, access, &inner)?
                 }
                 _ if leads_to_denied => continue,
-                Type::Directory => self.add_entry_rule(&file, access, dir, name)?,
-                _ => self.add_entry_rule(&file, file_access(self.abi, access), dir, name)?,
+                _ => {
+                    let Some(file) = opened.or_else(|| open_at(dir_fd, name)) else {
+                        continue;
+                    };
+                    let access = if kind == Type::Directory {
+                        access
+                    } else {
+                        file_access(self.abi, access)
+                    };
+                    self.add_entry_rule(&file, access, dir, name)?
+                }
             }
         }
         Ok(())
