@@ -326,3 +326,87 @@ fn a_stored_link_follows_its_chain() {
     }
     let _ = fs::remove_file(&store);
 }
+
+/// `rsh` as `user` (or root), started in a mount namespace of its own (`unshare --mount`).
+fn rsh_in_new_namespace(policy: &Path, line: &str, user: Option<(u32, u32)>) -> Run {
+    let mut command = Command::new("unshare");
+    command.arg("--mount").arg("--");
+    if let Some((uid, gid)) = user {
+        command.args([
+            "setpriv",
+            &format!("--reuid={uid}"),
+            &format!("--regid={gid}"),
+            "--clear-groups",
+        ]);
+    }
+    command
+        .arg(RSH)
+        .arg("--policy")
+        .arg(policy)
+        .arg("-c")
+        .arg(line)
+        .current_dir("/")
+        .env("RSH_LOG", "rsh::policy::known_names=debug")
+        .stdin(Stdio::null());
+    Run::of(command.output().expect("run unshare"))
+}
+
+/// Another mount namespace may show other files at the same paths: a store made in one is
+/// not used from another, though every directory is the same one, unchanged; and the store
+/// root's rsh makes there is not used back in the first.
+#[test]
+fn a_store_is_used_only_from_the_mount_namespace_it_was_made_in() {
+    let Some(user) = store_test_user() else {
+        return;
+    };
+    let probe = Command::new("unshare").args(["--mount", "true"]).status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: `unshare --mount` cannot make a mount namespace here");
+        return;
+    }
+    let (bin, conf) = (under_run("rsh-ns-bin-"), under_run("rsh-ns-conf-"));
+    let bin = bin.path();
+    fs::copy("/bin/echo", bin.join("tool")).unwrap();
+    let policy = conf.path().join("policy.toml");
+    fs::write(
+        &policy,
+        format!(
+            "[shell]\npath = [{bin:?}]\nunknown = \"deny\"\n\n[sandbox]\nmode = \"off\"\n\n\
+             [commands]\nallow = [\"tool\"]\n"
+        ),
+    )
+    .unwrap();
+    let store = store_for(&[bin]);
+    let _ = fs::remove_file(&store);
+    settle(bin);
+    let stored_here = |who| {
+        let run = rsh(&policy, "tool here", who);
+        assert_eq!(run.status, 0, "{}", run.describe());
+        used_store(&run)
+    };
+    let stored_there = |who| {
+        let run = rsh_in_new_namespace(&policy, "tool there", who);
+        assert_eq!(run.status, 0, "{}", run.describe());
+        run.assert_stdout_has("there");
+        used_store(&run)
+    };
+    assert!(!stored_here(None), "no store yet");
+    assert!(stored_here(Some(user)), "root's store was not used");
+    let written = snapshot(&store);
+    assert!(!stored_there(Some(user)), "used from another namespace");
+    assert_eq!(snapshot(&store), written, "a user's rsh wrote the store");
+    // Root's rsh in the other namespace stores the names as it sees them; that store is
+    // not used here.
+    assert!(!stored_there(None), "used from another namespace");
+    assert_ne!(snapshot(&store), written, "not stored again from there");
+    assert!(
+        !stored_here(Some(user)),
+        "a store from another namespace was used"
+    );
+    assert!(
+        !stored_here(None),
+        "a store from another namespace was used"
+    );
+    assert!(stored_here(Some(user)), "root's store was not used");
+    let _ = fs::remove_file(&store);
+}

@@ -6,8 +6,10 @@
 //! directory's change time. So rsh, when root runs it, stores what each name is in each
 //! directory: absent, a regular file (its device and inode), or a symbolic link. A later
 //! start, by anyone, uses that while every search directory is the same directory (device,
-//! inode, and the same mount) with the same change time, seen from the same mount namespace
-//! as root saw it. A name that is a symbolic link is stored with what it led to and the
+//! inode, and the same mount) with the same change time, in the same boot. Where the kernel
+//! gives unique mount ids (Linux 6.8), a mount belongs to one mount namespace, so the same
+//! mounts mean the same view; with the older, reusable ids, the store is used only from the
+//! mount namespace root saw it from. A name that is a symbolic link is stored with what it led to and the
 //! directories that answer depended on (each one a component of the chain was looked up in:
 //! `/etc/alternatives`, `/usr/lib/…`), and used while those are unchanged too; a link whose
 //! chain passes a directory that could not be stored is looked up again on every start.
@@ -42,7 +44,7 @@ use super::trust::GROUP_OR_OTHER_WRITE;
 pub const STORE_DIR: &str = "/run/rsh";
 
 /// The version of the stored form: a store of another version is not read.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// How old a search directory's change time must be before what it holds is stored.
 const SETTLED: Duration = Duration::from_secs(2);
@@ -97,6 +99,8 @@ struct DirStat {
     dev: u64,
     ino: u64,
     mount: u64,
+    /// Whether `mount` is the unique id (never reused in a boot), not the reusable one.
+    unique_mount: bool,
     ctime: (i64, u32),
 }
 
@@ -129,6 +133,7 @@ impl DirStat {
             dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor),
             ino: st.stx_ino,
             mount: st.stx_mnt_id,
+            unique_mount: has(MNT_ID_UNIQUE),
             ctime: (st.stx_ctime.tv_sec, st.stx_ctime.tv_nsec),
         })
     }
@@ -155,7 +160,8 @@ struct Dirs {
 struct Stored {
     format: u32,
     /// The boot and the mount namespace root looked the names up in: devices and mounts are
-    /// numbered anew at every boot, and another namespace may have other mounts.
+    /// numbered anew at every boot, and another namespace may have other mounts (which only
+    /// reusable mount ids would not tell apart).
     seen_from: SeenFrom,
     dirs: Dirs,
     names: Names,
@@ -296,6 +302,12 @@ impl Dirs {
         checked.iter().all(|&c| c)
     }
 
+    /// Whether the directories' mounts are known by unique ids, each of a mount in one mount
+    /// namespace only.
+    fn unique_mounts(&self) -> bool {
+        !self.canonical.is_empty() && self.canonical.iter().all(|d| d.now.unique_mount)
+    }
+
     fn canonical_paths(&self) -> Vec<PathBuf> {
         self.canonical.iter().map(|d| d.path.clone()).collect()
     }
@@ -362,10 +374,16 @@ struct SeenFrom {
 
 impl SeenFrom {
     fn now() -> Option<SeenFrom> {
-        let boot = boot_id()?;
-        let namespace = std::fs::metadata("/proc/self/ns/mnt").ok()?.ino();
-        Some(SeenFrom { boot, namespace })
+        Some(SeenFrom {
+            boot: boot_id()?,
+            namespace: mount_namespace()?,
+        })
     }
+}
+
+/// The mount namespace this process sees the file system through.
+fn mount_namespace() -> Option<u64> {
+    Some(std::fs::metadata("/proc/self/ns/mnt").ok()?.ino())
 }
 
 /// This boot's id, in one read (a UUID and a newline: 37 bytes).
@@ -390,14 +408,17 @@ fn store_path(dirs: &[PathBuf]) -> PathBuf {
     Path::new(STORE_DIR).join(format!("names-{hash:016x}"))
 }
 
-/// The store for `dirs`, if there is one rsh can trust, made in this mount namespace, and the
-/// directories are unchanged.
+/// The store for `dirs`, if there is one rsh can trust, made in this boot and mount
+/// namespace, and the directories are unchanged.
 fn load(dirs: &[PathBuf]) -> Option<Stored> {
     let bytes = read_roots(&store_path(dirs))?;
     let stored: Stored = postcard::from_bytes(&bytes).ok()?;
     let usable = stored.format == FORMAT
-        && Some(&stored.seen_from) == SeenFrom::now().as_ref()
-        && stored.dirs.unchanged(dirs);
+        && boot_id().as_ref() == Some(&stored.seen_from.boot)
+        && stored.dirs.unchanged(dirs)
+        // The same unique mounts are the same namespace's: /proc/self/ns/mnt is not asked
+        // (a look-up through /proc, tens of microseconds).
+        && (stored.dirs.unique_mounts() || mount_namespace() == Some(stored.seen_from.namespace));
     usable.then_some(stored)
 }
 
