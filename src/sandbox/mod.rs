@@ -23,11 +23,11 @@ use std::num::NonZeroUsize;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::decide::CommandProfile;
-use crate::policy::{PathSpec, SandboxConfig, SandboxMode};
+use crate::policy::{PathSpec, Paths, SandboxConfig, SandboxMode};
 use landlock::{CommandRules, FsLayer, FsRules};
 use seccomp::{EMPTY_PATH, Filter, SeccompProfile};
 
@@ -79,12 +79,13 @@ pub struct Sandbox {
     seccomp: bool,
     /// In degraded mode, what this kernel does not enforce (empty otherwise).
     missing: Vec<String>,
-    fs_rules: Option<FsRules>,
+    /// The policy's paths (None: it has none), made canonical on the layer's thread (see
+    /// `prepare`) or on this one, whichever needs them first.
+    paths: Option<Arc<PolicyPaths>>,
     fs_layer: Option<FsLayer>,
     /// The file-system layer being built on another thread (see `prepare`).
     pending: Option<std::thread::JoinHandle<Result<FsLayer, String>>>,
     exec_dirs: Option<Vec<OwnedFd>>,
-    exec_paths: Vec<PathBuf>,
     loaders: HashMap<(u64, u64), Option<Arc<OwnedFd>>>,
     command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Arc<OwnedFd>>>,
     filters: HashMap<SeccompProfile, Rc<Filter>>,
@@ -123,11 +124,10 @@ impl Sandbox {
             abi: 0,
             seccomp: false,
             missing: Vec::new(),
-            fs_rules: None,
+            paths: None,
             fs_layer: None,
             pending: None,
             exec_dirs: None,
-            exec_paths: Vec::new(),
             loaders: HashMap::new(),
             command_layers: lru::LruCache::new(
                 NonZeroUsize::new(COMMAND_LAYER_CACHE).expect("non-zero"),
@@ -169,39 +169,14 @@ impl Sandbox {
             }
             sandbox.missing = missing;
         }
-        if let Some(paths) = &config.paths {
-            let mut canonical = Canonical::default();
-            // A root must exist (it is opened for its rule); a denied path need not.
-            let roots = |specs: &[PathSpec], canonical: &mut Canonical| -> Vec<PathBuf> {
-                specs
-                    .iter()
-                    .filter_map(|spec| canonical.of(&spec.resolve(home, workdir)))
-                    .collect()
-            };
-            let write = paths
-                .write
-                .iter()
-                .filter_map(|spec| {
-                    let path = canonical.of(&spec.resolve(home, workdir))?;
-                    // `.` or `~` that turns out to be / (a session started in /, a user whose
-                    // home is /) would make the whole system writable: it grants nothing.
-                    let accidental =
-                        path == Path::new("/") && !matches!(spec, PathSpec::Absolute(_));
-                    (!accidental).then_some(path)
-                })
-                .collect();
-            let deny = paths
-                .deny
-                .iter()
-                .map(|spec| canonical.prefix(&spec.resolve(home, workdir)))
-                .collect();
-            sandbox.fs_rules = Some(FsRules {
-                read: roots(&paths.read, &mut canonical),
-                write,
-                deny,
-            });
-            sandbox.exec_paths = roots(&paths.exec, &mut canonical);
-        }
+        sandbox.paths = config.paths.clone().map(|given| {
+            Arc::new(PolicyPaths {
+                given,
+                home: home.to_path_buf(),
+                workdir: workdir.to_path_buf(),
+                canonical: OnceLock::new(),
+            })
+        });
         sandbox.rlimits = rlimits(config);
         Ok(sandbox)
     }
@@ -244,9 +219,10 @@ impl Sandbox {
     /// it reads as shell code): the rule its programs live under, checked by rsh itself.
     /// `path` is canonical (as the kernel would see it); Err says why not.
     pub fn permits(&self, path: &Path, write: bool) -> Result<(), String> {
-        let Some(rules) = self.fs_rules.as_ref().filter(|_| !self.is_off()) else {
+        let Some(paths) = self.paths.as_ref().filter(|_| !self.is_off()) else {
             return Ok(());
         };
+        let rules = &paths.canonical().rules;
         if in_other_process(path) {
             return Err(OTHER_PROCESS.to_string());
         }
@@ -265,7 +241,7 @@ impl Sandbox {
 
     /// Whether the file rules restrict anything (for rsh's own opens).
     pub fn restricts_files(&self) -> bool {
-        self.fs_rules.is_some() && !self.is_off()
+        self.paths.is_some() && !self.is_off()
     }
 
     /// Whether any confinement applies.
@@ -346,24 +322,30 @@ impl Sandbox {
         })
     }
 
-    /// Starts building the file-system layer on a second thread, so that it overlaps with
-    /// what the shell does before its first program (looking up the policy's names, parsing,
-    /// deciding): as root, granting around the default policy's denied files in /etc is most
-    /// of the cost of confining. Call after `protect_shell` (which closes descriptors), and
-    /// call `settle` before forking or touching a descriptor by number.
+    /// Starts making the policy's paths canonical and building the file-system layer on a
+    /// second thread, so that it overlaps with what the shell does before its first program
+    /// (decoding the policy, looking up its names, parsing, deciding): as root, granting
+    /// around the default policy's denied files in /etc is most of the cost of confining.
+    /// Without a thread (no Landlock, or none could be started), the paths are made canonical
+    /// here, as rsh starts. Call after `protect_shell` (which closes descriptors), and call
+    /// `settle` before forking or touching a descriptor by number.
     pub fn prepare(&mut self) {
-        if self.is_off() || self.abi == 0 || self.pending.is_some() || self.fs_layer.is_some() {
-            return;
-        }
-        let Some(rules) = self.fs_rules.clone() else {
+        let Some(paths) = self.paths.clone().filter(|_| !self.is_off()) else {
             return;
         };
-        let abi = self.abi;
-        let builder = std::thread::Builder::new().name("rsh-landlock".to_string());
-        // If no thread can be started, the layer is built when first needed.
-        self.pending = builder.spawn(move || landlock::fs_layer(abi, &rules)).ok();
-        if let Some(thread) = &self.pending {
-            run_beside_this_thread(thread);
+        if self.abi != 0 && self.pending.is_none() && self.fs_layer.is_none() {
+            let abi = self.abi;
+            let builder = std::thread::Builder::new().name("rsh-landlock".to_string());
+            let on_thread = Arc::clone(&paths);
+            let build = move || landlock::fs_layer(abi, &on_thread.canonical().rules);
+            // If no thread can be started, the layer is built when first needed.
+            self.pending = builder.spawn(build).ok();
+        }
+        match &self.pending {
+            Some(thread) => run_beside_this_thread(thread),
+            None => {
+                paths.canonical();
+            }
         }
     }
 
@@ -385,7 +367,7 @@ impl Sandbox {
     /// The file-system layer, built again when a directory it enumerated has changed.
     fn fs_layer(&mut self) -> Result<Option<Arc<OwnedFd>>, String> {
         self.settle()?;
-        let Some(rules) = &self.fs_rules else {
+        let Some(paths) = &self.paths else {
             return Ok(None);
         };
         if self.abi == 0 {
@@ -393,7 +375,7 @@ impl Sandbox {
         }
         let current = self.fs_layer.as_ref().is_some_and(FsLayer::is_current);
         if !current {
-            self.fs_layer = Some(landlock::fs_layer(self.abi, rules)?);
+            self.fs_layer = Some(landlock::fs_layer(self.abi, &paths.canonical().rules)?);
         }
         Ok(self.fs_layer.as_ref().map(FsLayer::ruleset))
     }
@@ -412,15 +394,17 @@ impl Sandbox {
         if let Some(layer) = self.command_layers.get(&(dev, ino, profile)) {
             return Ok(layer.clone());
         }
-        let restrict_exec = self.fs_rules.is_some();
+        let restrict_exec = self.paths.is_some();
         let loader = self.loader(program, dev, ino, head);
         let mut executable = vec![program];
         if let Some(loader) = &loader {
             executable.push(loader.as_fd());
         }
-        if profile.subprocesses && restrict_exec {
+        if let Some(paths) = self.paths.as_ref().filter(|_| profile.subprocesses) {
             let dirs = self.exec_dirs.get_or_insert_with(|| {
-                self.exec_paths
+                paths
+                    .canonical()
+                    .exec
                     .iter()
                     .filter_map(|p| landlock::open_for_rule(p))
                     .collect()
@@ -499,6 +483,66 @@ fn close_inherited() {
         // SAFETY: closing numbers nothing in rsh owns yet (the listing's own descriptor is
         // closed already, or fails harmlessly with EBADF).
         unsafe { libc::close(fd) };
+    }
+}
+
+/// The policy's `[paths]` for this session, as given and made canonical once.
+struct PolicyPaths {
+    given: Paths,
+    home: PathBuf,
+    workdir: PathBuf,
+    canonical: OnceLock<CanonicalPaths>,
+}
+
+/// The policy's paths resolved on this system: what the file-system layer grants, and the
+/// directories programs that start others may run programs from.
+struct CanonicalPaths {
+    rules: FsRules,
+    exec: Vec<PathBuf>,
+}
+
+impl PolicyPaths {
+    /// Made canonical on first use, by whichever thread asks first (the other waits): some
+    /// thirty paths, a tenth of a millisecond of `stat` and `readlink`.
+    fn canonical(&self) -> &CanonicalPaths {
+        self.canonical.get_or_init(|| self.resolve())
+    }
+
+    fn resolve(&self) -> CanonicalPaths {
+        let (given, home, workdir) = (&self.given, &self.home, &self.workdir);
+        let mut canonical = Canonical::default();
+        // A root must exist (it is opened for its rule); a denied path need not.
+        let roots = |specs: &[PathSpec], canonical: &mut Canonical| -> Vec<PathBuf> {
+            specs
+                .iter()
+                .filter_map(|spec| canonical.of(&spec.resolve(home, workdir)))
+                .collect()
+        };
+        let write = given
+            .write
+            .iter()
+            .filter_map(|spec| {
+                let path = canonical.of(&spec.resolve(home, workdir))?;
+                // `.` or `~` that turns out to be / (a session started in /, a user whose
+                // home is /) would make the whole system writable: it grants nothing.
+                let accidental = path == Path::new("/") && !matches!(spec, PathSpec::Absolute(_));
+                (!accidental).then_some(path)
+            })
+            .collect();
+        let deny = given
+            .deny
+            .iter()
+            .map(|spec| canonical.prefix(&spec.resolve(home, workdir)))
+            .collect();
+        let rules = FsRules {
+            read: roots(&given.read, &mut canonical),
+            write,
+            deny,
+        };
+        CanonicalPaths {
+            exec: roots(&given.exec, &mut canonical),
+            rules,
+        }
     }
 }
 
