@@ -372,13 +372,21 @@ impl Unresolved {
         env_path: Option<&str>,
         sandbox_known: &mut dyn FnMut(&SandboxConfig),
     ) -> Result<Unresolved, PolicyError> {
-        if let Some(policy) = compiled::built_in(compiled, env_path) {
-            sandbox_known(policy.sandbox());
+        let mut told = false;
+        let stored = compiled::built_in(compiled, env_path, &mut |sandbox| {
+            told = true;
+            sandbox_known(sandbox);
+        });
+        if let Some(policy) = stored {
             return Ok(policy);
         }
         let mut loader = Loader::new(DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, None, 0);
         loader.built_in = true;
-        loader.sandbox_known = Some(sandbox_known);
+        // Told once: the settings a stored form gave before the rest failed to decode are
+        // those of this same text.
+        if !told {
+            loader.sandbox_known = Some(sandbox_known);
+        }
         loader.load(env_path)
     }
 
@@ -731,6 +739,9 @@ struct Built {
     listed: Vec<Listed>,
     tables: Vec<CommandTable>,
     rules: Vec<Rule>,
+    /// Stored apart, ahead of everything else, in the built-in policy's stored form (see
+    /// `compiled`).
+    #[serde(skip)]
     sandbox: SandboxConfig,
     sensitive: Sensitive,
     mode: Mode,

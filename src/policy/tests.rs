@@ -482,9 +482,15 @@ const STORED_BUILT_IN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default
 #[test]
 fn the_stored_built_in_policy_is_the_loaded_one() {
     let env_path = Some("/usr/bin:relative:/bin");
-    let stored = compiled::built_in(STORED_BUILT_IN, env_path).expect("the stored policy is used");
+    let mut told = Vec::new();
+    let stored = compiled::built_in(STORED_BUILT_IN, env_path, &mut |s| {
+        told.push(format!("{s:#?}"))
+    })
+    .expect("the stored policy is used");
     let loaded = Unresolved::built_in(env_path).unwrap();
     assert_eq!(format!("{stored:#?}"), format!("{loaded:#?}"));
+    // The sandbox settings told before the rest was decoded are the policy's.
+    assert_eq!(told, [format!("{:#?}", loaded.sandbox())]);
     let (stored, loaded) = (stored.resolve(), loaded.resolve());
     assert!(stored.listed().len() > 100);
     assert_eq!(format!("{stored:#?}"), format!("{loaded:#?}"));
@@ -494,7 +500,8 @@ fn the_stored_built_in_policy_is_the_loaded_one() {
 }
 
 /// A stored form that is damaged, or was built from another text, is not used: the text is
-/// loaded instead.
+/// loaded instead. The sandbox settings are told once, whether the stored form's first part
+/// told them before the rest failed to decode or not.
 #[test]
 fn a_stored_built_in_policy_not_made_from_this_text_is_not_used() {
     // The text is stored first, after its length (two bytes).
@@ -502,12 +509,14 @@ fn a_stored_built_in_policy_not_made_from_this_text_is_not_used() {
     assert_eq!(&other[2..10], &DEFAULT_POLICY.as_bytes()[..8]);
     other[2] ^= 1;
     let truncated = &STORED_BUILT_IN[..STORED_BUILT_IN.len() / 2];
+    // Its first part (the text and the sandbox settings) decodes, the rest does not.
+    let end_cut = &STORED_BUILT_IN[..STORED_BUILT_IN.len() - 1];
     let loaded = format!("{:?}", Unresolved::built_in(None).unwrap());
-    for stored in [&other[..], truncated, &[]] {
-        assert!(compiled::built_in(stored, None).is_none());
-        let mut told = false;
-        let policy = Unresolved::built_in_then(stored, None, &mut |_| told = true).unwrap();
-        assert!(told, "the sandbox settings are told");
+    for stored in [&other[..], truncated, end_cut, &[]] {
+        assert!(compiled::built_in(stored, None, &mut |_| {}).is_none());
+        let mut told = 0;
+        let policy = Unresolved::built_in_then(stored, None, &mut |_| told += 1).unwrap();
+        assert_eq!(told, 1, "the sandbox settings are told once");
         assert_eq!(format!("{policy:?}"), loaded);
     }
 }
