@@ -23,7 +23,8 @@ fn default_policy() -> Policy {
 
 fn new_sandbox(policy: &Policy) -> Sandbox {
     let workdir = std::env::current_dir().expect("current directory");
-    Sandbox::new(policy.sandbox(), Path::new("/root"), &workdir).expect("this kernel confines")
+    Sandbox::new(policy.sandbox(), Some(Path::new("/root")), &workdir)
+        .expect("this kernel confines")
 }
 
 fn policy(c: &mut Criterion) {

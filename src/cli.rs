@@ -288,7 +288,7 @@ fn check_policy(inv: &Invocation) -> i32 {
             return 2;
         }
     };
-    let home = crate::interp::home_dir_of_user();
+    let home = crate::policy::home_dir();
     let workdir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let missing = crate::sandbox::Sandbox::missing_paths(policy.sandbox(), &home, &workdir);
     for m in &missing {

@@ -131,7 +131,7 @@ pub struct Shell {
     pub(crate) reading_stdin: bool,
     /// Kernel confinement of started programs: set up by `init_sandbox`, or on first use.
     sandbox: Option<Sandbox>,
-    /// What the policy's `~` means (`home_dir_of_user`), looked up on first use.
+    /// What the policy's `~` means (`policy::home_dir`), looked up on first use.
     home: std::cell::OnceCell<PathBuf>,
     /// This process is part of a job (a stage of a pipeline): what it starts stays in the
     /// job's process group, which is `job_group` when rsh made one.
@@ -315,7 +315,7 @@ impl Shell {
 
     /// The home directory the policy's `~` means.
     pub(crate) fn home(&self) -> &std::path::Path {
-        self.home.get_or_init(home_dir_of_user)
+        self.home.get_or_init(crate::policy::home_dir)
     }
 
     /// Sets up the confinement of this session's programs (see `session_sandbox`).
@@ -1447,21 +1447,13 @@ enum LoopStep {
 /// controls) and `.` the current directory. The file-system layer starts building on another
 /// thread. Err: this kernel cannot enforce what the policy requires.
 pub fn session_sandbox(config: &crate::policy::SandboxConfig) -> Result<Sandbox, String> {
-    let home = home_dir_of_user();
     let workdir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let mut sandbox = Sandbox::new(config, &home, &workdir)?;
+    // The user's home is looked up where the paths are made canonical (on the layer's
+    // thread), not here before it starts.
+    let mut sandbox = Sandbox::new(config, None, &workdir)?;
     sandbox.protect_shell()?;
     sandbox.prepare();
     Ok(sandbox)
-}
-
-/// The home directory of the user running rsh, from the password database (`$HOME` only when
-/// the user has no entry): what the policy's `~` means.
-pub fn home_dir_of_user() -> PathBuf {
-    crate::policy::current_user()
-        .map(|user| user.dir.clone())
-        .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("/"))
 }
 
 /// A pipeline as written, for `jobs`: its source text, taken from the text its first simple

@@ -43,7 +43,7 @@ pub use sensitive::{Level, PathPattern, Sensitive, SensitiveEntry};
 use serde::{Deserialize, Serialize};
 pub use session::SessionConfig;
 pub use trust::Owners;
-pub use who::{Who, current_user, host_name, user_name};
+pub use who::{Who, current_user, home_dir, host_name, user_name};
 
 /// The compiled-in default policy, used when no system policy exists.
 pub const DEFAULT_POLICY: &str = include_str!("../../policy/default.toml");

@@ -47,6 +47,15 @@ pub fn current_user() -> Option<&'static nix::unistd::User> {
     .as_ref()
 }
 
+/// The home directory of the user running rsh, from the password database (`$HOME` only when
+/// the user has no entry): what the policy's `~` means.
+pub fn home_dir() -> std::path::PathBuf {
+    current_user()
+        .map(|user| user.dir.clone())
+        .or_else(|| std::env::var_os("HOME").map(std::path::PathBuf::from))
+        .unwrap_or_else(|| std::path::PathBuf::from("/"))
+}
+
 /// `uid`'s entry read from /etc/passwd itself, where that file is what the password database
 /// asks first and whose answer it takes (`passwd: files ...` in nsswitch.conf, with no
 /// action after `files`): then it is what the C library would find, without its two

@@ -116,9 +116,13 @@ pub struct MissingPath {
 
 impl Sandbox {
     /// Resolves the policy's confinement for a session that started in `workdir`, as the user
-    /// whose home is `home`. Err: the kernel cannot enforce what the policy requires (the
+    /// whose home is `home` (None: the user running rsh, looked up when first needed). Err: the kernel cannot enforce what the policy requires (the
     /// message says what is missing and what to do).
-    pub fn new(config: &SandboxConfig, home: &Path, workdir: &Path) -> Result<Sandbox, String> {
+    pub fn new(
+        config: &SandboxConfig,
+        home: Option<&Path>,
+        workdir: &Path,
+    ) -> Result<Sandbox, String> {
         let mut sandbox = Sandbox {
             config: config.clone(),
             abi: 0,
@@ -172,7 +176,7 @@ impl Sandbox {
         sandbox.paths = config.paths.clone().map(|given| {
             Arc::new(PolicyPaths {
                 given,
-                home: home.to_path_buf(),
+                home: home.map(Path::to_path_buf),
                 workdir: workdir.to_path_buf(),
                 canonical: OnceLock::new(),
             })
@@ -489,7 +493,8 @@ fn close_inherited() {
 /// The policy's `[paths]` for this session, as given and made canonical once.
 struct PolicyPaths {
     given: Paths,
-    home: PathBuf,
+    /// None: the user's, from the password database.
+    home: Option<PathBuf>,
     workdir: PathBuf,
     canonical: OnceLock<CanonicalPaths>,
 }
@@ -509,7 +514,8 @@ impl PolicyPaths {
     }
 
     fn resolve(&self) -> CanonicalPaths {
-        let (given, home, workdir) = (&self.given, &self.home, &self.workdir);
+        let home = self.home.clone().unwrap_or_else(crate::policy::home_dir);
+        let (given, home, workdir) = (&self.given, &home, &self.workdir);
         let mut canonical = Canonical::default();
         // A root must exist (it is opened for its rule); a denied path need not.
         let roots = |specs: &[PathSpec], canonical: &mut Canonical| -> Vec<PathBuf> {
