@@ -184,44 +184,40 @@ type Names = Vec<(String, Vec<(u32, Entry)>)>;
 /// be used, else looked up; when root runs rsh, the store is written for the next start.
 pub(crate) fn targets(dirs: &[PathBuf], names: &[&str]) -> Vec<Arc<[Target]>> {
     let stored = load(dirs);
-    let mut found: HashMap<&str, Arc<[Target]>> = HashMap::with_capacity(names.len());
-    let mut missed = false;
-    if let Some(stored) = &stored {
-        let mut canonical = None;
-        for &name in names {
-            if !found.contains_key(name) {
-                let targets = stored.targets(name).unwrap_or_else(|| {
-                    // An absolute path is never stored: it is looked up itself.
-                    missed |= !name.starts_with('/');
-                    let dirs = canonical.get_or_insert_with(|| stored.dirs.canonical_paths());
-                    find_targets_in(name, dirs)
-                });
-                found.insert(name, shared(targets));
+    let found = match &stored {
+        Some(stored) => {
+            let (found, missed) = stored.all_targets(names);
+            // Root looks the names up again and stores them when a name was missing, or when
+            // a directory a stored link went through has changed since (which turns the
+            // stored links off for every start until then).
+            if may_store() && (missed || !stored.links_current()) {
+                // The names already stored, and the new ones.
+                let mut all: Vec<&str> = stored.names.iter().map(|(n, _)| n.as_str()).collect();
+                all.extend_from_slice(names);
+                store(dirs, &all);
             }
+            found
         }
-        // Root looks the names up again and stores them when a name was missing, or when a
-        // directory a stored link went through has changed since (which turns the stored
-        // links off for every start until then).
-        if may_store() && (missed || !stored.links_current()) {
-            // The names already stored, and the new ones.
-            let mut all: Vec<&str> = stored.names.iter().map(|(n, _)| n.as_str()).collect();
-            all.extend_from_slice(names);
-            store(dirs, &all);
+        None => {
+            let mut resolver = Resolver::new(dirs, names.len());
+            let mut found: HashMap<&str, Arc<[Target]>> = HashMap::with_capacity(names.len());
+            let in_order = names
+                .iter()
+                .map(|&name| {
+                    Arc::clone(found.entry(name).or_insert_with(|| resolver.targets(name)))
+                })
+                .collect();
+            drop(resolver);
+            store(dirs, names);
+            in_order
         }
-    } else {
-        let mut resolver = Resolver::new(dirs, names.len());
-        for &name in names {
-            found.entry(name).or_insert_with(|| resolver.targets(name));
-        }
-        drop(resolver);
-        store(dirs, names);
-    }
+    };
     tracing::debug!(
         store = stored.is_some(),
         stored_links = stored.as_ref().map_or(0, |s| s.links_used.get()),
         "policy names resolved"
     );
-    names.iter().map(|name| Arc::clone(&found[name])).collect()
+    found
 }
 
 impl Dirs {
@@ -314,20 +310,60 @@ impl Dirs {
 }
 
 impl Stored {
-    /// `name`'s targets, or None when the store does not know it. An absolute path is never
-    /// stored: it is looked up itself.
+    /// Each name's targets, in the order given, and whether a name other than an absolute
+    /// path was missing from the store (those are looked up).
+    fn all_targets(&self, names: &[&str]) -> (Vec<Arc<[Target]>>, bool) {
+        // Made once for each stored name (a policy names some commands several times), kept
+        // by the name's place in the store: no name is hashed.
+        let mut made: Vec<Option<Arc<[Target]>>> = vec![None; self.names.len()];
+        let mut others: HashMap<&str, Arc<[Target]>> = HashMap::new();
+        let mut canonical = None;
+        let mut missed = false;
+        let found = names
+            .iter()
+            .map(|&name| match self.position(name) {
+                Some(at) => {
+                    let targets = made[at].get_or_insert_with(|| shared(self.targets_at(at)));
+                    Arc::clone(targets)
+                }
+                None => Arc::clone(others.entry(name).or_insert_with(|| {
+                    // An absolute path is never stored: it is looked up itself.
+                    missed |= !name.starts_with('/');
+                    let dirs = canonical.get_or_insert_with(|| self.dirs.canonical_paths());
+                    shared(find_targets_in(name, dirs))
+                })),
+            })
+            .collect();
+        (found, missed)
+    }
+
+    /// `name`'s targets, or None when the store does not know it.
+    #[cfg(test)]
     fn targets(&self, name: &str) -> Option<Vec<Target>> {
+        self.position(name).map(|at| self.targets_at(at))
+    }
+
+    /// Where the store keeps `name`; None for a name it does not know. An absolute path is
+    /// never stored: it is looked up itself.
+    fn position(&self, name: &str) -> Option<usize> {
         if name.starts_with('/') {
             return None;
         }
-        let at = self
-            .names
+        self.names
             .binary_search_by(|(n, _)| n.as_str().cmp(name))
-            .ok()?;
+            .ok()
+    }
+
+    /// The targets of the name stored at `at`.
+    fn targets_at(&self, at: usize) -> Vec<Target> {
+        let (name, entries) = &self.names[at];
         let mut targets = Vec::new();
-        for &(index, entry) in &self.names[at].1 {
-            let dir = &self.dirs.canonical.get(index as usize)?.path;
-            let path = dir.join(name);
+        for &(index, entry) in entries {
+            // Every index is checked when the store is loaded (`indices_valid`).
+            let Some(dir) = self.dirs.canonical.get(index as usize) else {
+                continue;
+            };
+            let path = dir.path.join(name);
             let target = match entry {
                 Entry::File { dev, ino } => Some(Target { path, dev, ino }),
                 Entry::LinkTo { target } if self.links_current() => {
@@ -349,7 +385,19 @@ impl Stored {
                 targets.push(target);
             }
         }
-        Some(targets)
+        targets
+    }
+
+    /// Whether every entry names a directory the store has: one that does not is damaged,
+    /// and not used (a name's targets are never taken from part of its entries).
+    fn indices_valid(&self) -> bool {
+        let dirs = self.dirs.canonical.len();
+        let names = self.names.iter().flat_map(|(_, entries)| entries);
+        let configured = self.dirs.configured.iter().filter_map(|(_, index)| *index);
+        names
+            .map(|(index, _)| *index)
+            .chain(configured)
+            .all(|index| (index as usize) < dirs)
     }
 
     /// Whether every directory the stored links depend on is as it was.
@@ -414,6 +462,7 @@ fn load(dirs: &[PathBuf]) -> Option<Stored> {
     let bytes = read_roots(&store_path(dirs))?;
     let stored: Stored = postcard::from_bytes(&bytes).ok()?;
     let usable = stored.format == FORMAT
+        && stored.indices_valid()
         && boot_id().as_ref() == Some(&stored.seen_from.boot)
         && stored.dirs.unchanged(dirs)
         // The same unique mounts are the same namespace's: /proc/self/ns/mnt is not asked
@@ -1001,5 +1050,20 @@ mod tests {
         assert!(!stored.links_current());
         assert_eq!(stored.targets("dangling").unwrap().len(), 1);
         compare(&stored);
+        // All at once, in order, names repeated: the same targets; a name the store does not
+        // know is looked up, and missed unless it is an absolute path.
+        let mut asked: Vec<&str> = names.iter().rev().copied().collect();
+        asked.extend(["tool", "/bin/sh", "tool"]);
+        let (all, missed) = stored.all_targets(&asked);
+        for (name, targets) in asked.iter().zip(&all) {
+            assert_eq!(**targets, find_targets_in(name, &canonical)[..], "{name}");
+        }
+        assert!(!missed);
+        assert!(stored.all_targets(&["tool", "unknown"]).1);
+        // A store whose entry names a directory it does not have is not used.
+        assert!(stored.indices_valid());
+        let mut damaged = stored;
+        damaged.names[0].1.push((7, Entry::Link));
+        assert!(!damaged.indices_valid());
     }
 }
