@@ -173,14 +173,10 @@ impl Sandbox {
             }
             sandbox.missing = missing;
         }
-        sandbox.paths = config.paths.clone().map(|given| {
-            Arc::new(PolicyPaths {
-                given,
-                home: home.map(Path::to_path_buf),
-                workdir: workdir.to_path_buf(),
-                canonical: OnceLock::new(),
-            })
-        });
+        sandbox.paths = config
+            .paths
+            .clone()
+            .map(|given| Arc::new(PolicyPaths::new(given, home, workdir)));
         sandbox.rlimits = rlimits(config);
         Ok(sandbox)
     }
@@ -226,7 +222,7 @@ impl Sandbox {
         let Some(paths) = self.paths.as_ref().filter(|_| !self.is_off()) else {
             return Ok(());
         };
-        let rules = &paths.canonical().rules;
+        let rules = paths.rules();
         if in_other_process(path) {
             return Err(OTHER_PROCESS.to_string());
         }
@@ -341,14 +337,14 @@ impl Sandbox {
             let abi = self.abi;
             let builder = std::thread::Builder::new().name("rsh-landlock".to_string());
             let on_thread = Arc::clone(&paths);
-            let build = move || landlock::fs_layer(abi, &on_thread.canonical().rules);
+            let build = move || landlock::fs_layer(abi, on_thread.rules());
             // If no thread can be started, the layer is built when first needed.
             self.pending = builder.spawn(build).ok();
         }
         match &self.pending {
             Some(thread) => run_beside_this_thread(thread),
             None => {
-                paths.canonical();
+                paths.rules();
             }
         }
     }
@@ -379,7 +375,7 @@ impl Sandbox {
         }
         let current = self.fs_layer.as_ref().is_some_and(FsLayer::is_current);
         if !current {
-            self.fs_layer = Some(landlock::fs_layer(self.abi, &paths.canonical().rules)?);
+            self.fs_layer = Some(landlock::fs_layer(self.abi, paths.rules())?);
         }
         Ok(self.fs_layer.as_ref().map(FsLayer::ruleset))
     }
@@ -407,8 +403,7 @@ impl Sandbox {
         if let Some(paths) = self.paths.as_ref().filter(|_| profile.subprocesses) {
             let dirs = self.exec_dirs.get_or_insert_with(|| {
                 paths
-                    .canonical()
-                    .exec
+                    .exec()
                     .iter()
                     .filter_map(|p| landlock::open_for_rule(p))
                     .collect()
@@ -496,34 +491,47 @@ struct PolicyPaths {
     /// None: the user's, from the password database.
     home: Option<PathBuf>,
     workdir: PathBuf,
-    canonical: OnceLock<CanonicalPaths>,
-}
-
-/// The policy's paths resolved on this system: what the file-system layer grants, and the
-/// directories programs that start others may run programs from.
-struct CanonicalPaths {
-    rules: FsRules,
-    exec: Vec<PathBuf>,
+    /// What the file-system layer grants, resolved on this system.
+    rules: OnceLock<FsRules>,
+    /// The directories programs that may start others run programs from, resolved when a
+    /// first such program is confined (the layer does not need them).
+    exec: OnceLock<Vec<PathBuf>>,
 }
 
 impl PolicyPaths {
-    /// Made canonical on first use, by whichever thread asks first (the other waits): some
-    /// thirty paths, a tenth of a millisecond of `stat` and `readlink`.
-    fn canonical(&self) -> &CanonicalPaths {
-        self.canonical.get_or_init(|| self.resolve())
+    fn new(given: Paths, home: Option<&Path>, workdir: &Path) -> PolicyPaths {
+        PolicyPaths {
+            given,
+            home: home.map(Path::to_path_buf),
+            workdir: workdir.to_path_buf(),
+            rules: OnceLock::new(),
+            exec: OnceLock::new(),
+        }
     }
 
-    fn resolve(&self) -> CanonicalPaths {
-        let home = self.home.clone().unwrap_or_else(crate::policy::home_dir);
+    /// Made canonical on first use, by whichever thread asks first (the other waits): some
+    /// twenty paths, a tenth of a millisecond of `stat` and `readlink`.
+    fn rules(&self) -> &FsRules {
+        self.rules.get_or_init(|| self.resolve_rules())
+    }
+
+    /// The exec directories, made canonical on first use.
+    fn exec(&self) -> &[PathBuf] {
+        self.exec.get_or_init(|| {
+            let home = self.home();
+            let mut canonical = Canonical::default();
+            roots(&self.given.exec, &home, &self.workdir, &mut canonical)
+        })
+    }
+
+    fn home(&self) -> PathBuf {
+        self.home.clone().unwrap_or_else(crate::policy::home_dir)
+    }
+
+    fn resolve_rules(&self) -> FsRules {
+        let home = self.home();
         let (given, home, workdir) = (&self.given, &home, &self.workdir);
         let mut canonical = Canonical::default();
-        // A root must exist (it is opened for its rule); a denied path need not.
-        let roots = |specs: &[PathSpec], canonical: &mut Canonical| -> Vec<PathBuf> {
-            specs
-                .iter()
-                .filter_map(|spec| canonical.of(&spec.resolve(home, workdir)))
-                .collect()
-        };
         let write = given
             .write
             .iter()
@@ -540,16 +548,26 @@ impl PolicyPaths {
             .iter()
             .map(|spec| canonical.prefix(&spec.resolve(home, workdir)))
             .collect();
-        let rules = FsRules {
-            read: roots(&given.read, &mut canonical),
+        FsRules {
+            read: roots(&given.read, home, workdir, &mut canonical),
             write,
             deny,
-        };
-        CanonicalPaths {
-            exec: roots(&given.exec, &mut canonical),
-            rules,
         }
     }
+}
+
+/// The canonical forms of roots given in the policy. A root must exist (it is opened for its
+/// rule); one that does not grants nothing.
+fn roots(
+    specs: &[PathSpec],
+    home: &Path,
+    workdir: &Path,
+    canonical: &mut Canonical,
+) -> Vec<PathBuf> {
+    specs
+        .iter()
+        .filter_map(|spec| canonical.of(&spec.resolve(home, workdir)))
+        .collect()
 }
 
 /// Canonical forms of the policy's paths, each directory resolved once: the policy names some
