@@ -352,8 +352,10 @@ fn rsh_in_new_namespace(policy: &Path, line: &str, user: Option<(u32, u32)>) -> 
 }
 
 /// Another mount namespace may show other files at the same paths: a store made in one is
-/// not used from another, though every directory is the same one, unchanged; and the store
-/// root's rsh makes there is not used back in the first.
+/// not used from another (`unshare --mount`, whose mounts are copies with ids of their own),
+/// though every directory is the same one, unchanged; and the store root's rsh makes there is
+/// not used back in the first. Which of the mount ids and the namespace decides is the unit
+/// test `a_store_is_used_in_its_boot_and_namespace`.
 #[test]
 fn a_store_is_used_only_from_the_mount_namespace_it_was_made_in() {
     let Some(user) = store_test_user() else {
@@ -362,6 +364,13 @@ fn a_store_is_used_only_from_the_mount_namespace_it_was_made_in() {
     let probe = Command::new("unshare").args(["--mount", "true"]).status();
     if !probe.is_ok_and(|s| s.success()) {
         eprintln!("SKIPPED: `unshare --mount` cannot make a mount namespace here");
+        return;
+    }
+    let probe = Command::new("setpriv")
+        .args(["--clear-groups", "true"])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: no `setpriv` to run rsh as the test user in the new namespace");
         return;
     }
     let (bin, conf) = (under_run("rsh-ns-bin-"), under_run("rsh-ns-conf-"));

@@ -361,6 +361,7 @@ impl Stored {
         for &(index, entry) in entries {
             // Every index is checked when the store is loaded (`indices_valid`).
             let Some(dir) = self.dirs.canonical.get(index as usize) else {
+                debug_assert!(false, "index {index} of a store that was checked");
                 continue;
             };
             let path = dir.path.join(name);
@@ -386,6 +387,24 @@ impl Stored {
             }
         }
         targets
+    }
+
+    /// Whether this store may be used in this boot (`boot`), where its search directories are
+    /// `unchanged` (each still the same directory, through the same mount, with the same
+    /// change time), seen from the mount namespace `namespace` gives. The namespace is asked
+    /// only where the stored mount ids are the reusable ones: the same unique mounts are the
+    /// same namespace's, and /proc/self/ns/mnt is a look-up through /proc (tens of µs).
+    fn usable(
+        &self,
+        boot: Option<&str>,
+        unchanged: impl FnOnce() -> bool,
+        namespace: impl FnOnce() -> Option<u64>,
+    ) -> bool {
+        self.format == FORMAT
+            && self.indices_valid()
+            && boot == Some(self.seen_from.boot.as_str())
+            && unchanged()
+            && (self.dirs.unique_mounts() || namespace() == Some(self.seen_from.namespace))
     }
 
     /// Whether every entry names a directory the store has: one that does not is damaged,
@@ -461,13 +480,11 @@ fn store_path(dirs: &[PathBuf]) -> PathBuf {
 fn load(dirs: &[PathBuf]) -> Option<Stored> {
     let bytes = read_roots(&store_path(dirs))?;
     let stored: Stored = postcard::from_bytes(&bytes).ok()?;
-    let usable = stored.format == FORMAT
-        && stored.indices_valid()
-        && boot_id().as_ref() == Some(&stored.seen_from.boot)
-        && stored.dirs.unchanged(dirs)
-        // The same unique mounts are the same namespace's: /proc/self/ns/mnt is not asked
-        // (a look-up through /proc, tens of microseconds).
-        && (stored.dirs.unique_mounts() || mount_namespace() == Some(stored.seen_from.namespace));
+    let usable = stored.usable(
+        boot_id().as_deref(),
+        || stored.dirs.unchanged(dirs),
+        mount_namespace,
+    );
     usable.then_some(stored)
 }
 
@@ -1065,5 +1082,57 @@ mod tests {
         let mut damaged = stored;
         damaged.names[0].1.push((7, Entry::Link));
         assert!(!damaged.indices_valid());
+    }
+
+    /// A store is used in the boot it was made in, while its directories are unchanged, from
+    /// its namespace: asked only where the mount ids are the reusable ones.
+    #[test]
+    fn a_store_is_used_in_its_boot_and_namespace() {
+        let tmp = tempfile::tempdir().unwrap();
+        let configured = vec![tmp.path().to_path_buf()];
+        let mut stored = Stored {
+            format: FORMAT,
+            seen_from: SeenFrom {
+                boot: "boot-a".to_owned(),
+                namespace: 7,
+            },
+            names: Vec::new(),
+            dirs: Dirs::take(&configured).unwrap(),
+            through: Vec::new(),
+            links_current: std::cell::OnceCell::new(),
+            links_used: std::cell::Cell::new(0),
+        };
+        let asked = std::cell::Cell::new(0);
+        let namespace = |id| {
+            let asked = &asked;
+            move || {
+                asked.set(asked.get() + 1);
+                Some(id)
+            }
+        };
+        for unique in [true, false] {
+            for dir in &mut stored.dirs.canonical {
+                dir.now.unique_mount = unique;
+            }
+            asked.set(0);
+            assert!(stored.usable(Some("boot-a"), || true, namespace(7)));
+            assert!(!stored.usable(Some("boot-b"), || true, namespace(7)));
+            assert!(!stored.usable(None, || true, namespace(7)));
+            assert!(!stored.usable(Some("boot-a"), || false, namespace(7)));
+            // Another namespace: the same unique mounts say it is not; reusable ones cannot.
+            assert_eq!(stored.usable(Some("boot-a"), || true, namespace(8)), unique);
+            assert_eq!(stored.usable(Some("boot-a"), || true, || None), unique);
+            let times = if unique { 0 } else { 2 };
+            assert_eq!(
+                asked.get(),
+                times,
+                "namespace asked (unique mount ids: {unique})"
+            );
+        }
+        // With no directory to compare, the namespace decides.
+        stored.dirs.canonical.clear();
+        stored.dirs.configured.clear();
+        assert!(!stored.usable(Some("boot-a"), || true, namespace(8)));
+        assert!(stored.usable(Some("boot-a"), || true, namespace(7)));
     }
 }
