@@ -426,16 +426,22 @@ impl Builder {
         if inner.is_empty() {
             self.grant(root, access)
         } else {
-            self.grant_around(root, access, &inner)
+            self.grant_around(root, None, access, &inner)
         }
     }
 
     /// `dir` contains denied paths: list-only on `dir`, full access on every entry that is
     /// neither denied nor leads to a denied path, and the same again inside those that lead to
     /// one. Symbolic links get no rule: what they point to has rules of its own.
+    ///
+    /// `at` is where a directory met while granting around its parent is: the parent's
+    /// listing and the entry's name. It is opened from there, never through a symbolic link,
+    /// so that a directory replaced by a link after the listing (by a process rsh does not
+    /// confine) grants nothing where the link leads; a root is opened by its path.
     fn grant_around(
         &mut self,
         dir: &Path,
+        at: Option<(std::os::fd::BorrowedFd, &std::ffi::CStr)>,
         access: BitFlags<AccessFs>,
         deny: &[&Path],
     ) -> Result<(), String> {
@@ -443,14 +449,22 @@ impl Builder {
         use nix::fcntl::OFlag;
         use std::os::unix::ffi::OsStrExt;
         self.watched.push(watched(dir));
-        if access.contains(AccessFs::ReadDir) {
-            self.grant(dir, AccessFs::ReadDir.into())?;
-        }
-        // An unreadable directory gets no rules inside: its entries stay out of reach.
+        // An unreadable directory gets no rules: its entries stay out of reach, and its mode
+        // already forbids listing it.
         let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
-        let Ok(mut listing) = Dir::open(dir, flags, nix::sys::stat::Mode::empty()) else {
+        let no_mode = nix::sys::stat::Mode::empty();
+        let listing = match at {
+            None => Dir::open(dir, flags, no_mode),
+            Some((parent, name)) => Dir::openat(parent, name, flags | OFlag::O_NOFOLLOW, no_mode),
+        };
+        let Ok(mut listing) = listing else {
             return Ok(());
         };
+        // Listing only, on the directory that is listed here.
+        if access.contains(AccessFs::ReadDir) {
+            let add = self.add_rule(listing.as_fd(), AccessFs::ReadDir.into());
+            add.map_err(|errno| rule_error(dir, errno))?;
+        }
         let dir_fd = listing.as_fd().as_raw_fd();
         let prefix = dir.as_os_str().as_bytes();
         // A few hundred entries in /etc: each is judged from its name's bytes, and a path is
@@ -496,7 +510,9 @@ impl Builder {
                             beneath_entry(d.as_os_str().as_bytes(), prefix, name) == Some(false)
                         })
                         .collect();
-                    self.grant_around(&path, access, &inner)?
+                    // SAFETY: the listing's own descriptor, open until the loop ends.
+                    let here = unsafe { std::os::fd::BorrowedFd::borrow_raw(dir_fd) };
+                    self.grant_around(&path, Some((here, name)), access, &inner)?
                 }
                 _ if leads_to_denied => continue,
                 _ => {
@@ -529,7 +545,7 @@ impl Builder {
         } else {
             file_access(self.abi, access)
         };
-        self.add_rule(&OwnedFd::from(file), access)
+        self.add_rule(&file, access)
             .map_err(|errno| rule_error(path, errno))
     }
 
@@ -552,7 +568,7 @@ impl Builder {
 
     fn add_rule(
         &mut self,
-        file: &OwnedFd,
+        file: impl AsFd,
         access: BitFlags<AccessFs>,
     ) -> Result<(), nix::errno::Errno> {
         if access.is_empty() {
@@ -560,7 +576,7 @@ impl Builder {
         }
         let attr = PathBeneathAttr {
             allowed_access: access.bits(),
-            parent_fd: file.as_raw_fd(),
+            parent_fd: file.as_fd().as_raw_fd(),
         };
         // SAFETY: `attr` is a valid landlock_path_beneath_attr for the duration of the call.
         let rc = unsafe {
