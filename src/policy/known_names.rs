@@ -9,10 +9,11 @@
 //! inode, and the same mount) with the same change time, in the same boot. Where the kernel
 //! gives unique mount ids (Linux 6.8), a mount belongs to one mount namespace, so the same
 //! mounts mean the same view; with the older, reusable ids, the store is used only from the
-//! mount namespace root saw it from. A name that is a symbolic link is stored with what it led to and the
-//! directories that answer depended on (each one a component of the chain was looked up in:
-//! `/etc/alternatives`, `/usr/lib/…`), and used while those are unchanged too; a link whose
-//! chain passes a directory that could not be stored is looked up again on every start.
+//! mount namespace root saw it from. A name that is a symbolic link is stored with what it
+//! led to and the directories that answer depended on (each one a component of the chain was
+//! looked up in: `/etc/alternatives`, `/usr/lib/…`), and used while those are unchanged too;
+//! a link whose chain passes a directory that could not be stored is looked up again on
+//! every start.
 //! Anything else — a changed or missing directory, a name not in the store, a store that is
 //! not root's or that others could change — and the names are looked up as before.
 //!

@@ -116,8 +116,9 @@ pub struct MissingPath {
 
 impl Sandbox {
     /// Resolves the policy's confinement for a session that started in `workdir`, as the user
-    /// whose home is `home` (None: the user running rsh, looked up when first needed). Err: the kernel cannot enforce what the policy requires (the
-    /// message says what is missing and what to do).
+    /// whose home is `home` (None: the user running rsh, looked up when first needed). Err:
+    /// the kernel cannot enforce what the policy requires (the message says what is missing
+    /// and what to do).
     pub fn new(
         config: &SandboxConfig,
         home: Option<&Path>,
