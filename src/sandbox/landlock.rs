@@ -474,18 +474,20 @@ impl Builder {
             if matches!(name.to_bytes(), b"." | b"..") {
                 continue;
             }
-            let mut leads_to_denied = false;
+            // The denied paths inside this entry, when it is not denied itself.
+            let mut inner: Vec<&Path> = Vec::new();
             let mut denied = false;
-            for d in deny {
+            for &d in deny {
                 match beneath_entry(d.as_os_str().as_bytes(), prefix, name) {
                     Some(true) => denied = true,
-                    Some(false) => leads_to_denied = true,
+                    Some(false) => inner.push(d),
                     None => {}
                 }
             }
             if denied {
                 continue;
             }
+            let leads_to_denied = !inner.is_empty();
             // The listing gives the type on most file systems: an entry that gets no rule of
             // its own (a symbolic link, one that leads to a denied path) is not opened.
             let mut opened = None;
@@ -503,13 +505,6 @@ impl Builder {
                 Type::Directory if leads_to_denied => {
                     drop(opened);
                     let path = dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
-                    let inner: Vec<&Path> = deny
-                        .iter()
-                        .copied()
-                        .filter(|d| {
-                            beneath_entry(d.as_os_str().as_bytes(), prefix, name) == Some(false)
-                        })
-                        .collect();
                     // SAFETY: the listing's own descriptor, open until the loop ends.
                     let here = unsafe { std::os::fd::BorrowedFd::borrow_raw(dir_fd) };
                     self.grant_around(&path, Some((here, name)), access, &inner)?
