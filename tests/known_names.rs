@@ -45,6 +45,14 @@ fn settle(dir: &Path) {
 fn rsh(policy: &Path, line: &str, user: Option<(u32, u32)>) -> Run {
     use std::os::unix::process::CommandExt;
     let mut command = Command::new(RSH);
+    if let Some((uid, gid)) = user {
+        command.uid(uid).gid(gid);
+    }
+    run_rsh(command, policy, line)
+}
+
+/// `command` (rsh, or what starts it) run with rsh's arguments for `policy` and `line`.
+fn run_rsh(mut command: Command, policy: &Path, line: &str) -> Run {
     command
         .arg("--policy")
         .arg(policy)
@@ -53,10 +61,18 @@ fn rsh(policy: &Path, line: &str, user: Option<(u32, u32)>) -> Run {
         .current_dir("/")
         .env("RSH_LOG", "rsh::policy::known_names=debug")
         .stdin(Stdio::null());
-    if let Some((uid, gid)) = user {
-        command.uid(uid).gid(gid);
-    }
     Run::of(command.output().expect("run rsh"))
+}
+
+/// A policy in `conf` that searches `bin` only, confines nothing, and says `commands`.
+fn write_policy(conf: &Path, bin: &Path, unknown: &str, commands: &str) -> PathBuf {
+    let policy = conf.join("policy.toml");
+    let text = format!(
+        "[shell]\npath = [{bin:?}]\nunknown = {unknown:?}\n\n[sandbox]\nmode = \"off\"\n\n\
+         [commands]\n{commands}\n"
+    );
+    fs::write(&policy, text).unwrap();
+    policy
 }
 
 /// Whether the run looked its names up from the store.
@@ -154,24 +170,12 @@ fn stored_names_are_used_only_while_they_are_right() {
     fs::hard_link(bin.join("banned"), other.join("alias")).unwrap();
     // A link that leads nowhere yet: what it leads to appears later, outside the directory.
     std::os::unix::fs::symlink(other.join("vi-real"), bin.join("vi")).unwrap();
-    let policy = conf.path().join("policy.toml");
-    fs::write(
-        &policy,
-        format!(
-            r#"[shell]
-path = [{bin:?}]
-unknown = "allow"
-
-[sandbox]
-mode = "off"
-
-[commands]
-allow = ["tool"]
-deny = ["banned", "evil", "vi"]
-"#
-        ),
-    )
-    .unwrap();
+    let policy = write_policy(
+        conf.path(),
+        bin,
+        "allow",
+        "allow = [\"tool\"]\ndeny = [\"banned\", \"evil\", \"vi\"]",
+    );
     let alias = other.join("alias").display().to_string();
     let store = store_for(&[bin]);
     let _ = fs::remove_file(&store);
@@ -281,15 +285,12 @@ fn a_stored_link_follows_its_chain() {
     std::os::unix::fs::symlink(alternatives.join("vi"), bin.join("vi")).unwrap();
     std::os::unix::fs::symlink(real.join("vim"), alternatives.join("vi")).unwrap();
     fs::copy("/bin/echo", bin.join("tool")).unwrap();
-    let policy = conf.path().join("policy.toml");
-    fs::write(
-        &policy,
-        format!(
-            "[shell]\npath = [{bin:?}]\nunknown = \"allow\"\n\n[sandbox]\nmode = \"off\"\n\n\
-             [commands]\nallow = [\"tool\"]\ndeny = [\"vi\"]\n"
-        ),
-    )
-    .unwrap();
+    let policy = write_policy(
+        conf.path(),
+        bin,
+        "allow",
+        "allow = [\"tool\"]\ndeny = [\"vi\"]",
+    );
     let (vim, nano) = (
         real.join("vim").display().to_string(),
         real.join("nano").display().to_string(),
@@ -330,7 +331,7 @@ fn a_stored_link_follows_its_chain() {
 /// `rsh` as `user` (or root), started in a mount namespace of its own (`unshare --mount`).
 fn rsh_in_new_namespace(policy: &Path, line: &str, user: Option<(u32, u32)>) -> Run {
     let mut command = Command::new("unshare");
-    command.arg("--mount").arg("--");
+    command.args(["--mount", "--"]);
     if let Some((uid, gid)) = user {
         command.args([
             "setpriv",
@@ -339,16 +340,8 @@ fn rsh_in_new_namespace(policy: &Path, line: &str, user: Option<(u32, u32)>) -> 
             "--clear-groups",
         ]);
     }
-    command
-        .arg(RSH)
-        .arg("--policy")
-        .arg(policy)
-        .arg("-c")
-        .arg(line)
-        .current_dir("/")
-        .env("RSH_LOG", "rsh::policy::known_names=debug")
-        .stdin(Stdio::null());
-    Run::of(command.output().expect("run unshare"))
+    command.arg(RSH);
+    run_rsh(command, policy, line)
 }
 
 /// Another mount namespace may show other files at the same paths: a store made in one is
@@ -376,15 +369,7 @@ fn a_store_is_used_only_from_the_mount_namespace_it_was_made_in() {
     let (bin, conf) = (under_run("rsh-ns-bin-"), under_run("rsh-ns-conf-"));
     let bin = bin.path();
     fs::copy("/bin/echo", bin.join("tool")).unwrap();
-    let policy = conf.path().join("policy.toml");
-    fs::write(
-        &policy,
-        format!(
-            "[shell]\npath = [{bin:?}]\nunknown = \"deny\"\n\n[sandbox]\nmode = \"off\"\n\n\
-             [commands]\nallow = [\"tool\"]\n"
-        ),
-    )
-    .unwrap();
+    let policy = write_policy(conf.path(), bin, "deny", "allow = [\"tool\"]");
     let store = store_for(&[bin]);
     let _ = fs::remove_file(&store);
     settle(bin);
