@@ -338,15 +338,22 @@ impl Sandbox {
             let abi = self.abi;
             let builder = std::thread::Builder::new().name("rsh-landlock".to_string());
             let on_thread = Arc::clone(&paths);
-            let build = move || landlock::fs_layer(abi, on_thread.rules());
+            let elsewhere = other_processors();
+            let build = move || {
+                if let Some(cpus) = &elsewhere {
+                    move_thread(0, cpus);
+                }
+                landlock::fs_layer(abi, on_thread.rules())
+            };
             // If no thread can be started, the layer is built when first needed.
             self.pending = builder.spawn(build).ok();
-        }
-        match &self.pending {
-            Some(thread) => run_beside_this_thread(thread),
-            None => {
-                paths.rules();
+            if let (Some(thread), Some(cpus)) = (&self.pending, &elsewhere) {
+                use std::os::unix::thread::JoinHandleExt;
+                move_thread(thread.as_pthread_t(), cpus);
             }
+        }
+        if self.pending.is_none() {
+            paths.rules();
         }
     }
 
@@ -661,28 +668,36 @@ fn rlimits(config: &SandboxConfig) -> Vec<(libc::c_int, libc::rlimit)> {
         .collect()
 }
 
-/// Keeps `thread` off the processor this thread runs on, when there is another. A new thread
-/// is queued on its creator's processor, and the scheduler moved it to an idle one only after
-/// a millisecond or more, when the creator waited for it: the two ran one after the other
-/// (measured on two processors in most starts). Moved at once, it runs beside the shell's
-/// name look-ups and decision.
-fn run_beside_this_thread(thread: &std::thread::JoinHandle<Result<FsLayer, String>>) {
-    use std::os::unix::thread::JoinHandleExt;
+/// The processors this thread may run on, but for the one it runs on now; None with only one.
+/// The layer's thread is kept on those: a new thread is queued on its creator's processor,
+/// where it often ran first and the shell waited for it to end (the whole layer, as root)
+/// while the other processor was idle; left queued, the scheduler moved it to an idle one
+/// only after a millisecond or more.
+fn other_processors() -> Option<libc::cpu_set_t> {
     let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: cpu_set_t is plain data; the calls get its size, and the handle's thread has not
-    // been joined (it is ours until `settle`).
+    // SAFETY: cpu_set_t is plain data, and the call gets its size.
     unsafe {
-        let cpu = libc::sched_getcpu();
+        let cpu = usize::try_from(libc::sched_getcpu()).ok()?;
         let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-        let Ok(cpu) = usize::try_from(cpu) else {
-            return;
-        };
         if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
-            return;
+            return None;
         }
         libc::CPU_CLR(cpu, &mut allowed);
-        if libc::CPU_COUNT(&allowed) > 0 {
-            libc::pthread_setaffinity_np(thread.as_pthread_t(), size, &allowed);
+        (libc::CPU_COUNT(&allowed) > 0).then_some(allowed)
+    }
+}
+
+/// Keeps `thread` (0: the calling one) on `cpus`. Both the new thread and its creator call
+/// this, since either may run first; the second call finds it there already.
+fn move_thread(thread: libc::pthread_t, cpus: &libc::cpu_set_t) {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: `thread` is 0 or a thread whose handle is ours and not yet joined (`settle`
+    // joins it after this), and `cpus` is a whole cpu_set_t.
+    unsafe {
+        if thread == 0 {
+            libc::sched_setaffinity(0, size, cpus);
+        } else {
+            libc::pthread_setaffinity_np(thread, size, cpus);
         }
     }
 }
