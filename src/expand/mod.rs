@@ -489,10 +489,11 @@ fn expand_param(
         ParamOp::Test { colon, kind, word } => {
             return expand_test(env, &param, value, *colon, *kind, word, ctx, out);
         }
-        _ if matches!(value, Value::Unset) && env.options().nounset => {
-            if !matches!(param, Param::Special(Special::At | Special::Star)) {
-                return Err(unbound());
-            }
+        _ if matches!(value, Value::Unset)
+            && env.options().nounset
+            && !matches!(param, Param::Special(Special::At | Special::Star)) =>
+        {
+            return Err(unbound());
         }
         _ => {}
     }

@@ -747,6 +747,9 @@ impl Shell {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
         }
+        // Not collapsed into the guard: a quiet `timeout` must not fall through to rsh's own
+        // report below.
+        #[allow(clippy::collapsible_match)]
         match info.deadline.asked {
             // The command's own `timeout` reports as its program would.
             Some(asked) if ended.timed_out => {

@@ -123,8 +123,8 @@ mod tests {
     fn the_result_comes_back_and_a_panic_gives_none() {
         let thread = Beside::spawn(c"test", None, || 6 * 7).expect("a thread");
         assert_eq!(thread.join(), Some(42));
-        let thread = Beside::spawn(c"test", None, || -> u8 { panic!("on purpose") })
-            .expect("a thread");
+        let thread =
+            Beside::spawn(c"test", None, || -> u8 { panic!("on purpose") }).expect("a thread");
         assert_eq!(thread.join(), None);
     }
 

@@ -178,7 +178,7 @@ const CHMODS: [(c_long, u32); 4] = [
     (libc::SYS_fchmodat, 2),
     (libc::SYS_fchmodat2, 2),
 ];
-const SET_ID_BITS: u32 = (libc::S_ISUID | libc::S_ISGID) as u32;
+const SET_ID_BITS: u32 = libc::S_ISUID | libc::S_ISGID;
 
 /// Calls that act on a process named by their first argument: only the caller itself (0)
 /// may be named. Landlock's scoping does not cover resource limits and scheduling, so a
@@ -331,7 +331,7 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
             deny(),
         )
     };
-    rules.insert(libc::SYS_setpriority as u32, own(libc::PRIO_PROCESS as u32));
+    rules.insert(libc::SYS_setpriority as u32, own(libc::PRIO_PROCESS));
     rules.insert(libc::SYS_ioprio_set as u32, own(IOPRIO_WHO_PROCESS));
     let personality = test(
         Some(arg_low(0)),
