@@ -15,7 +15,6 @@
 //! reported with every command (`mode = "degraded"`). `mode = "off"` confines nothing.
 #![allow(unsafe_code)]
 
-mod beside;
 pub mod landlock;
 pub mod seccomp;
 
@@ -29,7 +28,6 @@ use std::time::Duration;
 
 use crate::decide::CommandProfile;
 use crate::policy::{PathSpec, Paths, SandboxConfig, SandboxMode};
-use beside::{Beside, other_processors};
 use landlock::{CommandRules, FsLayer, FsRules};
 use seccomp::{EMPTY_PATH, Filter, SeccompProfile};
 
@@ -86,7 +84,7 @@ pub struct Sandbox {
     paths: Option<Arc<PolicyPaths>>,
     fs_layer: Option<FsLayer>,
     /// The file-system layer being built on another thread (see `prepare`).
-    pending: Option<Beside<Result<FsLayer, String>>>,
+    pending: Option<std::thread::JoinHandle<Result<FsLayer, String>>>,
     exec_dirs: Option<Vec<OwnedFd>>,
     loaders: HashMap<(u64, u64), Option<Arc<OwnedFd>>>,
     command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Arc<OwnedFd>>>,
@@ -338,10 +336,21 @@ impl Sandbox {
         };
         if self.abi != 0 && self.pending.is_none() && self.fs_layer.is_none() {
             let abi = self.abi;
+            let builder = std::thread::Builder::new().name("rsh-landlock".to_string());
             let on_thread = Arc::clone(&paths);
-            let build = move || landlock::fs_layer(abi, on_thread.rules());
+            let elsewhere = other_processors();
+            let build = move || {
+                if let Some(cpus) = &elsewhere {
+                    move_thread(0, cpus);
+                }
+                landlock::fs_layer(abi, on_thread.rules())
+            };
             // If no thread can be started, the layer is built when first needed.
-            self.pending = Beside::spawn(c"rsh-landlock", other_processors().as_ref(), build);
+            self.pending = builder.spawn(build).ok();
+            if let (Some(thread), Some(cpus)) = (&self.pending, &elsewhere) {
+                use std::os::unix::thread::JoinHandleExt;
+                move_thread(thread.as_pthread_t(), cpus);
+            }
         }
         if self.pending.is_none() {
             paths.rules();
@@ -358,7 +367,7 @@ impl Sandbox {
         };
         let layer = pending
             .join()
-            .ok_or_else(|| "building the Landlock file-system layer failed".to_string())??;
+            .map_err(|_| "building the Landlock file-system layer failed".to_string())??;
         self.fs_layer = Some(layer);
         Ok(())
     }
@@ -657,6 +666,40 @@ fn rlimits(config: &SandboxConfig) -> Vec<(libc::c_int, libc::rlimit)> {
             ))
         })
         .collect()
+}
+
+/// The processors this thread may run on, but for the one it runs on now; None with only one.
+/// The layer's thread is kept on those: a new thread is queued on its creator's processor,
+/// where it often ran first and the shell waited for it to end (the whole layer, as root)
+/// while the other processor was idle; left queued, the scheduler moved it to an idle one
+/// only after a millisecond or more.
+fn other_processors() -> Option<libc::cpu_set_t> {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: cpu_set_t is plain data, and the call gets its size.
+    unsafe {
+        let cpu = usize::try_from(libc::sched_getcpu()).ok()?;
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
+            return None;
+        }
+        libc::CPU_CLR(cpu, &mut allowed);
+        (libc::CPU_COUNT(&allowed) > 0).then_some(allowed)
+    }
+}
+
+/// Keeps `thread` (0: the calling one) on `cpus`. Both the new thread and its creator call
+/// this, since either may run first; the second call finds it there already.
+fn move_thread(thread: libc::pthread_t, cpus: &libc::cpu_set_t) {
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: `thread` is 0 or a thread whose handle is ours and not yet joined (`settle`
+    // joins it after this), and `cpus` is a whole cpu_set_t.
+    unsafe {
+        if thread == 0 {
+            libc::sched_setaffinity(0, size, cpus);
+        } else {
+            libc::pthread_setaffinity_np(thread, size, cpus);
+        }
+    }
 }
 
 #[cfg(test)]
