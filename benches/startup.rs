@@ -10,11 +10,15 @@ const RSH: &str = env!("CARGO_BIN_EXE_rsh");
 const ROUNDS: usize = 500;
 const WARM_UP: usize = 30;
 
+#[derive(Clone)]
 struct Case {
     name: &'static str,
     argv: Vec<String>,
     /// Run as this user (uid, gid, home) instead of the benchmark's.
     user: Option<(u32, u32, std::path::PathBuf)>,
+    /// Started by `fork` and `execve`, as shells, sshd and cron start programs, instead of
+    /// as `posix_spawn` starts them.
+    forked: bool,
     times: Vec<Duration>,
 }
 
@@ -24,8 +28,23 @@ impl Case {
             name,
             argv: argv.iter().map(|s| s.to_string()).collect(),
             user: None,
+            forked: false,
             times: Vec::with_capacity(ROUNDS),
         }
+    }
+
+    /// The same, started by `fork`.
+    fn by_fork(mut self) -> Case {
+        self.forked = true;
+        self
+    }
+
+    /// Whether `self` is the bash case that `other` is compared with: the same user, started
+    /// the same way.
+    fn is_bash_for(&self, other: &Case) -> bool {
+        self.argv[0] == "bash"
+            && self.forked == other.forked
+            && self.user.as_ref().map(|u| u.0) == other.user.as_ref().map(|u| u.0)
     }
 
     /// The same, run by `nobody` with its own home.
@@ -83,14 +102,23 @@ impl Case {
         let top = ((top as usize) & !15) as *mut libc::c_void;
         let started = Instant::now();
         // SAFETY: CLONE_VFORK suspends this thread until the child has exec'd or exited, so
-        // `child` and the stack outlive its use of them; the child makes only raw calls.
+        // `child` and the stack outlive its use of them; the child makes only raw calls. The
+        // benchmark has one thread, so a forked copy of it may run `start_child` too.
         let pid = unsafe {
-            libc::clone(
-                start_child,
-                top,
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                (&raw mut child).cast(),
-            )
+            if self.forked {
+                let pid = libc::fork();
+                if pid == 0 {
+                    start_child((&raw mut child).cast());
+                }
+                pid
+            } else {
+                libc::clone(
+                    start_child,
+                    top,
+                    libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                    (&raw mut child).cast(),
+                )
+            }
         };
         assert!(pid > 0, "clone: {}", std::io::Error::last_os_error());
         let mut status = 0;
@@ -216,6 +244,13 @@ fn main() {
             .by_nobody(),
         );
     }
+    // Started as a shell or sshd starts them, each compared with bash started so.
+    let by_fork: Vec<Case> = cases
+        .iter()
+        .filter(|c| c.argv[0] == "bash" || c.argv == [RSH, "-c", "/bin/true"])
+        .map(|c| c.clone().by_fork())
+        .collect();
+    cases.extend(by_fork);
     // A kernel that cannot confine makes rsh refuse to start: say so rather than measure it.
     let probe = Command::new(RSH)
         .args(["-c", "/bin/true"])
@@ -240,17 +275,23 @@ fn main() {
             case.times.push(took);
         }
     }
-    let bash = cases[0].median();
     println!("{ROUNDS} alternating runs each; wall time per process, including fork and wait");
+    println!("vs bash: against bash run by the same user and started the same way");
     println!(
-        "{:<55} {:>10} {:>10} {:>9}",
-        "command", "median", "mean", "vs bash"
+        "{:<55} {:>7} {:>10} {:>10} {:>9}",
+        "command", "start", "median", "mean", "vs bash"
     );
     for case in &cases {
         let median = case.median();
+        let bash = cases
+            .iter()
+            .find(|b| b.is_bash_for(case))
+            .unwrap_or(&cases[0])
+            .median();
         println!(
-            "{:<55} {:>8.3}ms {:>8.3}ms {:>8.2}x",
+            "{:<55} {:>7} {:>8.3}ms {:>8.3}ms {:>8.2}x",
             case.name,
+            if case.forked { "fork" } else { "spawn" },
             median.as_secs_f64() * 1e3,
             case.mean().as_secs_f64() * 1e3,
             median.as_secs_f64() / bash.as_secs_f64()
