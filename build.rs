@@ -4,7 +4,9 @@
 //! directories with `O_PATH`, asks file systems whether they fold case), so the build host
 //! runs Linux, as the target does.
 //!
-//! It also has the unwinder linked statically where it can (see `link_unwinder_statically`).
+//! It also compiles the seccomp programs of every profile (see `src/sandbox/seccomp.rs`,
+//! `stored_programs`), and has the unwinder linked statically where it can (see
+//! `link_unwinder_statically`).
 
 use std::path::PathBuf;
 
@@ -13,8 +15,14 @@ use std::path::PathBuf;
 #[allow(dead_code, unused_imports)]
 mod policy;
 
+// The seccomp module compiles on its own too; rsh starts from the programs it stores here.
+#[path = "src/sandbox/seccomp.rs"]
+#[allow(dead_code, unused_imports)]
+mod seccomp;
+
 fn main() {
     println!("cargo::rerun-if-changed=src/policy");
+    println!("cargo::rerun-if-changed=src/sandbox/seccomp.rs");
     println!("cargo::rerun-if-changed=policy/default.toml");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let stored = match policy::compile_built_in() {
@@ -22,6 +30,8 @@ fn main() {
         Err(err) => panic!("the built-in policy does not load: {err}"),
     };
     std::fs::write(out.join("default-policy.bin"), stored).expect("OUT_DIR is writable");
+    std::fs::write(out.join("seccomp-programs.bin"), seccomp::stored_programs())
+        .expect("OUT_DIR is writable");
     link_unwinder_statically(&out);
 }
 

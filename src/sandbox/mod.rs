@@ -94,6 +94,9 @@ pub struct Sandbox {
     bounding_drops: Rc<[libc::c_int]>,
 }
 
+/// The seccomp programs of every profile, compiled when rsh was built (see `build.rs`).
+static STORED_FILTERS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/seccomp-programs.bin"));
+
 const OTHER_PROCESS: &str = "it belongs to another process";
 
 /// Other processes' entries in /proc: a confined program may not inspect processes outside
@@ -454,7 +457,10 @@ impl Sandbox {
     fn filter(&mut self, profile: SeccompProfile) -> Rc<Filter> {
         self.filters
             .entry(profile)
-            .or_insert_with(|| Rc::new(Filter::build(profile, EMPTY_PATH.as_ptr() as usize)))
+            .or_insert_with(|| {
+                let ptr = EMPTY_PATH.as_ptr() as usize;
+                Rc::new(Filter::from_stored(STORED_FILTERS, profile, ptr))
+            })
             .clone()
     }
 }

@@ -612,13 +612,129 @@ pub struct Filter {
     instructions: Vec<sock_filter>,
 }
 
+/// Every profile, in the order their programs are stored (see [`stored_programs`]).
+const STORED_PROFILES: [SeccompProfile; 4] = [
+    SeccompProfile {
+        network: false,
+        subprocesses: false,
+    },
+    SeccompProfile {
+        network: true,
+        subprocesses: false,
+    },
+    SeccompProfile {
+        network: false,
+        subprocesses: true,
+    },
+    SeccompProfile {
+        network: true,
+        subprocesses: true,
+    },
+];
+
+/// The execveat pathname a stored program is compiled with, in place of the address known only
+/// at run time: its two halves are constants no rule compares with.
+const STORED_PTR: usize = 0x7e57_a11d_5eed_c0de;
+
+/// The programs of every profile, compiled when rsh is built (`build.rs`): compiling one at
+/// start took about 40 µs and 200 allocations. Each is a little-endian count of instructions,
+/// then the instructions (code, jt, jf, k).
+pub fn stored_programs() -> Vec<u8> {
+    let mut out = Vec::new();
+    for profile in STORED_PROFILES {
+        let instructions = program(profile, STORED_PTR);
+        let patched = |k: u32| {
+            instructions
+                .iter()
+                .filter(|insn| is_ptr_test(insn, k))
+                .count()
+        };
+        let expected = usize::from(!profile.subprocesses);
+        assert!(
+            patched(STORED_PTR as u32) == expected
+                && patched((STORED_PTR >> 32) as u32) == expected,
+            "the stored execveat pathname must be compared exactly once in {profile:?}"
+        );
+        assert!(
+            instructions.iter().all(|insn| insn.k != STORED_PTR as u32
+                && insn.k != (STORED_PTR >> 32) as u32
+                || is_ptr_test(insn, insn.k)),
+            "the stored execveat pathname's halves must mean nothing else in {profile:?}"
+        );
+        out.extend_from_slice(&(instructions.len() as u32).to_le_bytes());
+        for insn in &instructions {
+            out.extend_from_slice(&insn.code.to_le_bytes());
+            out.extend_from_slice(&[insn.jt, insn.jf]);
+            out.extend_from_slice(&insn.k.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// Whether `insn` is a comparison of the accumulator with `k`, as `exec_only` emits.
+fn is_ptr_test(insn: &sock_filter, k: u32) -> bool {
+    insn.code == (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16 && insn.k == k
+}
+
+/// `profile`'s program from `stored` (what [`stored_programs`] made), with `exec_path_ptr`
+/// put in; None when `stored` does not hold it.
+fn stored_program(
+    stored: &[u8],
+    profile: SeccompProfile,
+    exec_path_ptr: usize,
+) -> Option<Vec<sock_filter>> {
+    let index = STORED_PROFILES.iter().position(|p| *p == profile)?;
+    let mut rest = stored;
+    for at in 0..=index {
+        let count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
+        let bytes = rest.get(4..4 + 8 * count)?;
+        rest = &rest[4 + 8 * count..];
+        if at < index {
+            continue;
+        }
+        let (low, high) = (exec_path_ptr as u32, (exec_path_ptr as u64 >> 32) as u32);
+        let instructions = bytes
+            .chunks_exact(8)
+            .map(|b| {
+                let mut insn = sock_filter {
+                    code: u16::from_le_bytes([b[0], b[1]]),
+                    jt: b[2],
+                    jf: b[3],
+                    k: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+                };
+                if is_ptr_test(&insn, STORED_PTR as u32) {
+                    insn.k = low;
+                } else if is_ptr_test(&insn, (STORED_PTR >> 32) as u32) {
+                    insn.k = high;
+                }
+                insn
+            })
+            .collect();
+        return Some(instructions);
+    }
+    None
+}
+
 impl Filter {
     /// `exec_path_ptr`: the address of the empty C string the child passes to
     /// `execveat(fd, "", …, AT_EMPTY_PATH)` (in the parent's — and therefore the forked
     /// child's — address space; [`EMPTY_PATH`] is one at an unpredictable address).
     /// Only used when `subprocesses` is false; 0 then denies every execveat.
     pub fn build(profile: SeccompProfile, exec_path_ptr: usize) -> Filter {
-        let instructions = program(profile, exec_path_ptr);
+        Filter::checked(program(profile, exec_path_ptr))
+    }
+
+    /// As [`Filter::build`], from the programs stored when rsh was built; compiled here when
+    /// `stored` does not hold the profile's. (A null `exec_path_ptr` denies every execveat, a
+    /// program of another shape: it is compiled.)
+    pub fn from_stored(stored: &[u8], profile: SeccompProfile, exec_path_ptr: usize) -> Filter {
+        match stored_program(stored, profile, exec_path_ptr).filter(|_| exec_path_ptr != 0) {
+            Some(instructions) => Filter::checked(instructions),
+            None => Filter::build(profile, exec_path_ptr),
+        }
+    }
+
+    fn checked(instructions: Vec<sock_filter>) -> Filter {
         assert!(
             instructions.len() <= libc::BPF_MAXINSNS as usize,
             "seccomp program of {} instructions",
@@ -1052,6 +1168,53 @@ mod tests {
             distinct.sort_unstable();
             distinct.dedup();
             assert_eq!(returns.len(), distinct.len(), "{profile:?}: {returns:x?}");
+        }
+    }
+
+    /// The programs stored when rsh was built, with an address put in, are the ones compiled
+    /// for it now, for every profile and addresses of every shape; a damaged store gives
+    /// compiled ones.
+    #[test]
+    fn stored_programs_are_the_compiled_ones() {
+        let stored = include_bytes!(concat!(env!("OUT_DIR"), "/seccomp-programs.bin"));
+        assert_eq!(
+            &stored[..],
+            &stored_programs()[..],
+            "build.rs stored other programs"
+        );
+        let pointers = [
+            EMPTY_PATH.as_ptr() as usize,
+            1,
+            0x7f00_0000_1000,
+            0xffff_ffff,
+            0x1_0000_0000,
+            STORED_PTR,
+            usize::MAX,
+        ];
+        let words = |f: &Filter| -> Vec<(u16, u8, u8, u32)> {
+            f.instructions
+                .iter()
+                .map(|i| (i.code, i.jt, i.jf, i.k))
+                .collect()
+        };
+        for profile in PROFILES {
+            for ptr in pointers {
+                let built = Filter::build(profile, ptr);
+                let from_store = Filter::from_stored(stored, profile, ptr);
+                assert_eq!(words(&from_store), words(&built), "{profile:?} {ptr:#x}");
+            }
+            let zero = Filter::from_stored(stored, profile, 0);
+            assert_eq!(
+                words(&zero),
+                words(&Filter::build(profile, 0)),
+                "{profile:?}"
+            );
+            let cut = Filter::from_stored(&stored[..stored.len() - 1], profile, 1);
+            assert_eq!(
+                words(&cut),
+                words(&Filter::build(profile, 1)),
+                "{profile:?}"
+            );
         }
     }
 
