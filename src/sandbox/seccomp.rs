@@ -5,6 +5,9 @@
 //! handful of comparisons, and with each action returned from one place a whole profile fits
 //! in about 140 instructions.
 //!
+//! The programs of the four profiles are compiled when rsh is built ([`stored_programs`]); the
+//! parent takes its profile's and puts in the one address known only at run time
+//! ([`Filter::from_stored`]).
 //! A filter is built in the parent ([`Filter::build`]) and installed in the child between `fork`
 //! and `execveat` ([`Filter::install`], one system call, no allocation). It must be the last
 //! thing the child sets up: every system call after it, rsh's own `execveat` included, goes
