@@ -328,8 +328,12 @@ impl Stored {
                     Arc::clone(targets)
                 }
                 None => Arc::clone(others.entry(name).or_insert_with(|| {
-                    // An absolute path is never stored: it is looked up itself.
-                    missed |= !name.starts_with('/');
+                    // An absolute path is never stored: it is looked up itself, in no
+                    // search directory.
+                    if name.starts_with('/') {
+                        return shared(find_targets_in(name, &[]));
+                    }
+                    missed = true;
                     let dirs = canonical.get_or_insert_with(|| self.dirs.canonical_paths());
                     shared(find_targets_in(name, dirs))
                 })),
