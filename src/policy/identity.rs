@@ -50,6 +50,16 @@ pub(crate) fn shared(targets: Vec<Target>) -> Arc<[Target]> {
     }
 }
 
+/// As `shared`, moving the targets out of `targets` (left empty, its buffer kept for reuse)
+/// into a slice allocated once.
+pub(crate) fn shared_from(targets: &mut Vec<Target>) -> Arc<[Target]> {
+    if targets.is_empty() {
+        no_targets()
+    } else {
+        targets.drain(..).collect()
+    }
+}
+
 impl CommandRef {
     /// A name not looked up yet (see `Unresolved::resolve`).
     pub(crate) fn named(name: &str) -> CommandRef {
