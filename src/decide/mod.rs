@@ -584,7 +584,7 @@ pub fn sensitive(policy: &Policy, path: &Path, home: &Path, write: bool) -> Opti
         Level::Medium => (Verdict::Ask, Risk::Medium),
     };
     let rule = RuleRef {
-        key: entry.key.clone(),
+        key: entry.key.to_string(),
         pattern: Some(entry.text.clone()),
         origin: match entry.at {
             Some(at) => policy.origin_of(at).to_owned(),
