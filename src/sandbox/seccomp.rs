@@ -401,6 +401,12 @@ fn with_load(offset: u32, node: Node) -> Node {
     }
 }
 
+/// A 64-bit argument's low and high 32-bit words, as BPF loads them.
+fn halves(ptr: usize) -> (u32, u32) {
+    let ptr = ptr as u64;
+    (ptr as u32, (ptr >> 32) as u32)
+}
+
 /// execveat with `ptr`, and only `ptr`, as its pathname: rsh's own exec of the decided program
 /// passes, and a program started under the filter would have to produce that value.
 fn exec_only(ptr: usize) -> Node {
@@ -408,15 +414,15 @@ fn exec_only(ptr: usize) -> Node {
     if ptr == 0 {
         return Node::Ret(DENY);
     }
-    let ptr = ptr as u64;
+    let (low, high) = halves(ptr);
     test(
         Some(arg_low(1)),
         Op::Eq,
-        ptr as u32,
+        low,
         test(
             Some(arg_high(1)),
             Op::Eq,
-            (ptr >> 32) as u32,
+            high,
             Node::Ret(ALLOW),
             Node::Ret(DENY),
         ),
@@ -644,6 +650,7 @@ const STORED_PTR: usize = 0x7e57_a11d_5eed_c0de;
 /// then the instructions (code, jt, jf, k).
 pub fn stored_programs() -> Vec<u8> {
     let mut out = Vec::new();
+    let (low, high) = halves(STORED_PTR);
     for profile in STORED_PROFILES {
         let instructions = program(profile, STORED_PTR);
         let patched = |k: u32| {
@@ -654,14 +661,13 @@ pub fn stored_programs() -> Vec<u8> {
         };
         let expected = usize::from(!profile.subprocesses);
         assert!(
-            patched(STORED_PTR as u32) == expected
-                && patched((STORED_PTR >> 32) as u32) == expected,
+            patched(low) == expected && patched(high) == expected,
             "the stored execveat pathname must be compared exactly once in {profile:?}"
         );
         assert!(
-            instructions.iter().all(|insn| insn.k != STORED_PTR as u32
-                && insn.k != (STORED_PTR >> 32) as u32
-                || is_ptr_test(insn, insn.k)),
+            instructions
+                .iter()
+                .all(|insn| insn.k != low && insn.k != high || is_ptr_test(insn, insn.k)),
             "the stored execveat pathname's halves must mean nothing else in {profile:?}"
         );
         out.extend_from_slice(&(instructions.len() as u32).to_le_bytes());
@@ -695,7 +701,8 @@ fn stored_program(
         if at < index {
             continue;
         }
-        let (low, high) = (exec_path_ptr as u32, (exec_path_ptr as u64 >> 32) as u32);
+        let (stored_low, stored_high) = halves(STORED_PTR);
+        let (low, high) = halves(exec_path_ptr);
         let instructions = bytes
             .chunks_exact(8)
             .map(|b| {
@@ -705,9 +712,9 @@ fn stored_program(
                     jf: b[3],
                     k: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
                 };
-                if is_ptr_test(&insn, STORED_PTR as u32) {
+                if is_ptr_test(&insn, stored_low) {
                     insn.k = low;
-                } else if is_ptr_test(&insn, (STORED_PTR >> 32) as u32) {
+                } else if is_ptr_test(&insn, stored_high) {
                     insn.k = high;
                 }
                 insn
@@ -971,18 +978,8 @@ mod tests {
         network: true,
         subprocesses: true,
     };
-    const PROFILES: [SeccompProfile; 4] = [
-        STRICT,
-        SeccompProfile {
-            network: true,
-            subprocesses: false,
-        },
-        SeccompProfile {
-            network: false,
-            subprocesses: true,
-        },
-        OPEN,
-    ];
+    /// Every profile: strictest first, then with network, with subprocesses, with both.
+    const PROFILES: [SeccompProfile; 4] = STORED_PROFILES;
 
     const EPERM: i64 = -(libc::EPERM as i64);
     const ENOSYS: i64 = -(libc::ENOSYS as i64);
