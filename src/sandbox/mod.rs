@@ -344,7 +344,8 @@ impl Sandbox {
             let elsewhere = other_processors();
             let build = move || {
                 if let Some(cpus) = &elsewhere {
-                    move_thread(0, cpus);
+                    // SAFETY: pthread_self has no preconditions.
+                    move_thread(unsafe { libc::pthread_self() }, cpus);
                 }
                 landlock::fs_layer(abi, on_thread.rules())
             };
@@ -502,8 +503,9 @@ fn close_inherited() {
 /// The policy's `[paths]` for this session, as given and made canonical once.
 struct PolicyPaths {
     given: Paths,
-    /// None: the user's, from the password database.
-    home: Option<PathBuf>,
+    /// The home `~` stands for: as given, else the user's from the password database,
+    /// looked up once.
+    home: OnceLock<PathBuf>,
     workdir: PathBuf,
     /// What the file-system layer grants, resolved on this system.
     rules: OnceLock<FsRules>,
@@ -516,7 +518,9 @@ impl PolicyPaths {
     fn new(given: Paths, home: Option<&Path>, workdir: &Path) -> PolicyPaths {
         PolicyPaths {
             given,
-            home: home.map(Path::to_path_buf),
+            home: home
+                .map(Path::to_path_buf)
+                .map_or_else(OnceLock::new, OnceLock::from),
             workdir: workdir.to_path_buf(),
             rules: OnceLock::new(),
             exec: OnceLock::new(),
@@ -532,19 +536,17 @@ impl PolicyPaths {
     /// The exec directories, made canonical on first use.
     fn exec(&self) -> &[PathBuf] {
         self.exec.get_or_init(|| {
-            let home = self.home();
             let mut canonical = Canonical::default();
-            roots(&self.given.exec, &home, &self.workdir, &mut canonical)
+            roots(&self.given.exec, self.home(), &self.workdir, &mut canonical)
         })
     }
 
-    fn home(&self) -> PathBuf {
-        self.home.clone().unwrap_or_else(crate::policy::home_dir)
+    fn home(&self) -> &Path {
+        self.home.get_or_init(crate::policy::home_dir)
     }
 
     fn resolve_rules(&self) -> FsRules {
-        let home = self.home();
-        let (given, home, workdir) = (&self.given, &home, &self.workdir);
+        let (given, home, workdir) = (&self.given, self.home(), &self.workdir);
         let mut canonical = Canonical::default();
         let write = given
             .write
@@ -693,19 +695,13 @@ fn other_processors() -> Option<libc::cpu_set_t> {
     }
 }
 
-/// Keeps `thread` (0: the calling one) on `cpus`. Both the new thread and its creator call
-/// this, since either may run first; the second call finds it there already.
+/// Keeps `thread` on `cpus`. Both the new thread and its creator call this, since either may
+/// run first; the second call finds it there already.
 fn move_thread(thread: libc::pthread_t, cpus: &libc::cpu_set_t) {
     let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: `thread` is 0 or a thread whose handle is ours and not yet joined (`settle`
-    // joins it after this), and `cpus` is a whole cpu_set_t.
-    unsafe {
-        if thread == 0 {
-            libc::sched_setaffinity(0, size, cpus);
-        } else {
-            libc::pthread_setaffinity_np(thread, size, cpus);
-        }
-    }
+    // SAFETY: `thread` is the calling thread or one whose handle is ours and not yet joined
+    // (`settle` joins it after this), and `cpus` is a whole cpu_set_t.
+    unsafe { libc::pthread_setaffinity_np(thread, size, cpus) };
 }
 
 #[cfg(test)]
