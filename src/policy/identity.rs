@@ -42,12 +42,8 @@ fn no_targets() -> Arc<[Target]> {
 }
 
 /// Targets as the entries share them: one empty list for every name that has none.
-pub(crate) fn shared(targets: Vec<Target>) -> Arc<[Target]> {
-    if targets.is_empty() {
-        no_targets()
-    } else {
-        targets.into()
-    }
+pub(crate) fn shared(mut targets: Vec<Target>) -> Arc<[Target]> {
+    shared_from(&mut targets)
 }
 
 /// As `shared`, moving the targets out of `targets` (left empty, its buffer kept for reuse)
