@@ -89,21 +89,18 @@ fn confinement(c: &mut Criterion) {
     c.bench_function("confine a later program (cached layers)", |b| {
         b.iter(|| black_box(sandbox.confine(program.as_fd(), 1, 1, &[], PLAIN)))
     });
+    // The profile of a plain program: no network, no programs of its own.
+    let profile = SeccompProfile {
+        network: false,
+        subprocesses: false,
+    };
+    let ptr = EMPTY_PATH.as_ptr() as usize;
     c.bench_function("compile a seccomp filter", |b| {
-        let profile = SeccompProfile {
-            network: false,
-            subprocesses: false,
-        };
-        b.iter(|| black_box(Filter::build(profile, EMPTY_PATH.as_ptr() as usize)))
+        b.iter(|| black_box(Filter::build(profile, ptr)))
     });
     // What rsh does instead: the programs compiled when it was built, the address put in.
     let stored = include_bytes!(concat!(env!("OUT_DIR"), "/seccomp-programs.bin"));
     c.bench_function("a seccomp filter from the stored programs", |b| {
-        let profile = SeccompProfile {
-            network: false,
-            subprocesses: false,
-        };
-        let ptr = EMPTY_PATH.as_ptr() as usize;
         b.iter(|| black_box(Filter::from_stored(stored, profile, ptr)))
     });
 }
