@@ -315,6 +315,7 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         ruleset,
         watched: Vec::new(),
         rules: 0,
+        spent: Spent::default(),
     };
     // SAFETY: geteuid has no preconditions.
     let euid = unsafe { libc::geteuid() };
@@ -396,6 +397,51 @@ struct Builder {
     ruleset: OwnedFd,
     watched: Vec<Watched>,
     rules: usize,
+    /// The entries whose rules are added, to be closed together.
+    spent: Spent,
+}
+
+/// Descriptors done with, closed together: one `close_range` for each run of consecutive
+/// numbers rather than a `close` each. Granting around /etc as root opens ~150 entries;
+/// closing them one by one took 90 µs, by runs 45 (a C program, on this file system).
+#[derive(Default)]
+struct Spent(Vec<OwnedFd>);
+
+impl Spent {
+    /// Closed before there are more than this many, well below any open-files limit.
+    const MOST: usize = 64;
+
+    fn push(&mut self, file: OwnedFd) {
+        self.0.push(file);
+        if self.0.len() >= Self::MOST {
+            self.close();
+        }
+    }
+
+    fn close(&mut self) {
+        use std::os::fd::IntoRawFd;
+        let mut fds: Vec<i32> = self.0.drain(..).map(IntoRawFd::into_raw_fd).collect();
+        fds.sort_unstable();
+        // Every number of a run is one of ours: another thread's descriptor between two of
+        // them ends the run.
+        for run in fds.chunk_by(|a, b| *b == a + 1) {
+            let (first, last) = (run[0], run[run.len() - 1]);
+            // SAFETY: close_range over descriptors this list owned and no longer uses.
+            let rc = unsafe { libc::syscall(libc::SYS_close_range, first, last, 0u32) };
+            if rc != 0 {
+                for &fd in run {
+                    // SAFETY: as above, one at a time where close_range is refused.
+                    unsafe { libc::close(fd) };
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Spent {
+    fn drop(&mut self) {
+        self.close();
+    }
 }
 
 /// `struct landlock_path_beneath_attr`.
@@ -519,7 +565,8 @@ impl Builder {
                     } else {
                         file_access(self.abi, access)
                     };
-                    self.add_entry_rule(&file, access, dir, name)?
+                    self.add_entry_rule(&file, access, dir, name)?;
+                    self.spent.push(file);
                 }
             }
         }
@@ -805,6 +852,41 @@ pub fn open_for_rule(path: &Path) -> Option<OwnedFd> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Closing by runs closes every descriptor handed over and nothing between them that
+    /// was not (another thread's, in the layer's case).
+    #[test]
+    fn spent_descriptors_are_closed_and_no_others() {
+        let open = || File::open("/dev/null").map(OwnedFd::from).unwrap();
+        let is_open = |fd: i32| unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0;
+        let files: Vec<OwnedFd> = (0..5).map(|_| open()).collect();
+        let numbers: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
+        let mut spent = Spent::default();
+        let mut kept = Vec::new();
+        for (i, file) in files.into_iter().enumerate() {
+            if i == 2 {
+                kept.push(file)
+            } else {
+                spent.push(file)
+            }
+        }
+        spent.close();
+        for (i, &fd) in numbers.iter().enumerate() {
+            assert_eq!(is_open(fd), i == 2, "descriptor {fd} (the {i}th)");
+        }
+        drop(kept);
+        // More than `MOST` at once are closed as they come, not all held open.
+        let numbers: Vec<i32> = (0..Spent::MOST)
+            .map(|_| {
+                let file = open();
+                let fd = file.as_raw_fd();
+                spent.push(file);
+                fd
+            })
+            .collect();
+        assert!(spent.0.is_empty());
+        assert!(numbers.iter().all(|&fd| !is_open(fd)));
+    }
 
     /// The interpreter's name is the same whether the bytes come from what the shell read,
     /// from the file, or partly from each.
