@@ -13,7 +13,8 @@
 //!   sockets scoped to the program's own domain.
 //!
 //! Both are applied in the child (`landlock_restrict_self`), each as its own layer: an access
-//! must be allowed by both.
+//! must be allowed by both. The command layer goes first, since each new layer copies the
+//! rules of those before it and the file-system layer is the larger.
 #![allow(unsafe_code)]
 
 use std::fs::File;

@@ -310,11 +310,12 @@ impl Sandbox {
                 subprocesses: profile.subprocesses,
             })
         });
-        let mut rulesets = Vec::with_capacity(2);
+        // The small command layer first: each `landlock_restrict_self` copies every rule of
+        // the domain so far into the new one, and the file-system layer holds up to ~200.
+        let mut rulesets: Vec<_> = command_layer.into_iter().collect();
         if let Some(layer) = self.fs_layer()? {
             rulesets.push(layer);
         }
-        rulesets.extend(command_layer);
         Ok(Confinement {
             rlimits: self.rlimits.clone(),
             die_with_parent: true,
