@@ -584,7 +584,7 @@ pub fn sensitive(policy: &Policy, path: &Path, home: &Path, write: bool) -> Opti
         Level::Medium => (Verdict::Ask, Risk::Medium),
     };
     let rule = RuleRef {
-        key: entry.key.to_string(),
+        key: entry.key.clone(),
         pattern: Some(entry.text.clone()),
         origin: match entry.at {
             Some(at) => policy.origin_of(at).to_owned(),

@@ -172,95 +172,6 @@ impl fmt::Display for PolicyError {
 
 impl std::error::Error for PolicyError {}
 
-/// The list an entry was written in (`commands.allow`, `rules.deny`, `sensitive.high`, ...).
-/// A policy has a few dozen distinct keys for hundreds of entries: each is kept once, and
-/// decoding the stored built-in policy looks each one up among those it already made rather
-/// than allocating it again for every entry (about 400 allocations of a start).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Key(Arc<str>);
-
-impl Key {
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::ops::Deref for Key {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for Key {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<&str> for Key {
-    fn from(key: &str) -> Key {
-        Key(Arc::from(key))
-    }
-}
-
-impl From<String> for Key {
-    fn from(key: String) -> Key {
-        Key(Arc::from(key))
-    }
-}
-
-impl PartialEq<str> for Key {
-    fn eq(&self, other: &str) -> bool {
-        &*self.0 == other
-    }
-}
-
-impl PartialEq<&str> for Key {
-    fn eq(&self, other: &&str) -> bool {
-        &*self.0 == *other
-    }
-}
-
-impl Serialize for Key {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Key, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = Key;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a policy key")
-            }
-            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key, E> {
-                Ok(Key::interned(key))
-            }
-        }
-        deserializer.deserialize_str(Visitor)
-    }
-}
-
-impl Key {
-    /// `key`, shared with every other key of that text decoded on this thread.
-    fn interned(key: &str) -> Key {
-        thread_local! {
-            static KEYS: std::cell::RefCell<Vec<Key>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        KEYS.with_borrow_mut(|keys| match keys.iter().find(|k| k.as_str() == key) {
-            Some(found) => found.clone(),
-            None => {
-                let made = Key::from(key);
-                keys.push(made.clone());
-                made
-            }
-        })
-    }
-}
-
 /// Where something was written in the policy file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Place {
@@ -278,7 +189,7 @@ pub(crate) struct Listed {
     pub verdict: Verdict,
     /// `commands.allow`, `commands.ask` or `commands.deny` (after `users.NAME.` or
     /// `groups.NAME.` when written in such a section).
-    pub key: Key,
+    pub key: String,
     pub at: Place,
 }
 
@@ -286,7 +197,7 @@ pub(crate) struct Listed {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct PatternRule {
     /// The list it came from, e.g. `commands.git.deny` or `rules.allow`.
-    pub key: Key,
+    pub key: String,
     pub verdict: Verdict,
     /// The entry exactly as written (for `[rules]`, including the command word).
     pub text: String,
@@ -299,7 +210,7 @@ pub(crate) struct PatternRule {
 pub(crate) struct CommandTable {
     pub command: CommandRef,
     /// `commands.NAME`, quoted as TOML would need it.
-    pub key: Key,
+    pub key: String,
     /// Where the table's name is written.
     pub at: Place,
     pub default: Option<(Verdict, Place)>,
@@ -317,7 +228,7 @@ pub(crate) struct CommandTable {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Entry {
     /// The list it came from, e.g. `risk.high`.
-    pub key: Key,
+    pub key: String,
     /// The entry exactly as written, including the command word.
     pub text: String,
     pub pattern: ArgPattern,
@@ -1343,7 +1254,7 @@ impl Loader<'_> {
                 }
                 match PathPattern::parse(&text) {
                     Ok(pattern) => into.push(SensitiveEntry {
-                        key: key.into(),
+                        key,
                         text,
                         pattern,
                         at: Some(self.place(offset)),
@@ -1505,8 +1416,8 @@ impl Loader<'_> {
             (Verdict::Deny, "commands.deny", &lists.deny),
         ] {
             let Some(list) = list else { continue };
-            let shared = Key::from(format!("{}{key}", self.section_at(list.span().start)));
-            let key = shared.as_str();
+            let key = format!("{}{key}", self.section_at(list.span().start));
+            let key = key.as_str();
             let mut seen = Seen::default();
             for name in list.get_ref() {
                 let offset = name.span().start;
@@ -1519,7 +1430,7 @@ impl Loader<'_> {
                     listed.push(Listed {
                         command: CommandRef::named(text),
                         verdict,
-                        key: shared.clone(),
+                        key: key.to_owned(),
                         at: self.place(offset),
                     });
                 }
@@ -1559,7 +1470,7 @@ impl Loader<'_> {
         }
         Some(CommandTable {
             command: CommandRef::named(name.get_ref()),
-            key: key.into(),
+            key,
             at: self.place(name.span().start),
             default,
             patterns,
@@ -1625,10 +1536,7 @@ impl Loader<'_> {
         let mut out = Vec::new();
         for (value, list_name, list) in lists {
             let Some(list) = list else { continue };
-            let key = Key::from(format!(
-                "{}{table}.{list_name}",
-                self.section_at(list.span().start)
-            ));
+            let key = format!("{}{table}.{list_name}", self.section_at(list.span().start));
             let mut seen = Seen::default();
             for entry in list.into_inner() {
                 let offset = entry.span().start;
@@ -1664,7 +1572,6 @@ impl Loader<'_> {
     ) -> Vec<PatternRule> {
         let mut seen = Seen::default();
         let mut out = Vec::new();
-        let shared = Key::from(key);
         for entry in list.into_inner() {
             let offset = entry.span().start;
             let text = entry.into_inner();
@@ -1674,7 +1581,7 @@ impl Loader<'_> {
             }
             match self.arg_pattern(&text) {
                 Ok(pattern) => out.push(PatternRule {
-                    key: shared.clone(),
+                    key: key.to_owned(),
                     verdict,
                     text,
                     pattern,

@@ -146,7 +146,7 @@ fn names(path: &Path) -> Vec<Cow<'_, str>> {
 pub struct SensitiveEntry {
     /// `sensitive.high`, `sensitive.medium` or `sensitive.allow` (after `users.NAME.` or
     /// `groups.NAME.` when written in such a section).
-    pub key: super::Key,
+    pub key: String,
     /// The pattern as written.
     pub text: String,
     pub pattern: PathPattern,
@@ -168,7 +168,7 @@ impl Sensitive {
         let entries = |level: Level, list: &[&str]| {
             list.iter()
                 .map(|text| SensitiveEntry {
-                    key: format!("sensitive.{}", level.as_str()).into(),
+                    key: format!("sensitive.{}", level.as_str()),
                     text: (*text).to_owned(),
                     pattern: PathPattern::parse(text).expect("built-in patterns parse"),
                     at: None,

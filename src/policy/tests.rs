@@ -728,7 +728,7 @@ fn load_for(text: &str, user: &str, groups: &[&str]) -> Policy {
 fn listed_names(p: &Policy) -> Vec<(String, Verdict, String)> {
     p.listed()
         .iter()
-        .map(|l| (l.command.name.clone(), l.verdict, l.key.to_string()))
+        .map(|l| (l.command.name.clone(), l.verdict, l.key.clone()))
         .collect()
 }
 
