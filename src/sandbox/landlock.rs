@@ -859,6 +859,7 @@ mod tests {
     #[test]
     fn spent_descriptors_are_closed_and_no_others() {
         let open = || File::open("/dev/null").map(OwnedFd::from).unwrap();
+        // SAFETY: F_GETFD only asks about the number, open or not.
         let is_open = |fd: i32| unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0;
         let files: Vec<OwnedFd> = (0..5).map(|_| open()).collect();
         let numbers: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
