@@ -500,6 +500,69 @@ fn confined_program_still_works() {
     assert_eq!(run.stderr, "", "{}", run.describe());
 }
 
+/// The Landlock rulesets a running rsh holds open.
+fn rulesets_held(rsh: u32) -> usize {
+    fs::read_dir(format!("/proc/{rsh}/fd"))
+        .expect("rsh's descriptors")
+        .flatten()
+        .filter_map(|e| fs::read_link(e.path()).ok())
+        .filter(|target| target.to_string_lossy().contains("landlock-ruleset"))
+        .count()
+}
+
+/// Once the last program of a line has started, rsh closes the layers it kept for later
+/// programs (the kernel then frees them while the program runs, not after it); while any
+/// other program runs it keeps them. Either way the program stays confined: here it waits,
+/// then reads a denied file.
+#[test]
+fn the_last_program_runs_with_the_kept_layers_closed() {
+    require_confinement!();
+    if !root_for_control() {
+        // rsh cannot be inspected by its own user: it is not dumpable.
+        return;
+    }
+    let case = Case::new();
+    let secret = case.write("secret", "sesame\n");
+    let policy = Policy::new().deny(&secret);
+    let read_later = |pause: &str| {
+        format!(
+            "python3 -c 'import sys, time; time.sleep(float(sys.argv[1])); print(open(\"secret\").read())' {pause}"
+        )
+    };
+    // The line, with READ for the program; its pause; whether the program is the last one.
+    for (line, pause, last) in [
+        ("READ; /bin/true", "1.0131", false),
+        ("/bin/true; READ", "1.0132", true),
+        ("cd . && READ", "1.0133", true),
+        ("f() { READ; }; f", "1.0134", false),
+    ] {
+        let script = line.replace("READ", &read_later(pause));
+        let mut running = case.spawn(&policy, &script, |_| {});
+        let rsh = running.child.id();
+        let deadline = Instant::now() + TIMEOUT;
+        while processes_with_arg(pause).is_empty() {
+            let gone = running.is_done() || Instant::now() > deadline;
+            assert!(!gone, "{script}: python never started");
+            thread::sleep(Duration::from_millis(2));
+        }
+        // rsh closes them just after the program has started: give it a moment.
+        let mut held = rulesets_held(rsh);
+        let settle = Instant::now() + Duration::from_millis(500);
+        while last && held > 0 && Instant::now() < settle {
+            thread::sleep(Duration::from_millis(2));
+            held = rulesets_held(rsh);
+        }
+        let run = running.finish();
+        if last {
+            assert_eq!(held, 0, "{script}: layers kept\n{}", run.describe());
+        } else {
+            assert!(held > 0, "{script}: no layer kept\n{}", run.describe());
+        }
+        run.assert_stdout_lacks("sesame");
+        run.assert_stderr_has("Permission denied");
+    }
+}
+
 /// Links and renames from one directory to another inside a write root work (git stores
 /// every pushed object so): the layer that restricts execution must not forbid them, while
 /// a file still cannot be linked out of a denied directory.

@@ -165,6 +165,10 @@ fn is_declaration(name: &str) -> bool {
 impl Shell {
     pub(super) fn run_simple(&mut self, cmd: &SimpleCommand, last_in_process: bool) -> Outcome {
         self.lineno = cmd.line;
+        // A command run on its behalf (a function's, a `.` file's) is another node: not final.
+        self.running_final = self
+            .final_command
+            .is_some_and(|last| std::ptr::eq(last, cmd));
         if self.audit.is_some() {
             self.segment = None;
             self.segment_source = Some((cmd.source.clone(), cmd.span));
@@ -1002,6 +1006,11 @@ impl Shell {
         let reaped = match spawn::spawn(&program, self.stack_limit, placement) {
             Ok(pid) => {
                 tracing::debug!(pid = pid.as_raw(), "started");
+                if std::mem::take(&mut self.running_final) {
+                    // The program's own hold on the layers goes with it.
+                    drop(program);
+                    self.release_confinement();
+                }
                 let text = builtins::display_command(&argv);
                 self.wait_job(pid, placement, deadline, &argv[0], text)
             }

@@ -362,6 +362,15 @@ impl Sandbox {
         }
     }
 
+    /// Closes the layers and descriptors kept for later programs; they are built again if one
+    /// comes. The programs started so far keep their confinement: the kernel holds it.
+    pub fn release(&mut self) {
+        self.fs_layer = None;
+        self.command_layers.clear();
+        self.exec_dirs = None;
+        self.loaders.clear();
+    }
+
     /// Waits for the layer `prepare` started. A forked child has no such thread and must not
     /// wait for it, so the shell calls this before every fork; and before every redirection,
     /// because the thread's descriptors are not yet out of a script's reach. Err: the layer
