@@ -246,7 +246,7 @@ fn finding(policy: &Policy, at: Place, message: String) -> Finding {
 /// Whether two names in the policy mean the same program (the same name, or a file both
 /// resolved to).
 fn same_program(a: &CommandRef, b: &CommandRef) -> bool {
-    a.name == b.name || a.targets.iter().any(|t| b.targets.contains(t))
+    a.name == b.name || a.shares_target(b)
 }
 
 /// Entries that can never decide (see DECISION ORDER in rsh-policy(5)):

@@ -12,13 +12,53 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
-/// One file a command name resolved to.
+/// One file a command name resolved to. Two targets of the same name are equal when they are
+/// the same file found at the same path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Target {
-    /// Where the name was found (search directory canonical, the name itself not resolved).
-    pub path: PathBuf,
+    /// The search directory (canonical) the name was found in, shared by every name found
+    /// there; None for an absolute name, found at itself. The path, the directory joined with
+    /// the name, is made only when asked for: a start makes the targets of ~200 names and
+    /// needs none of their paths.
+    dir: Option<Arc<Path>>,
     pub dev: u64,
     pub ino: u64,
+}
+
+impl Target {
+    /// `name` found in `dir` (None: `name` is an absolute path) as the file (`dev`, `ino`).
+    pub(crate) fn new(dir: Option<&Arc<Path>>, dev: u64, ino: u64) -> Target {
+        Target {
+            dir: dir.cloned(),
+            dev,
+            ino,
+        }
+    }
+
+    /// Where `name`, the name this target was found for, was found (search directory
+    /// canonical, the name itself not resolved).
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
+        match &self.dir {
+            Some(dir) => dir.join(name),
+            None => PathBuf::from(name),
+        }
+    }
+
+    /// Whether `path` is `self.path(name)`, without making it.
+    fn is_at(&self, name: &str, path: &Path) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        let path = path.as_os_str().as_bytes();
+        let Some(dir) = &self.dir else {
+            return path == name.as_bytes();
+        };
+        let dir = dir.as_os_str().as_bytes();
+        // As `join` puts them together: a separator unless the directory ends with one (`/`).
+        let rest = path.strip_prefix(dir).and_then(|rest| match dir.last() {
+            Some(b'/') => Some(rest),
+            _ => rest.strip_prefix(b"/"),
+        });
+        rest == Some(name.as_bytes())
+    }
 }
 
 /// A command as named in the policy, with what the name resolved to.
@@ -77,7 +117,16 @@ impl CommandRef {
             .iter()
             // Both paths are canonical: comparing their bytes is comparing the paths, without
             // the cost of `Path`'s component-wise equality (most of a decision's time).
-            .any(|t| (t.dev == dev && t.ino == ino) || t.path.as_os_str() == path.as_os_str())
+            .any(|t| (t.dev == dev && t.ino == ino) || t.is_at(&self.name, path))
+    }
+
+    /// Whether `other` resolved to one of the same files, found at the same path.
+    pub(crate) fn shares_target(&self, other: &CommandRef) -> bool {
+        self.targets.iter().any(|t| {
+            other.targets.iter().any(|u| {
+                (t.dev, t.ino) == (u.dev, u.ino) && t.path(&self.name) == u.path(&other.name)
+            })
+        })
     }
 }
 
@@ -107,7 +156,7 @@ pub(crate) struct Resolver<'a> {
 /// A search directory, opened once: each name is looked up with one `stat` relative to it,
 /// unless the directory is small enough to list (see `worth_listing`).
 struct SearchDir {
-    path: PathBuf,
+    path: Arc<Path>,
     dir: Option<OwnedFd>,
     /// The hashes of the directory's entries (`name_hash`), sorted, when it was listed: a name
     /// whose hash is not among them is not there, and is not looked up. (One whose hash is
@@ -192,7 +241,7 @@ impl<'a> Resolver<'a> {
         let mut canonical: Vec<SearchDir> = Vec::new();
         for dir in dirs {
             if let Ok(dir) = std::fs::canonicalize(dir)
-                && !canonical.iter().any(|d| d.path == dir)
+                && !canonical.iter().any(|d| *d.path == *dir)
             {
                 let fd = nix::fcntl::open(
                     &dir,
@@ -209,7 +258,7 @@ impl<'a> Resolver<'a> {
                     })
                     .and_then(list);
                 canonical.push(SearchDir {
-                    path: dir,
+                    path: Arc::from(dir),
                     dir: fd,
                     listed,
                 });
@@ -249,7 +298,7 @@ pub(crate) fn find_targets_in(name: &str, dirs: &[PathBuf]) -> Vec<Target> {
     let dirs: Vec<SearchDir> = dirs
         .iter()
         .map(|path| SearchDir {
-            path: path.clone(),
+            path: Arc::from(path.as_path()),
             dir: None,
             listed: None,
         })
@@ -269,11 +318,7 @@ fn find_targets(name: &str, dirs: &[SearchDir]) -> Vec<Target> {
         if st.st_mode & libc::S_IFMT != libc::S_IFREG {
             continue;
         }
-        let target = Target {
-            path: dir.path.join(name),
-            dev: st.st_dev,
-            ino: st.st_ino,
-        };
+        let target = Target::new(Some(&dir.path), st.st_dev, st.st_ino);
         if !found.contains(&target) {
             found.push(target);
         }
@@ -289,11 +334,7 @@ fn target_of(path: &Path) -> Option<Target> {
     if !meta.is_file() {
         return None;
     }
-    Some(Target {
-        path: path.to_path_buf(),
-        dev: meta.dev(),
-        ino: meta.ino(),
-    })
+    Some(Target::new(None, meta.dev(), meta.ino()))
 }
 
 #[cfg(test)]
@@ -360,12 +401,17 @@ mod tests {
             (link.targets[0].dev, link.targets[0].ino),
             (tool_meta.dev(), tool_meta.ino())
         );
-        assert!(link.targets[0].path.ends_with("b/link"));
+        assert!(link.targets[0].path("link").ends_with("b/link"));
         assert!(resolver.resolve("dir").targets.is_empty());
         assert!(resolver.resolve("missing").targets.is_empty());
 
         let abs = std::fs::canonicalize(&b).unwrap().join("link");
         let by_path = resolver.resolve(abs.to_str().unwrap());
-        assert_eq!(by_path.targets, link.targets);
+        assert!(by_path.shares_target(&link));
+        assert_eq!(by_path.targets[0].path(&by_path.name), abs);
+        assert!(by_path.matches_file(&abs, 0, 0));
+        assert!(link.matches_file(&abs, 0, 0));
+        assert!(!link.matches_file(&abs.with_file_name("lin"), 0, 0));
+        assert!(!tool.matches_file(&abs, 0, 0));
     }
 }

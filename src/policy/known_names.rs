@@ -317,6 +317,7 @@ impl Stored {
         // Made once for each stored name (a policy names some commands several times), kept
         // by the name's place in the store: no name is hashed.
         let mut made: Vec<Option<Arc<[Target]>>> = vec![None; self.names.len()];
+        let dirs = self.shared_dirs();
         // One list reused for every name, moved into its shared slice: one allocation a name
         // rather than three.
         let mut scratch = Vec::new();
@@ -328,7 +329,7 @@ impl Stored {
             .map(|&name| match self.position(name) {
                 Some(at) => {
                     let targets = made[at].get_or_insert_with(|| {
-                        self.targets_at(at, &mut scratch);
+                        self.targets_at(at, &dirs, &mut scratch);
                         shared_from(&mut scratch)
                     });
                     Arc::clone(targets)
@@ -353,9 +354,15 @@ impl Stored {
     fn targets(&self, name: &str) -> Option<Vec<Target>> {
         self.position(name).map(|at| {
             let mut targets = Vec::new();
-            self.targets_at(at, &mut targets);
+            self.targets_at(at, &self.shared_dirs(), &mut targets);
             targets
         })
+    }
+
+    /// The search directories' paths, each shared by the targets found in it.
+    fn shared_dirs(&self) -> Vec<Arc<Path>> {
+        let dirs = self.dirs.canonical.iter();
+        dirs.map(|d| Arc::from(d.path.as_path())).collect()
     }
 
     /// Where the store keeps `name`; None for a name it does not know. An absolute path is
@@ -369,30 +376,27 @@ impl Stored {
             .ok()
     }
 
-    /// Adds the targets of the name stored at `at` to `targets` (empty on entry).
-    fn targets_at(&self, at: usize, targets: &mut Vec<Target>) {
+    /// Adds the targets of the name stored at `at` to `targets` (empty on entry); `dirs` are
+    /// the search directories' paths (`shared_dirs`).
+    fn targets_at(&self, at: usize, dirs: &[Arc<Path>], targets: &mut Vec<Target>) {
         let (name, entries) = &self.names[at];
         for &(index, entry) in entries {
             // Every index is checked when the store is loaded (`indices_valid`).
-            let Some(dir) = self.dirs.canonical.get(index as usize) else {
+            let Some(dir) = dirs.get(index as usize) else {
                 debug_assert!(false, "index {index} of a store that was checked");
                 continue;
             };
-            let path = dir.path.join(name);
+            let found = |(dev, ino)| Target::new(Some(dir), dev, ino);
             let target = match entry {
-                Entry::File { dev, ino } => Some(Target { path, dev, ino }),
+                Entry::File { dev, ino } => Some(found((dev, ino))),
                 Entry::LinkTo { target } if self.links_current() => {
                     self.links_used.set(self.links_used.get() + 1);
-                    target.map(|(dev, ino)| Target { path, dev, ino })
+                    target.map(found)
                 }
-                Entry::Link | Entry::LinkTo { .. } => std::fs::metadata(&path)
+                Entry::Link | Entry::LinkTo { .. } => std::fs::metadata(dir.join(name))
                     .ok()
                     .filter(|m| m.is_file())
-                    .map(|m| Target {
-                        dev: m.dev(),
-                        ino: m.ino(),
-                        path,
-                    }),
+                    .map(|m| found((m.dev(), m.ino()))),
             };
             if let Some(target) = target
                 && !targets.contains(&target)
