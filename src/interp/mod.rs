@@ -403,8 +403,8 @@ impl Shell {
     /// Once the program of the line's last command has started, nothing after it is
     /// confined: the layers kept for later programs are closed while it runs, and the kernel
     /// frees their rules then rather than at rsh's exit, after the program (about 40 µs for
-    /// the default policy's ~200 rules as root). Should a program come after all, they are
-    /// built again.
+    /// the rules around /etc's ~150 entries, as root). Should a program come after all, they
+    /// are built again.
     fn release_confinement(&mut self) {
         if let Some(sandbox) = self.sandbox.as_mut() {
             sandbox.release();

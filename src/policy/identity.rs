@@ -16,8 +16,8 @@ use std::sync::{Arc, LazyLock};
 /// the same file found at the same path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Target {
-    /// The search directory (canonical) the name was found in, shared by every name found
-    /// there; None for an absolute name, found at itself. The path, the directory joined with
+    /// The search directory (canonical) the name was found in, shared by the names resolved
+    /// with it; None for an absolute name, found at itself. The path, the directory joined with
     /// the name, is made only when asked for: a start makes the targets of ~200 names and
     /// needs none of their paths.
     dir: Option<Arc<Path>>,
@@ -47,6 +47,10 @@ impl Target {
     /// Whether `path` is `self.path(name)`, without making it.
     fn is_at(&self, name: &str, path: &Path) -> bool {
         use std::os::unix::ffi::OsStrExt;
+        debug_assert!(
+            self.dir.is_none() || !name.starts_with('/'),
+            "{name} in a directory"
+        );
         let path = path.as_os_str().as_bytes();
         let Some(dir) = &self.dir else {
             return path == name.as_bytes();
@@ -364,6 +368,34 @@ mod tests {
         // procfs, as any file system not known to be case-sensitive.
         let proc = std::fs::File::open("/proc").unwrap();
         assert!(!exact_names(std::os::fd::AsFd::as_fd(&proc)));
+    }
+
+    /// A target's path compared in place is its directory joined with its name, in the root
+    /// directory too.
+    #[test]
+    fn a_path_is_compared_as_joined() {
+        let dirs: [Arc<Path>; 2] = [Arc::from(Path::new("/")), Arc::from(Path::new("/usr/bin"))];
+        for dir in &dirs {
+            let target = Target::new(Some(dir), 1, 2);
+            for path in [
+                "/ls",
+                "/usr/bin/ls",
+                "/usr/binls",
+                "/usr/bin/lsx",
+                "/usr/bin/",
+                "ls",
+            ] {
+                let path = Path::new(path);
+                assert_eq!(
+                    target.is_at("ls", path),
+                    target.path("ls") == path,
+                    "{path:?}"
+                );
+            }
+        }
+        let absolute = Target::new(None, 1, 2);
+        assert!(absolute.is_at("/usr/bin/ls", Path::new("/usr/bin/ls")));
+        assert!(!absolute.is_at("/usr/bin/ls", Path::new("/usr/bin/l")));
     }
 
     fn resolves_in_every_directory(names: usize) {
