@@ -294,11 +294,9 @@ impl<'a> Resolver<'a> {
     }
 }
 
-/// `name`'s targets in `dirs` (canonical), each looked up by its path.
+/// `name`'s targets in `dirs` (canonical), each looked up by its path; an absolute name is
+/// looked up itself (see `find_targets`).
 pub(crate) fn find_targets_in(name: &str, dirs: &[PathBuf]) -> Vec<Target> {
-    if name.starts_with('/') {
-        return target_of(Path::new(name)).into_iter().collect();
-    }
     let dirs: Vec<SearchDir> = dirs
         .iter()
         .map(|path| SearchDir {

@@ -142,7 +142,6 @@ impl Sandbox {
             ),
             filters: HashMap::new(),
             rlimits: Vec::new(),
-            // SAFETY: geteuid has no preconditions.
             bounding_drops: bounding_drops(),
         };
         if config.mode == SandboxMode::Off {
