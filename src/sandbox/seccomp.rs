@@ -693,36 +693,33 @@ fn stored_program(
     exec_path_ptr: usize,
 ) -> Option<Vec<sock_filter>> {
     let index = STORED_PROFILES.iter().position(|p| *p == profile)?;
-    let mut rest = stored;
-    for at in 0..=index {
+    // Past the programs stored before it, to its own.
+    let (mut rest, mut bytes): (&[u8], &[u8]) = (stored, &[]);
+    for _ in 0..=index {
         let count = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?) as usize;
-        let bytes = rest.get(4..4 + 8 * count)?;
+        bytes = rest.get(4..4 + 8 * count)?;
         rest = &rest[4 + 8 * count..];
-        if at < index {
-            continue;
-        }
-        let (stored_low, stored_high) = halves(STORED_PTR);
-        let (low, high) = halves(exec_path_ptr);
-        let instructions = bytes
-            .chunks_exact(8)
-            .map(|b| {
-                let mut insn = sock_filter {
-                    code: u16::from_le_bytes([b[0], b[1]]),
-                    jt: b[2],
-                    jf: b[3],
-                    k: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-                };
-                if is_ptr_test(&insn, stored_low) {
-                    insn.k = low;
-                } else if is_ptr_test(&insn, stored_high) {
-                    insn.k = high;
-                }
-                insn
-            })
-            .collect();
-        return Some(instructions);
     }
-    None
+    let (stored_low, stored_high) = halves(STORED_PTR);
+    let (low, high) = halves(exec_path_ptr);
+    let instructions = bytes
+        .chunks_exact(8)
+        .map(|b| {
+            let mut insn = sock_filter {
+                code: u16::from_le_bytes([b[0], b[1]]),
+                jt: b[2],
+                jf: b[3],
+                k: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+            };
+            if is_ptr_test(&insn, stored_low) {
+                insn.k = low;
+            } else if is_ptr_test(&insn, stored_high) {
+                insn.k = high;
+            }
+            insn
+        })
+        .collect();
+    Some(instructions)
 }
 
 impl Filter {
