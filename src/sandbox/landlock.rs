@@ -301,8 +301,9 @@ impl FsLayer {
     }
 }
 
-/// Builds the file-system layer. `abi` is the ABI to use (already capped).
-pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
+/// Builds the file-system layer. `abi` is the ABI to use (already capped). With `share`, a
+/// thread that needs the layer meanwhile adds some of its rules (`Shared::help`).
+pub fn fs_layer(abi: i32, rules: &FsRules, share: Option<&Shared>) -> Result<FsLayer, String> {
     let abi = ABI::from(abi);
     let handled = AccessFs::from_all(abi) & !AccessFs::Execute;
     let ruleset = Ruleset::default()
@@ -317,6 +318,7 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         watched: Vec::new(),
         rules: 0,
         spent: Spent::default(),
+        listed: Listed::default(),
     };
     // SAFETY: geteuid has no preconditions.
     let euid = unsafe { libc::geteuid() };
@@ -351,6 +353,7 @@ pub fn fs_layer(abi: i32, rules: &FsRules) -> Result<FsLayer, String> {
         // of /dev/pts are granted around, as under any root.
         builder.grant_root(Path::new(device), access & AccessFs::from_all(abi), &deny)?;
     }
+    builder.add_listed(share)?;
     // Checked before every program: each path once (as nobody, the eleven denied paths
     // under a missing home all depend on `/`). A path seen to change while the layer was
     // built keeps both of its stamps, and the layer is built again.
@@ -400,6 +403,102 @@ struct Builder {
     rules: usize,
     /// The entries whose rules are added, to be closed together.
     spent: Spent,
+    /// The entries of the directories granted around, their rules still to be added.
+    listed: Listed,
+}
+
+/// The entries met while granting around denied paths, listed first and given their rules
+/// afterwards, by the builder and by a thread that waits for the layer (`Shared`).
+#[derive(Default)]
+struct Listed {
+    /// The directories listed, open as long as this is: their entries are opened from them
+    /// by number. The lock is never taken; it only lets another thread hold them.
+    dirs: std::sync::Mutex<Vec<nix::dir::Dir>>,
+    /// Each listed directory's number and path (the path for messages).
+    places: Vec<(std::os::fd::RawFd, PathBuf)>,
+    entries: Vec<ListedEntry>,
+}
+
+struct ListedEntry {
+    /// Its directory, in `Listed::places`.
+    dir: usize,
+    name: std::ffi::CString,
+    access: BitFlags<AccessFs>,
+}
+
+/// The listed entries of a layer being built, to add rules for from another thread: as root,
+/// granting around the default policy's denied files in /etc takes an `openat` and a
+/// `landlock_add_rule` for each of its ~150 other entries, and the shell, ready for its first
+/// program before that is done, would otherwise wait idle. The directories stay open as long
+/// as the entries do, and the builder returns once every entry taken is done.
+#[derive(Default)]
+pub struct Shared(std::sync::OnceLock<Adding>);
+
+impl Shared {
+    /// Adds rules for entries nobody has taken yet; nothing before the builder has listed
+    /// its directories, or after it has taken the last entry.
+    pub fn help(&self) {
+        if let Some(adding) = self.0.get() {
+            adding.take_entries();
+        }
+    }
+}
+
+/// Listed entries being given their rules: each is taken once, by whichever thread gets to it
+/// first.
+struct Adding {
+    /// The builder's ruleset, open until every entry is done: an entry is only taken before
+    /// that (`next` only grows), and the builder waits for that before it goes on.
+    ruleset: std::os::fd::RawFd,
+    listed: Listed,
+    next: std::sync::atomic::AtomicUsize,
+    done: std::sync::atomic::AtomicUsize,
+    rules: std::sync::atomic::AtomicUsize,
+    /// The first rule that could not be added.
+    failure: std::sync::Mutex<Option<String>>,
+}
+
+impl Adding {
+    fn take_entries(&self) {
+        use std::sync::atomic::Ordering::{AcqRel, Relaxed};
+        let mut spent = Spent::default();
+        loop {
+            let Some(entry) = self.listed.entries.get(self.next.fetch_add(1, Relaxed)) else {
+                break;
+            };
+            if let Err(message) = self.add_entry(entry, &mut spent) {
+                self.failure
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_or_insert(message);
+            }
+            self.done.fetch_add(1, AcqRel);
+        }
+    }
+
+    /// One entry's rule; none for an entry that cannot be opened (gone, or not permitted).
+    fn add_entry(&self, entry: &ListedEntry, spent: &mut Spent) -> Result<(), String> {
+        let (dir, path) = &self.listed.places[entry.dir];
+        let Some(file) = open_at(*dir, &entry.name) else {
+            return Ok(());
+        };
+        add_rule(self.ruleset, &file, entry.access).map_err(|errno| {
+            use std::os::unix::ffi::OsStrExt;
+            let name = std::ffi::OsStr::from_bytes(entry.name.to_bytes());
+            rule_error(&path.join(name), errno)
+        })?;
+        self.rules
+            .fetch_add(usize::from(!entry.access.is_empty()), std::sync::atomic::Ordering::Relaxed);
+        spent.push(file);
+        Ok(())
+    }
+
+    /// Waits until every entry is done, by this thread or another.
+    fn wait(&self) {
+        while self.done.load(std::sync::atomic::Ordering::Acquire) < self.listed.entries.len() {
+            std::thread::yield_now();
+        }
+    }
 }
 
 /// Descriptors done with, closed together: one `close_range` for each run of consecutive
@@ -513,6 +612,8 @@ impl Builder {
             add.map_err(|errno| rule_error(dir, errno))?;
         }
         let dir_fd = listing.as_fd().as_raw_fd();
+        let place = self.listed.places.len();
+        self.listed.places.push((dir_fd, dir.to_path_buf()));
         let prefix = dir.as_os_str().as_bytes();
         // A few hundred entries in /etc: each is judged from its name's bytes, and a path is
         // built only for the rare entry that leads to a denied path.
@@ -558,20 +659,60 @@ impl Builder {
                 }
                 _ if leads_to_denied => continue,
                 _ => {
-                    let Some(file) = opened.or_else(|| open_at(dir_fd, name)) else {
-                        continue;
-                    };
                     let access = if kind == Type::Directory {
                         access
                     } else {
                         file_access(self.abi, access)
                     };
-                    self.add_entry_rule(&file, access, dir, name)?;
-                    self.spent.push(file);
+                    match opened {
+                        Some(file) => {
+                            self.add_entry_rule(&file, access, dir, name)?;
+                            self.spent.push(file);
+                        }
+                        None => self.listed.entries.push(ListedEntry {
+                            dir: place,
+                            name: name.to_owned(),
+                            access,
+                        }),
+                    }
                 }
             }
         }
+        self.listed
+            .dirs
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(listing);
         Ok(())
+    }
+
+    /// Adds the rules of the listed entries, with the help of a thread that waits for the
+    /// layer when `share` is given.
+    fn add_listed(&mut self, share: Option<&Shared>) -> Result<(), String> {
+        let adding = Adding {
+            ruleset: self.ruleset.as_raw_fd(),
+            listed: std::mem::take(&mut self.listed),
+            next: Default::default(),
+            done: Default::default(),
+            rules: Default::default(),
+            failure: Default::default(),
+        };
+        let mut here = None;
+        let adding = match share {
+            Some(share) => match share.0.set(adding) {
+                Ok(()) => share.0.get().expect("set just now"),
+                Err(adding) => here.insert(adding),
+            },
+            None => here.insert(adding),
+        };
+        adding.take_entries();
+        adding.wait();
+        self.rules += adding.rules.load(std::sync::atomic::Ordering::Relaxed);
+        let mut failure = adding
+            .failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        failure.take().map_or(Ok(()), Err)
     }
 
     /// One rule, for a path opened here. A path that cannot be opened (gone, or not
@@ -614,29 +755,39 @@ impl Builder {
         file: impl AsFd,
         access: BitFlags<AccessFs>,
     ) -> Result<(), nix::errno::Errno> {
-        if access.is_empty() {
-            return Ok(());
-        }
-        let attr = PathBeneathAttr {
-            allowed_access: access.bits(),
-            parent_fd: file.as_fd().as_raw_fd(),
-        };
-        // SAFETY: `attr` is a valid landlock_path_beneath_attr for the duration of the call.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_add_rule,
-                self.ruleset.as_raw_fd(),
-                LANDLOCK_RULE_PATH_BENEATH,
-                &attr as *const PathBeneathAttr,
-                0u32,
-            )
-        };
-        if rc != 0 {
-            return Err(nix::errno::Errno::last());
-        }
-        self.rules += 1;
+        add_rule(self.ruleset.as_raw_fd(), file, access)?;
+        self.rules += usize::from(!access.is_empty());
         Ok(())
     }
+}
+
+/// Adds a rule granting `access` beneath `file` to `ruleset` (none for no access).
+fn add_rule(
+    ruleset: std::os::fd::RawFd,
+    file: impl AsFd,
+    access: BitFlags<AccessFs>,
+) -> Result<(), nix::errno::Errno> {
+    if access.is_empty() {
+        return Ok(());
+    }
+    let attr = PathBeneathAttr {
+        allowed_access: access.bits(),
+        parent_fd: file.as_fd().as_raw_fd(),
+    };
+    // SAFETY: `attr` is a valid landlock_path_beneath_attr for the duration of the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        )
+    };
+    if rc != 0 {
+        return Err(nix::errno::Errno::last());
+    }
+    Ok(())
 }
 
 fn rule_error(path: &Path, errno: nix::errno::Errno) -> String {
@@ -888,6 +1039,56 @@ mod tests {
             .collect();
         assert!(spent.0.is_empty());
         assert!(numbers.iter().all(|&fd| !is_open(fd)));
+    }
+
+    /// Entries listed while granting around a denied path get their rules from whichever
+    /// thread takes them: a layer built while another thread helps holds every rule a layer
+    /// built alone does, and the listed directory stays open until the last holder of the
+    /// shared entries lets go.
+    #[test]
+    fn listed_entries_get_their_rules_from_any_thread_that_helps() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let abi = kernel_abi().min(NEWEST_ABI);
+        if abi < 1 {
+            eprintln!("\n!!!!! SKIPPED: this kernel has no Landlock\n");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("rsh-listed-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        for i in 0..300 {
+            std::fs::write(dir.join(format!("file-{i}")), "").unwrap();
+        }
+        std::fs::write(dir.join("secret"), "").unwrap();
+        let rules = FsRules {
+            read: vec![dir.clone()],
+            write: Vec::new(),
+            deny: vec![dir.join("secret")],
+        };
+        let alone = fs_layer(abi, &rules, None).unwrap().rules;
+        let shared = Shared::default();
+        let built = AtomicBool::new(false);
+        let helped = std::thread::scope(|scope| {
+            let helper = scope.spawn(|| {
+                while !built.load(Ordering::Acquire) {
+                    shared.help();
+                }
+            });
+            let layer = fs_layer(abi, &rules, Some(&shared));
+            built.store(true, Ordering::Release);
+            helper.join().unwrap();
+            layer.unwrap().rules
+        });
+        assert_eq!(helped, alone);
+        let holds_dir = || {
+            std::fs::read_dir("/proc/self/fd")
+                .unwrap()
+                .flatten()
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == dir))
+        };
+        assert!(holds_dir(), "the listing closed while its entries are shared");
+        drop(shared);
+        assert!(!holds_dir(), "the listing still open");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The interpreter's name is the same whether the bytes come from what the shell read,

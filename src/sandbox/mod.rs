@@ -83,8 +83,12 @@ pub struct Sandbox {
     /// `prepare`) or on this one, whichever needs them first.
     paths: Option<Arc<PolicyPaths>>,
     fs_layer: Option<FsLayer>,
-    /// The file-system layer being built on another thread (see `prepare`).
-    pending: Option<std::thread::JoinHandle<Result<FsLayer, String>>>,
+    /// The file-system layer being built on another thread (see `prepare`), and what this
+    /// thread can do towards it while it waits.
+    pending: Option<(
+        std::thread::JoinHandle<Result<FsLayer, String>>,
+        Arc<landlock::Shared>,
+    )>,
     exec_dirs: Option<Vec<OwnedFd>>,
     loaders: HashMap<(u64, u64), Option<Arc<OwnedFd>>>,
     command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Arc<OwnedFd>>>,
@@ -341,17 +345,19 @@ impl Sandbox {
             let abi = self.abi;
             let builder = std::thread::Builder::new().name("rsh-landlock".to_string());
             let on_thread = Arc::clone(&paths);
+            let shared = Arc::new(landlock::Shared::default());
+            let share = Arc::clone(&shared);
             let elsewhere = other_processors();
             let build = move || {
                 if let Some(cpus) = &elsewhere {
                     // SAFETY: pthread_self has no preconditions.
                     move_thread(unsafe { libc::pthread_self() }, cpus);
                 }
-                landlock::fs_layer(abi, on_thread.rules())
+                landlock::fs_layer(abi, on_thread.rules(), Some(&share))
             };
             // If no thread can be started, the layer is built when first needed.
-            self.pending = builder.spawn(build).ok();
-            if let (Some(thread), Some(cpus)) = (&self.pending, &elsewhere) {
+            self.pending = builder.spawn(build).ok().map(|thread| (thread, shared));
+            if let (Some((thread, _)), Some(cpus)) = (&self.pending, &elsewhere) {
                 use std::os::unix::thread::JoinHandleExt;
                 move_thread(thread.as_pthread_t(), cpus);
             }
@@ -375,9 +381,12 @@ impl Sandbox {
     /// because the thread's descriptors are not yet out of a script's reach. Err: the layer
     /// could not be built (it is built again, on this thread, when a program needs it).
     pub fn settle(&mut self) -> Result<(), String> {
-        let Some(pending) = self.pending.take() else {
+        let Some((pending, shared)) = self.pending.take() else {
             return Ok(());
         };
+        shared.help();
+        // The thread closes the directories it listed, unless it is already done.
+        drop(shared);
         let layer = pending
             .join()
             .map_err(|_| "building the Landlock file-system layer failed".to_string())??;
@@ -396,7 +405,7 @@ impl Sandbox {
         }
         let current = self.fs_layer.as_ref().is_some_and(FsLayer::is_current);
         if !current {
-            self.fs_layer = Some(landlock::fs_layer(self.abi, paths.rules())?);
+            self.fs_layer = Some(landlock::fs_layer(self.abi, paths.rules(), None)?);
         }
         Ok(self.fs_layer.as_ref().map(FsLayer::ruleset))
     }
