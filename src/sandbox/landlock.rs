@@ -462,10 +462,7 @@ impl Adding {
     fn take_entries(&self) {
         use std::sync::atomic::Ordering::{AcqRel, Relaxed};
         let mut spent = Spent::default();
-        loop {
-            let Some(entry) = self.listed.entries.get(self.next.fetch_add(1, Relaxed)) else {
-                break;
-            };
+        while let Some(entry) = self.listed.entries.get(self.next.fetch_add(1, Relaxed)) {
             if let Err(message) = self.add_entry(entry, &mut spent) {
                 self.failure
                     .lock()
@@ -487,8 +484,10 @@ impl Adding {
             let name = std::ffi::OsStr::from_bytes(entry.name.to_bytes());
             rule_error(&path.join(name), errno)
         })?;
-        self.rules
-            .fetch_add(usize::from(!entry.access.is_empty()), std::sync::atomic::Ordering::Relaxed);
+        self.rules.fetch_add(
+            usize::from(!entry.access.is_empty()),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         spent.push(file);
         Ok(())
     }
@@ -1085,7 +1084,10 @@ mod tests {
                 .flatten()
                 .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == dir))
         };
-        assert!(holds_dir(), "the listing closed while its entries are shared");
+        assert!(
+            holds_dir(),
+            "the listing closed while its entries are shared"
+        );
         drop(shared);
         assert!(!holds_dir(), "the listing still open");
         std::fs::remove_dir_all(&dir).unwrap();

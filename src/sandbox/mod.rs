@@ -83,12 +83,8 @@ pub struct Sandbox {
     /// `prepare`) or on this one, whichever needs them first.
     paths: Option<Arc<PolicyPaths>>,
     fs_layer: Option<FsLayer>,
-    /// The file-system layer being built on another thread (see `prepare`), and what this
-    /// thread can do towards it while it waits.
-    pending: Option<(
-        std::thread::JoinHandle<Result<FsLayer, String>>,
-        Arc<landlock::Shared>,
-    )>,
+    /// The file-system layer being built on another thread (see `prepare`).
+    pending: Option<PendingLayer>,
     exec_dirs: Option<Vec<OwnedFd>>,
     loaders: HashMap<(u64, u64), Option<Arc<OwnedFd>>>,
     command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Arc<OwnedFd>>>,
@@ -343,24 +339,13 @@ impl Sandbox {
         };
         if self.abi != 0 && self.pending.is_none() && self.fs_layer.is_none() {
             let abi = self.abi;
-            let builder = std::thread::Builder::new().name("rsh-landlock".to_string());
             let on_thread = Arc::clone(&paths);
             let shared = Arc::new(landlock::Shared::default());
             let share = Arc::clone(&shared);
-            let elsewhere = other_processors();
-            let build = move || {
-                if let Some(cpus) = &elsewhere {
-                    // SAFETY: pthread_self has no preconditions.
-                    move_thread(unsafe { libc::pthread_self() }, cpus);
-                }
-                landlock::fs_layer(abi, on_thread.rules(), Some(&share))
-            };
+            let build = move || landlock::fs_layer(abi, on_thread.rules(), Some(&share));
             // If no thread can be started, the layer is built when first needed.
-            self.pending = builder.spawn(build).ok().map(|thread| (thread, shared));
-            if let (Some((thread, _)), Some(cpus)) = (&self.pending, &elsewhere) {
-                use std::os::unix::thread::JoinHandleExt;
-                move_thread(thread.as_pthread_t(), cpus);
-            }
+            self.pending = Pinned::spawn(other_processors().as_ref(), c"rsh-landlock", build)
+                .map(|thread| PendingLayer { thread, shared });
         }
         if self.pending.is_none() {
             paths.rules();
@@ -381,13 +366,13 @@ impl Sandbox {
     /// because the thread's descriptors are not yet out of a script's reach. Err: the layer
     /// could not be built (it is built again, on this thread, when a program needs it).
     pub fn settle(&mut self) -> Result<(), String> {
-        let Some((pending, shared)) = self.pending.take() else {
+        let Some(PendingLayer { thread, shared }) = self.pending.take() else {
             return Ok(());
         };
         shared.help();
         // The thread closes the directories it listed, unless it is already done.
         drop(shared);
-        let layer = pending
+        let layer = thread
             .join()
             .map_err(|_| "building the Landlock file-system layer failed".to_string())??;
         self.fs_layer = Some(layer);
@@ -713,18 +698,151 @@ fn other_processors() -> Option<libc::cpu_set_t> {
     }
 }
 
-/// Keeps `thread` on `cpus`. Both the new thread and its creator call this, since either may
-/// run first; the second call finds it there already.
-fn move_thread(thread: libc::pthread_t, cpus: &libc::cpu_set_t) {
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: `thread` is the calling thread or one whose handle is ours and not yet joined
-    // (`settle` joins it after this), and `cpus` is a whole cpu_set_t.
-    unsafe { libc::pthread_setaffinity_np(thread, size, cpus) };
+/// The file-system layer's thread, and what the shell can do towards the layer while it
+/// waits for it.
+struct PendingLayer {
+    thread: Pinned<Result<FsLayer, String>>,
+    shared: Arc<landlock::Shared>,
+}
+
+/// A thread started on given processors: glibc sets them while the new thread waits on a
+/// lock, before it runs any of its own code. A thread moved once running (as
+/// `std::thread` would leave it to) often ran first on its creator's processor, keeping the
+/// shell off it for ~70 µs, and was then moved by the kernel's migration thread.
+struct Pinned<T> {
+    thread: libc::pthread_t,
+    /// What the thread runs and leaves: owned here, used by the thread until it is joined.
+    start: *mut Start<T>,
+}
+
+struct Start<T> {
+    name: &'static std::ffi::CStr,
+    run: Option<Box<dyn FnOnce() -> T + Send>>,
+    result: Option<std::thread::Result<T>>,
+}
+
+extern "C" fn run_started<T>(start: *mut libc::c_void) -> *mut libc::c_void {
+    // SAFETY: `Pinned` keeps its `Start` alive and untouched until it has joined this thread.
+    let start = unsafe { &mut *start.cast::<Start<T>>() };
+    // SAFETY: a NUL-terminated name; PR_SET_NAME names the calling thread.
+    unsafe { libc::prctl(libc::PR_SET_NAME, start.name.as_ptr()) };
+    if let Some(run) = start.run.take() {
+        start.result = Some(std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)));
+    }
+    std::ptr::null_mut()
+}
+
+impl<T: Send + 'static> Pinned<T> {
+    /// On `cpus` if it can be, anywhere otherwise; None when no thread could be started.
+    fn spawn(
+        cpus: Option<&libc::cpu_set_t>,
+        name: &'static std::ffi::CStr,
+        run: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<Pinned<T>> {
+        let start = Box::into_raw(Box::new(Start {
+            name,
+            run: Some(Box::new(run)),
+            result: None,
+        }));
+        let thread =
+            Self::create(cpus, start).or_else(|| cpus.and_then(|_| Self::create(None, start)));
+        match thread {
+            Some(thread) => Some(Pinned { thread, start }),
+            None => {
+                // SAFETY: no thread was started with it: still ours alone.
+                drop(unsafe { Box::from_raw(start) });
+                None
+            }
+        }
+    }
+
+    fn create(cpus: Option<&libc::cpu_set_t>, start: *mut Start<T>) -> Option<libc::pthread_t> {
+        // SAFETY: the attributes are initialized before use and destroyed after; the caller
+        // keeps `start` valid until the thread is joined.
+        unsafe {
+            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+            libc::pthread_attr_init(&mut attr);
+            libc::pthread_attr_setstacksize(&mut attr, 2 << 20);
+            if let Some(cpus) = cpus {
+                let size = std::mem::size_of::<libc::cpu_set_t>();
+                libc::pthread_attr_setaffinity_np(&mut attr, size, cpus);
+            }
+            let mut thread: libc::pthread_t = 0;
+            let rc = libc::pthread_create(&mut thread, &attr, run_started::<T>, start.cast());
+            libc::pthread_attr_destroy(&mut attr);
+            (rc == 0).then_some(thread)
+        }
+    }
+
+    /// What the thread's function returned, or its panic.
+    fn join(self) -> std::thread::Result<T> {
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: joined once (the drop is skipped), then `start` is ours alone.
+        let start = unsafe {
+            libc::pthread_join(this.thread, std::ptr::null_mut());
+            Box::from_raw(this.start)
+        };
+        start
+            .result
+            .unwrap_or_else(|| Err(Box::new("the thread did not run")))
+    }
+}
+
+impl<T> Drop for Pinned<T> {
+    fn drop(&mut self) {
+        // SAFETY: as in `join`: the thread is joined before its `Start` is freed.
+        unsafe {
+            libc::pthread_join(self.thread, std::ptr::null_mut());
+            drop(Box::from_raw(self.start));
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pinned thread runs on the processors it was given from its start, is named, and
+    /// hands back what it returned, or its panic.
+    #[test]
+    fn a_pinned_thread_starts_where_it_was_put() {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: cpu_set_t is plain data, and each call gets its size.
+        let mine = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+            set
+        };
+        let last = (0..libc::CPU_SETSIZE as usize)
+            .rev()
+            // SAFETY: reads a bit of a whole cpu_set_t.
+            .find(|&cpu| unsafe { libc::CPU_ISSET(cpu, &mine) })
+            .unwrap();
+        // SAFETY: as above.
+        let only_last = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(last, &mut set);
+            set
+        };
+        let thread = Pinned::spawn(Some(&only_last), c"rsh-test", move || {
+            // SAFETY: as above; the thread asks about itself.
+            let (cpu, allowed) = unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::sched_getaffinity(0, size, &mut set);
+                (libc::sched_getcpu(), set)
+            };
+            let name = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
+            // SAFETY: counts the bits of a whole cpu_set_t.
+            (cpu, unsafe { libc::CPU_COUNT(&allowed) }, name)
+        });
+        let (cpu, allowed, name) = thread.unwrap().join().unwrap();
+        assert_eq!(
+            (cpu as usize, allowed, name.as_str()),
+            (last, 1, "rsh-test\n")
+        );
+        let panicked = Pinned::<()>::spawn(None, c"rsh-test", || panic!("on purpose"));
+        assert!(panicked.unwrap().join().is_err());
+    }
 
     /// The memo gives what `realpath` gives, through links to files and directories, chains
     /// of links, links with `..`, `.` and `..` in the path, missing paths and files used as
