@@ -411,10 +411,11 @@ struct Builder {
 /// afterwards, by the builder and by a thread that waits for the layer (`Shared`).
 #[derive(Default)]
 struct Listed {
-    /// The directories listed, open as long as this is: their entries are opened from them
-    /// by number. The lock is never taken; it only lets another thread hold them.
-    dirs: std::sync::Mutex<Vec<nix::dir::Dir>>,
-    /// Each listed directory's number and path (the path for messages).
+    /// The directories listed, their entries to be opened from them by number.
+    dirs: Vec<nix::dir::Dir>,
+    /// Each listed directory's number and path (the path for messages). Apart from `dirs`:
+    /// a directory's place is taken before its subdirectories are listed, its `Dir` kept
+    /// after.
     places: Vec<(std::os::fd::RawFd, PathBuf)>,
     entries: Vec<ListedEntry>,
 }
@@ -429,8 +430,7 @@ struct ListedEntry {
 /// The listed entries of a layer being built, to add rules for from another thread: as root,
 /// granting around the default policy's denied files in /etc takes an `openat` and a
 /// `landlock_add_rule` for each of its ~150 other entries, and the shell, ready for its first
-/// program before that is done, would otherwise wait idle. The directories stay open as long
-/// as the entries do, and the builder returns once every entry taken is done.
+/// program before that is done, would otherwise wait idle.
 #[derive(Default)]
 pub struct Shared(std::sync::OnceLock<Adding>);
 
@@ -447,56 +447,96 @@ impl Shared {
 /// Listed entries being given their rules: each is taken once, by whichever thread gets to it
 /// first.
 struct Adding {
-    /// The builder's ruleset, open until every entry is done: an entry is only taken before
-    /// that (`next` only grows), and the builder waits for that before it goes on.
-    ruleset: std::os::fd::RawFd,
-    listed: Listed,
+    /// Descriptors of the ruleset and of the listed directories, used by number.
+    numbers: Numbers,
+    /// What keeps those numbers open: let go once every entry is done, when no entry can be
+    /// taken any more (`next` only grows); kept if the builder never gets there (a panic),
+    /// since another thread may still be adding one. The lock is only taken to let go.
+    open: std::sync::Mutex<Option<(OwnedFd, Vec<nix::dir::Dir>)>>,
+    entries: Vec<ListedEntry>,
     next: std::sync::atomic::AtomicUsize,
     done: std::sync::atomic::AtomicUsize,
     rules: std::sync::atomic::AtomicUsize,
-    /// The first rule that could not be added.
+    /// The first rule that could not be added, in time: every entry is still tried.
     failure: std::sync::Mutex<Option<String>>,
 }
 
+/// The numbers of the descriptors `Adding::open` holds.
+struct Numbers {
+    ruleset: std::os::fd::RawFd,
+    places: Vec<(std::os::fd::RawFd, PathBuf)>,
+}
+
+/// Counts an entry done when dropped, also when adding its rule panicked: the builder waits
+/// for every entry taken.
+struct Done<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
 impl Adding {
+    /// Entries for `ruleset` (a copy of the builder's, so that the builder's own going away
+    /// leaves this one open).
+    fn new(ruleset: OwnedFd, listed: Listed) -> Adding {
+        let numbers = Numbers {
+            ruleset: ruleset.as_raw_fd(),
+            places: listed.places,
+        };
+        Adding {
+            numbers,
+            open: std::sync::Mutex::new(Some((ruleset, listed.dirs))),
+            entries: listed.entries,
+            next: Default::default(),
+            done: Default::default(),
+            rules: Default::default(),
+            failure: Default::default(),
+        }
+    }
+
     fn take_entries(&self) {
-        use std::sync::atomic::Ordering::{AcqRel, Relaxed};
         let mut spent = Spent::default();
-        while let Some(entry) = self.listed.entries.get(self.next.fetch_add(1, Relaxed)) {
+        let next = || self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        while let Some(entry) = self.entries.get(next()) {
+            let _done = Done(&self.done);
             if let Err(message) = self.add_entry(entry, &mut spent) {
                 self.failure
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .get_or_insert(message);
             }
-            self.done.fetch_add(1, AcqRel);
         }
     }
 
     /// One entry's rule; none for an entry that cannot be opened (gone, or not permitted).
     fn add_entry(&self, entry: &ListedEntry, spent: &mut Spent) -> Result<(), String> {
-        let (dir, path) = &self.listed.places[entry.dir];
+        let (dir, path) = &self.numbers.places[entry.dir];
         let Some(file) = open_at(*dir, &entry.name) else {
             return Ok(());
         };
-        add_rule(self.ruleset, &file, entry.access).map_err(|errno| {
-            use std::os::unix::ffi::OsStrExt;
-            let name = std::ffi::OsStr::from_bytes(entry.name.to_bytes());
-            rule_error(&path.join(name), errno)
-        })?;
-        self.rules.fetch_add(
-            usize::from(!entry.access.is_empty()),
-            std::sync::atomic::Ordering::Relaxed,
-        );
+        let added = add_rule(self.numbers.ruleset, &file, entry.access)
+            .map_err(|errno| rule_error(&entry_path(path, &entry.name), errno))?;
+        if added {
+            self.rules
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         spent.push(file);
         Ok(())
     }
 
-    /// Waits until every entry is done, by this thread or another.
-    fn wait(&self) {
-        while self.done.load(std::sync::atomic::Ordering::Acquire) < self.listed.entries.len() {
+    /// Waits until every entry is done, by this thread or another, then closes the
+    /// descriptors they were opened from.
+    fn finish(&self) {
+        while self.done.load(std::sync::atomic::Ordering::Acquire) < self.entries.len() {
             std::thread::yield_now();
         }
+        let mut open = self
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        drop(open.take());
     }
 }
 
@@ -651,7 +691,7 @@ impl Builder {
                 Type::Symlink => continue,
                 Type::Directory if leads_to_denied => {
                     drop(opened);
-                    let path = dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
+                    let path = entry_path(dir, name);
                     // SAFETY: the listing's own descriptor, open until the loop ends.
                     let here = unsafe { std::os::fd::BorrowedFd::borrow_raw(dir_fd) };
                     self.grant_around(&path, Some((here, name)), access, &inner)?
@@ -677,35 +717,34 @@ impl Builder {
                 }
             }
         }
-        self.listed
-            .dirs
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(listing);
+        self.listed.dirs.push(listing);
         Ok(())
     }
 
     /// Adds the rules of the listed entries, with the help of a thread that waits for the
     /// layer when `share` is given.
     fn add_listed(&mut self, share: Option<&Shared>) -> Result<(), String> {
-        let adding = Adding {
-            ruleset: self.ruleset.as_raw_fd(),
-            listed: std::mem::take(&mut self.listed),
-            next: Default::default(),
-            done: Default::default(),
-            rules: Default::default(),
-            failure: Default::default(),
-        };
+        if self.listed.entries.is_empty() {
+            return Ok(());
+        }
+        let ruleset = self
+            .ruleset
+            .try_clone()
+            .map_err(|e| format!("cannot copy the Landlock ruleset's descriptor: {e}"))?;
+        let adding = Adding::new(ruleset, std::mem::take(&mut self.listed));
         let mut here = None;
         let adding = match share {
             Some(share) => match share.0.set(adding) {
                 Ok(()) => share.0.get().expect("set just now"),
-                Err(adding) => here.insert(adding),
+                Err(adding) => {
+                    debug_assert!(false, "a layer's entries shared twice");
+                    here.insert(adding)
+                }
             },
             None => here.insert(adding),
         };
         adding.take_entries();
-        adding.wait();
+        adding.finish();
         self.rules += adding.rules.load(std::sync::atomic::Ordering::Relaxed);
         let mut failure = adding
             .failure
@@ -740,13 +779,8 @@ impl Builder {
         dir: &Path,
         name: &std::ffi::CStr,
     ) -> Result<(), String> {
-        use std::os::unix::ffi::OsStrExt;
-        self.add_rule(file, access).map_err(|errno| {
-            rule_error(
-                &dir.join(std::ffi::OsStr::from_bytes(name.to_bytes())),
-                errno,
-            )
-        })
+        self.add_rule(file, access)
+            .map_err(|errno| rule_error(&entry_path(dir, name), errno))
     }
 
     fn add_rule(
@@ -754,20 +788,20 @@ impl Builder {
         file: impl AsFd,
         access: BitFlags<AccessFs>,
     ) -> Result<(), nix::errno::Errno> {
-        add_rule(self.ruleset.as_raw_fd(), file, access)?;
-        self.rules += usize::from(!access.is_empty());
+        let added = add_rule(self.ruleset.as_raw_fd(), file, access)?;
+        self.rules += usize::from(added);
         Ok(())
     }
 }
 
-/// Adds a rule granting `access` beneath `file` to `ruleset` (none for no access).
+/// Adds a rule granting `access` beneath `file` to `ruleset`; false for no access (no rule).
 fn add_rule(
     ruleset: std::os::fd::RawFd,
     file: impl AsFd,
     access: BitFlags<AccessFs>,
-) -> Result<(), nix::errno::Errno> {
+) -> Result<bool, nix::errno::Errno> {
     if access.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let attr = PathBeneathAttr {
         allowed_access: access.bits(),
@@ -786,7 +820,13 @@ fn add_rule(
     if rc != 0 {
         return Err(nix::errno::Errno::last());
     }
-    Ok(())
+    Ok(true)
+}
+
+/// The path of the entry `name` of the directory `dir`.
+fn entry_path(dir: &Path, name: &std::ffi::CStr) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    dir.join(std::ffi::OsStr::from_bytes(name.to_bytes()))
 }
 
 fn rule_error(path: &Path, errno: nix::errno::Errno) -> String {
@@ -1042,8 +1082,8 @@ mod tests {
 
     /// Entries listed while granting around a denied path get their rules from whichever
     /// thread takes them: a layer built while another thread helps holds every rule a layer
-    /// built alone does, and the listed directory stays open until the last holder of the
-    /// shared entries lets go.
+    /// built alone does, and the listed directory is closed once every entry is done, while
+    /// the shared entries are still held.
     #[test]
     fn listed_entries_get_their_rules_from_any_thread_that_helps() {
         use std::sync::atomic::{AtomicBool, Ordering};
@@ -1084,12 +1124,12 @@ mod tests {
                 .flatten()
                 .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target == dir))
         };
+        assert!(shared.0.get().is_some(), "the entries were not shared");
         assert!(
-            holds_dir(),
-            "the listing closed while its entries are shared"
+            !holds_dir(),
+            "the listing still open once every entry is done"
         );
         drop(shared);
-        assert!(!holds_dir(), "the listing still open");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

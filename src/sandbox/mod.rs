@@ -370,11 +370,11 @@ impl Sandbox {
             return Ok(());
         };
         shared.help();
-        // The thread closes the directories it listed, unless it is already done.
+        let layer = thread.join();
+        // The last holder: what the thread left open if it failed halfway is closed here.
         drop(shared);
-        let layer = thread
-            .join()
-            .map_err(|_| "building the Landlock file-system layer failed".to_string())??;
+        let layer =
+            layer.map_err(|_| "building the Landlock file-system layer failed".to_string())??;
         self.fs_layer = Some(layer);
         Ok(())
     }
@@ -744,8 +744,10 @@ impl<T: Send + 'static> Pinned<T> {
             run: Some(Box::new(run)),
             result: None,
         }));
-        let thread =
-            Self::create(cpus, start).or_else(|| cpus.and_then(|_| Self::create(None, start)));
+        let mut thread = Self::create(cpus, start);
+        if thread.is_none() && cpus.is_some() {
+            thread = Self::create(None, start);
+        }
         match thread {
             Some(thread) => Some(Pinned { thread, start }),
             None => {
@@ -777,24 +779,33 @@ impl<T: Send + 'static> Pinned<T> {
     /// What the thread's function returned, or its panic.
     fn join(self) -> std::thread::Result<T> {
         let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: joined once (the drop is skipped), then `start` is ours alone.
-        let start = unsafe {
-            libc::pthread_join(this.thread, std::ptr::null_mut());
-            Box::from_raw(this.start)
-        };
+        // SAFETY: joined here, and not again: the drop is skipped.
+        let start = unsafe { this.joined() };
         start
             .result
             .unwrap_or_else(|| Err(Box::new("the thread did not run")))
     }
 }
 
-impl<T> Drop for Pinned<T> {
-    fn drop(&mut self) {
-        // SAFETY: as in `join`: the thread is joined before its `Start` is freed.
+impl<T> Pinned<T> {
+    /// Waits for the thread to end, then takes back what it ran.
+    ///
+    /// # Safety
+    /// Once only for each `Pinned`.
+    unsafe fn joined(&self) -> Box<Start<T>> {
+        // SAFETY: `start` was handed to this thread alone, which no longer uses it once
+        // joined; the caller asks once.
         unsafe {
             libc::pthread_join(self.thread, std::ptr::null_mut());
-            drop(Box::from_raw(self.start));
+            Box::from_raw(self.start)
         }
+    }
+}
+
+impl<T> Drop for Pinned<T> {
+    fn drop(&mut self) {
+        // SAFETY: a `Pinned` that was joined is not dropped (see `join`).
+        drop(unsafe { self.joined() });
     }
 }
 
