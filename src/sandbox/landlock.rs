@@ -1045,14 +1045,25 @@ mod tests {
     use super::*;
 
     /// Closing by runs closes every descriptor handed over and nothing between them that
-    /// was not (another thread's, in the layer's case).
+    /// was not (another thread's, in the layer's case). Each file is a pipe of its own, told
+    /// by its inode: tests running beside this one may take a closed number for their files.
     #[test]
     fn spent_descriptors_are_closed_and_no_others() {
-        let open = || File::open("/dev/null").map(OwnedFd::from).unwrap();
-        // SAFETY: F_GETFD only asks about the number, open or not.
-        let is_open = |fd: i32| unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0;
+        let open = || {
+            let (read, _write) = nix::unistd::pipe().unwrap();
+            read
+        };
+        let inode = |fd: i32| {
+            // SAFETY: a borrowed number, looked at only; fstat fails if it is closed.
+            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+            nix::sys::stat::fstat(fd).ok().map(|st| st.st_ino)
+        };
+        let still_ours = |(fd, ino): &(i32, Option<u64>)| inode(*fd) == *ino;
         let files: Vec<OwnedFd> = (0..5).map(|_| open()).collect();
-        let numbers: Vec<i32> = files.iter().map(|f| f.as_raw_fd()).collect();
+        let ours: Vec<(i32, Option<u64>)> = files
+            .iter()
+            .map(|f| (f.as_raw_fd(), inode(f.as_raw_fd())))
+            .collect();
         let mut spent = Spent::default();
         let mut kept = Vec::new();
         for (i, file) in files.into_iter().enumerate() {
@@ -1063,21 +1074,27 @@ mod tests {
             }
         }
         spent.close();
-        for (i, &fd) in numbers.iter().enumerate() {
-            assert_eq!(is_open(fd), i == 2, "descriptor {fd} (the {i}th)");
+        for (i, file) in ours.iter().enumerate() {
+            assert_eq!(
+                still_ours(file),
+                i == 2,
+                "descriptor {} (the {i}th)",
+                file.0
+            );
         }
         drop(kept);
         // More than `MOST` at once are closed as they come, not all held open.
-        let numbers: Vec<i32> = (0..Spent::MOST)
+        let ours: Vec<(i32, Option<u64>)> = (0..Spent::MOST)
             .map(|_| {
                 let file = open();
                 let fd = file.as_raw_fd();
+                let ino = inode(fd);
                 spent.push(file);
-                fd
+                (fd, ino)
             })
             .collect();
         assert!(spent.0.is_empty());
-        assert!(numbers.iter().all(|&fd| !is_open(fd)));
+        assert!(!ours.iter().any(still_ours));
     }
 
     /// Entries listed while granting around a denied path get their rules from whichever
