@@ -679,6 +679,62 @@ fn reading_a_denied_path_is_refused() {
     });
 }
 
+/// As root the layer's entries are given their rules by its thread and by the shell together
+/// (whoever takes each first). While another process keeps adding and removing entries beside
+/// a denied file, every start keeps the file out and still reaches a sibling.
+#[test]
+fn a_denied_file_stays_out_while_its_directory_changes_under_a_shared_build() {
+    require_confinement!();
+    let case = Case::new();
+    let many = case.outside().join("many");
+    fs::create_dir_all(&many).unwrap();
+    for i in 0..300 {
+        fs::write(many.join(format!("f{i}")), format!("sibling-{i}\n")).unwrap();
+    }
+    let secret = format!("secret-{}", unique());
+    let denied = many.join("secret");
+    fs::write(&denied, &secret).unwrap();
+    let policy = Policy::new().paths(&format!(
+        "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{denied:?}]"
+    ));
+    let script = hidden(
+        &case,
+        &[
+            ("secret", &py_read(&denied)),
+            ("sibling", &py_read(many.join("f7"))),
+        ],
+    );
+    /// Ends the churn when the runs end, also when an assertion fails among them (the scope
+    /// would otherwise wait for it for ever).
+    struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut i = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = fs::create_dir(many.join(format!("d{}", i % 50)));
+                let _ = fs::remove_dir(many.join(format!("d{}", (i + 25) % 50)));
+                let _ = fs::write(many.join(format!("n{}", i % 40)), "");
+                let _ = fs::remove_file(many.join(format!("n{}", (i + 20) % 40)));
+                i += 1;
+            }
+        });
+        let _stop = Stop(&stop);
+        for _ in 0..20 {
+            let run = case.run(&policy, &script);
+            run.assert_stdout_lacks(&secret);
+            run.assert_stdout_has(&format!("secret errno {}\n", libc::EACCES));
+            run.assert_stdout_has("sibling-7\nsibling ok\n");
+            run.assert_status(0);
+        }
+    });
+}
+
 /// The file-system layer is built on a second thread while rsh starts; a subshell, a pipeline
 /// stage or a substitution forked before it is ready still runs its program inside it. The
 /// program names the file only inside, where rsh does not look; `cat` naming it is refused by
