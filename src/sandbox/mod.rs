@@ -16,6 +16,7 @@
 #![allow(unsafe_code)]
 
 pub mod landlock;
+mod pinned;
 pub mod seccomp;
 
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ use std::time::Duration;
 use crate::decide::CommandProfile;
 use crate::policy::{PathSpec, Paths, SandboxConfig, SandboxMode};
 use landlock::{CommandRules, FsLayer, FsRules};
+use pinned::Pinned;
 use seccomp::{EMPTY_PATH, Filter, SeccompProfile};
 
 /// The only capabilities a program a root rsh starts keeps in its bounding set (and so, as
@@ -705,155 +707,9 @@ struct PendingLayer {
     shared: Arc<landlock::Shared>,
 }
 
-/// A thread started on given processors: glibc sets them while the new thread waits on a
-/// lock, before it runs any of its own code. A thread moved once running (as
-/// `std::thread` would leave it to) often ran first on its creator's processor, keeping the
-/// shell off it for ~70 µs, and was then moved by the kernel's migration thread.
-struct Pinned<T> {
-    thread: libc::pthread_t,
-    /// What the thread runs and leaves: owned here, used by the thread until it is joined.
-    start: *mut Start<T>,
-}
-
-struct Start<T> {
-    name: &'static std::ffi::CStr,
-    run: Option<Box<dyn FnOnce() -> T + Send>>,
-    result: Option<std::thread::Result<T>>,
-}
-
-extern "C" fn run_started<T>(start: *mut libc::c_void) -> *mut libc::c_void {
-    // SAFETY: `Pinned` keeps its `Start` alive and untouched until it has joined this thread.
-    let start = unsafe { &mut *start.cast::<Start<T>>() };
-    // SAFETY: a NUL-terminated name; PR_SET_NAME names the calling thread.
-    unsafe { libc::prctl(libc::PR_SET_NAME, start.name.as_ptr()) };
-    if let Some(run) = start.run.take() {
-        start.result = Some(std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)));
-    }
-    std::ptr::null_mut()
-}
-
-impl<T: Send + 'static> Pinned<T> {
-    /// On `cpus` if it can be, anywhere otherwise; None when no thread could be started.
-    fn spawn(
-        cpus: Option<&libc::cpu_set_t>,
-        name: &'static std::ffi::CStr,
-        run: impl FnOnce() -> T + Send + 'static,
-    ) -> Option<Pinned<T>> {
-        let start = Box::into_raw(Box::new(Start {
-            name,
-            run: Some(Box::new(run)),
-            result: None,
-        }));
-        let mut thread = Self::create(cpus, start);
-        if thread.is_none() && cpus.is_some() {
-            thread = Self::create(None, start);
-        }
-        match thread {
-            Some(thread) => Some(Pinned { thread, start }),
-            None => {
-                // SAFETY: no thread was started with it: still ours alone.
-                drop(unsafe { Box::from_raw(start) });
-                None
-            }
-        }
-    }
-
-    fn create(cpus: Option<&libc::cpu_set_t>, start: *mut Start<T>) -> Option<libc::pthread_t> {
-        // SAFETY: the attributes are initialized before use and destroyed after; the caller
-        // keeps `start` valid until the thread is joined.
-        unsafe {
-            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
-            libc::pthread_attr_init(&mut attr);
-            libc::pthread_attr_setstacksize(&mut attr, 2 << 20);
-            if let Some(cpus) = cpus {
-                let size = std::mem::size_of::<libc::cpu_set_t>();
-                libc::pthread_attr_setaffinity_np(&mut attr, size, cpus);
-            }
-            let mut thread: libc::pthread_t = 0;
-            let rc = libc::pthread_create(&mut thread, &attr, run_started::<T>, start.cast());
-            libc::pthread_attr_destroy(&mut attr);
-            (rc == 0).then_some(thread)
-        }
-    }
-
-    /// What the thread's function returned, or its panic.
-    fn join(self) -> std::thread::Result<T> {
-        let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: joined here, and not again: the drop is skipped.
-        let start = unsafe { this.joined() };
-        start
-            .result
-            .unwrap_or_else(|| Err(Box::new("the thread did not run")))
-    }
-}
-
-impl<T> Pinned<T> {
-    /// Waits for the thread to end, then takes back what it ran.
-    ///
-    /// # Safety
-    /// Once only for each `Pinned`.
-    unsafe fn joined(&self) -> Box<Start<T>> {
-        // SAFETY: `start` was handed to this thread alone, which no longer uses it once
-        // joined; the caller asks once.
-        unsafe {
-            libc::pthread_join(self.thread, std::ptr::null_mut());
-            Box::from_raw(self.start)
-        }
-    }
-}
-
-impl<T> Drop for Pinned<T> {
-    fn drop(&mut self) {
-        // SAFETY: a `Pinned` that was joined is not dropped (see `join`).
-        drop(unsafe { self.joined() });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A pinned thread runs on the processors it was given from its start, is named, and
-    /// hands back what it returned, or its panic.
-    #[test]
-    fn a_pinned_thread_starts_where_it_was_put() {
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: cpu_set_t is plain data, and each call gets its size.
-        let mine = unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
-            set
-        };
-        let last = (0..libc::CPU_SETSIZE as usize)
-            .rev()
-            // SAFETY: reads a bit of a whole cpu_set_t.
-            .find(|&cpu| unsafe { libc::CPU_ISSET(cpu, &mine) })
-            .unwrap();
-        // SAFETY: as above.
-        let only_last = unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(last, &mut set);
-            set
-        };
-        let thread = Pinned::spawn(Some(&only_last), c"rsh-test", move || {
-            // SAFETY: as above; the thread asks about itself.
-            let (cpu, allowed) = unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::sched_getaffinity(0, size, &mut set);
-                (libc::sched_getcpu(), set)
-            };
-            let name = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
-            // SAFETY: counts the bits of a whole cpu_set_t.
-            (cpu, unsafe { libc::CPU_COUNT(&allowed) }, name)
-        });
-        let (cpu, allowed, name) = thread.unwrap().join().unwrap();
-        assert_eq!(
-            (cpu as usize, allowed, name.as_str()),
-            (last, 1, "rsh-test\n")
-        );
-        let panicked = Pinned::<()>::spawn(None, c"rsh-test", || panic!("on purpose"));
-        assert!(panicked.unwrap().join().is_err());
-    }
 
     /// The memo gives what `realpath` gives, through links to files and directories, chains
     /// of links, links with `..`, `.` and `..` in the path, missing paths and files used as
