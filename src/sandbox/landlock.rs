@@ -317,7 +317,6 @@ pub fn fs_layer(abi: i32, rules: &FsRules, share: Option<&Shared>) -> Result<FsL
         ruleset,
         watched: Vec::new(),
         rules: 0,
-        spent: Spent::default(),
         listed: Listed::default(),
     };
     // SAFETY: geteuid has no preconditions.
@@ -401,8 +400,6 @@ struct Builder {
     ruleset: OwnedFd,
     watched: Vec<Watched>,
     rules: usize,
-    /// The entries whose rules are added, to be closed together.
-    spent: Spent,
     /// The entries of the directories granted around, their rules still to be added.
     listed: Listed,
 }
@@ -675,22 +672,18 @@ impl Builder {
                 continue;
             }
             let leads_to_denied = !inner.is_empty();
-            // The listing gives the type on most file systems: an entry that gets no rule of
-            // its own (a symbolic link, one that leads to a denied path) is not opened.
-            let mut opened = None;
+            // The listing gives the type on most file systems; elsewhere the entry is opened
+            // here to learn it, and again when its rule is added.
             let kind = match entry.file_type() {
                 Some(kind) => kind,
-                None => {
-                    let Some(file) = open_at(dir_fd, name) else {
-                        continue;
-                    };
-                    kind_of(opened.insert(file))
-                }
+                None => match open_at(dir_fd, name) {
+                    Some(file) => kind_of(&file),
+                    None => continue,
+                },
             };
             match kind {
                 Type::Symlink => continue,
                 Type::Directory if leads_to_denied => {
-                    drop(opened);
                     let path = entry_path(dir, name);
                     // SAFETY: the listing's own descriptor, open until the loop ends.
                     let here = unsafe { std::os::fd::BorrowedFd::borrow_raw(dir_fd) };
@@ -703,17 +696,11 @@ impl Builder {
                     } else {
                         file_access(self.abi, access)
                     };
-                    match opened {
-                        Some(file) => {
-                            self.add_entry_rule(&file, access, dir, name)?;
-                            self.spent.push(file);
-                        }
-                        None => self.listed.entries.push(ListedEntry {
-                            dir: place,
-                            name: name.to_owned(),
-                            access,
-                        }),
-                    }
+                    self.listed.entries.push(ListedEntry {
+                        dir: place,
+                        name: name.to_owned(),
+                        access,
+                    });
                 }
             }
         }
@@ -769,18 +756,6 @@ impl Builder {
         };
         self.add_rule(&file, access)
             .map_err(|errno| rule_error(path, errno))
-    }
-
-    /// The rule for the entry `name` of `dir`, opened as `file`.
-    fn add_entry_rule(
-        &mut self,
-        file: &OwnedFd,
-        access: BitFlags<AccessFs>,
-        dir: &Path,
-        name: &std::ffi::CStr,
-    ) -> Result<(), String> {
-        self.add_rule(file, access)
-            .map_err(|errno| rule_error(&entry_path(dir, name), errno))
     }
 
     fn add_rule(
