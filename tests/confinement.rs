@@ -686,14 +686,11 @@ fn reading_a_denied_path_is_refused() {
 fn a_denied_file_stays_out_while_its_directory_changes_under_a_shared_build() {
     require_confinement!();
     let case = Case::new();
-    let many = case.outside().join("many");
-    fs::create_dir_all(&many).unwrap();
+    let (denied, secret) = secret_outside(&case);
+    let many = case.outside();
     for i in 0..300 {
         fs::write(many.join(format!("f{i}")), format!("sibling-{i}\n")).unwrap();
     }
-    let secret = format!("secret-{}", unique());
-    let denied = many.join("secret");
-    fs::write(&denied, &secret).unwrap();
     let policy = Policy::new().paths(&format!(
         "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{denied:?}]"
     ));
