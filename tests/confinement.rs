@@ -3067,6 +3067,42 @@ fn programs_get_no_inherited_or_ambient_capabilities() {
     assert_eq!(field("CapEff:") & !kept, 0, "{status}");
 }
 
+/// As root without CAP_SETPCAP, rsh cannot shrink the bounding set its programs inherit: it
+/// runs none, and says why.
+#[test]
+fn without_the_right_to_drop_capabilities_no_program_runs() {
+    require_confinement!();
+    if !root_for_control() || !Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("SKIPPED: needs root and setpriv to take CAP_SETPCAP from rsh");
+        return;
+    }
+    let case = Case::new();
+    let file = case.conf.path().join("policy.toml");
+    fs::write(&file, Policy::new().text()).unwrap();
+    let canary = case.path().join("canary");
+    let out = Command::new("/usr/bin/setpriv")
+        .args(["--bounding-set", "-setpcap", RSH])
+        .arg("--policy")
+        .arg(&file)
+        .arg("-c")
+        .arg(format!("touch {}; echo status=$?", canary.display()))
+        .current_dir(case.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!canary.exists(), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "status=126\n",
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("touch: cannot drop capabilities from rsh's bounding set")
+            && stderr.contains("CAP_SETPCAP"),
+        "{stderr}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // The timeout against a job that stops, and against signals to rsh
 // ---------------------------------------------------------------------------------------------

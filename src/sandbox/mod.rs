@@ -56,7 +56,8 @@ pub struct Confinement {
     pub rlimits: Vec<(libc::c_int, libc::rlimit)>,
     /// Ask the kernel to kill the program when its parent dies.
     pub die_with_parent: bool,
-    /// Capabilities to drop from the bounding set (for root: all but `KEPT_CAPABILITIES`).
+    /// Capabilities missing from the program's bounding set (for root: all but
+    /// `KEPT_CAPABILITIES`). rsh drops them from its own, which the child inherits.
     pub bounding_drops: Rc<[libc::c_int]>,
     pub no_new_privs: bool,
     /// Landlock rulesets, each applied as its own layer.
@@ -92,8 +93,10 @@ pub struct Sandbox {
     command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Arc<OwnedFd>>>,
     filters: HashMap<SeccompProfile, Rc<Filter>>,
     rlimits: Vec<(libc::c_int, libc::rlimit)>,
-    /// Capabilities a started program loses from its bounding set (empty unless root).
+    /// Capabilities a started program lacks in its bounding set (empty unless root).
     bounding_drops: Rc<[libc::c_int]>,
+    /// Whether rsh's own bounding set has lost them (see `drop_bounding_set`).
+    bounding_dropped: bool,
 }
 
 /// The seccomp programs of every profile, compiled when rsh was built (see `build.rs`).
@@ -145,6 +148,7 @@ impl Sandbox {
             filters: HashMap::new(),
             rlimits: Vec::new(),
             bounding_drops: bounding_drops(),
+            bounding_dropped: false,
         };
         if config.mode == SandboxMode::Off {
             return Ok(sandbox);
@@ -311,6 +315,7 @@ impl Sandbox {
                 subprocesses: profile.subprocesses,
             })
         });
+        self.drop_bounding_set()?;
         // The small command layer first: each `landlock_restrict_self` copies every rule of
         // the domain so far into the new one, and the file-system layer holds up to ~200.
         let mut rulesets: Vec<_> = command_layer.into_iter().collect();
@@ -378,6 +383,32 @@ impl Sandbox {
         let layer =
             layer.map_err(|_| "building the Landlock file-system layer failed".to_string())??;
         self.fs_layer = Some(layer);
+        Ok(())
+    }
+
+    /// Drops `bounding_drops` from rsh's own bounding set, once, before its first program:
+    /// a child inherits the set, and every program rsh confines gets the same one. Done here
+    /// rather than in each child, where its ~40 system calls (each a change of credentials)
+    /// came between the fork and the program; the bounding set only limits what an exec can
+    /// grant, so rsh keeps the capabilities it holds. Err: the kernel refused (rsh lacks
+    /// CAP_SETPCAP), and no program may start.
+    fn drop_bounding_set(&mut self) -> Result<(), String> {
+        if self.bounding_dropped {
+            return Ok(());
+        }
+        for &cap in self.bounding_drops.iter() {
+            // SAFETY: prctl with integer arguments.
+            let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) };
+            // EINVAL: a capability this kernel does not know, so nobody can hold it.
+            let errno = nix::errno::Errno::last();
+            if rc < 0 && errno != nix::errno::Errno::EINVAL {
+                return Err(format!(
+                    "cannot drop capabilities from rsh's bounding set: {} (as root, rsh needs CAP_SETPCAP to confine programs); not run",
+                    errno.desc()
+                ));
+            }
+        }
+        self.bounding_dropped = true;
         Ok(())
     }
 

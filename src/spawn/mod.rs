@@ -350,14 +350,6 @@ impl<'p> ExecArgs<'p> {
             }
             clear_inheritable().map_err(|errno| (Stage::Capabilities, errno))?;
         }
-        for &cap in c.capabilities_to_drop() {
-            // SAFETY: prctl with integer arguments.
-            let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) };
-            // EINVAL: a capability this kernel does not know, so nobody can hold it.
-            if rc < 0 && Errno::last_raw() != libc::EINVAL {
-                return Err((Stage::Capabilities, Errno::last_raw()));
-            }
-        }
         if c.no_new_privs {
             // SAFETY: prctl with integer arguments.
             let rc = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };
