@@ -93,10 +93,9 @@ pub struct Sandbox {
     command_layers: lru::LruCache<(u64, u64, CommandProfile), Option<Arc<OwnedFd>>>,
     filters: HashMap<SeccompProfile, Rc<Filter>>,
     rlimits: Vec<(libc::c_int, libc::rlimit)>,
-    /// Capabilities a started program lacks in its bounding set (empty unless root).
-    bounding_drops: Rc<[libc::c_int]>,
-    /// Whether rsh's own bounding set has lost them (see `drop_bounding_set`).
-    bounding_dropped: bool,
+    /// Capabilities a started program lacks in its bounding set (empty unless root), once
+    /// rsh's own bounding set has lost them (see `drop_bounding_set`).
+    bounding_drops: Option<Rc<[libc::c_int]>>,
 }
 
 /// The seccomp programs of every profile, compiled when rsh was built (see `build.rs`).
@@ -147,8 +146,7 @@ impl Sandbox {
             ),
             filters: HashMap::new(),
             rlimits: Vec::new(),
-            bounding_drops: bounding_drops(),
-            bounding_dropped: false,
+            bounding_drops: None,
         };
         if config.mode == SandboxMode::Off {
             return Ok(sandbox);
@@ -315,7 +313,7 @@ impl Sandbox {
                 subprocesses: profile.subprocesses,
             })
         });
-        self.drop_bounding_set()?;
+        let bounding_drops = self.drop_bounding_set()?;
         // The small command layer first: each `landlock_restrict_self` copies every rule of
         // the domain so far into the new one, and the file-system layer holds up to ~200.
         let mut rulesets: Vec<_> = command_layer.into_iter().collect();
@@ -325,7 +323,7 @@ impl Sandbox {
         Ok(Confinement {
             rlimits: self.rlimits.clone(),
             die_with_parent: true,
-            bounding_drops: self.bounding_drops.clone(),
+            bounding_drops,
             no_new_privs: true,
             rulesets,
             filter,
@@ -386,21 +384,22 @@ impl Sandbox {
         Ok(())
     }
 
-    /// Drops `bounding_drops` from rsh's own bounding set, once, before its first program:
-    /// a child inherits the set, and every program rsh confines gets the same one. Done here
-    /// rather than in each child, where its ~40 system calls (each a change of credentials)
-    /// came between the fork and the program; the bounding set only limits what an exec can
-    /// grant, so rsh keeps the capabilities it holds. Err: the kernel refused (rsh lacks
-    /// CAP_SETPCAP), and no program may start.
-    fn drop_bounding_set(&mut self) -> Result<(), String> {
-        if self.bounding_dropped {
-            return Ok(());
+    /// Drops `bounding_drops()` from rsh's own bounding set, once, before its first program,
+    /// and returns them: a child inherits the set, and every program rsh confines gets the
+    /// same one. Done here rather than in each child, where its ~40 system calls (each a
+    /// change of credentials) came between the fork and the program; the bounding set only
+    /// limits what an exec can grant, so rsh keeps the capabilities it holds. Err: the kernel
+    /// refused (rsh lacks CAP_SETPCAP), and no program may start.
+    fn drop_bounding_set(&mut self) -> Result<Rc<[libc::c_int]>, String> {
+        if let Some(dropped) = &self.bounding_drops {
+            return Ok(Rc::clone(dropped));
         }
-        for &cap in self.bounding_drops.iter() {
+        let drops = bounding_drops();
+        for &cap in drops.iter() {
             // SAFETY: prctl with integer arguments.
             let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) };
-            // EINVAL: a capability this kernel does not know, so nobody can hold it.
             let errno = nix::errno::Errno::last();
+            // EINVAL: a capability this kernel does not know, so nobody can hold it.
             if rc < 0 && errno != nix::errno::Errno::EINVAL {
                 return Err(format!(
                     "cannot drop capabilities from rsh's bounding set: {} (as root, rsh needs CAP_SETPCAP to confine programs); not run",
@@ -408,8 +407,8 @@ impl Sandbox {
                 ));
             }
         }
-        self.bounding_dropped = true;
-        Ok(())
+        self.bounding_drops = Some(Rc::clone(&drops));
+        Ok(drops)
     }
 
     /// The file-system layer, built again when a directory it enumerated has changed.
