@@ -1185,6 +1185,7 @@ fn execute(mut command: Command, stdin: Option<&str>) -> Outcome {
     // Whatever is left of the group goes too (on time-out, everything), so the pipes close.
     let _ = killpg(group, Signal::SIGKILL);
     let status = status.or_else(|| exited.recv().ok());
+    remove_files_named_by_pid(group.as_raw());
     // A process that left the group could still hold the pipes open: give up on it.
     let grace = deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
     let stdout = stdout.recv_timeout(grace).ok();
@@ -1198,6 +1199,22 @@ fn execute(mut command: Command, stdin: Option<&str>) -> Outcome {
             .and_then(Result::ok)
             .and_then(|s| s.code().or_else(|| s.signal().map(|n| 128 + n))),
         files: BTreeMap::new(),
+    }
+}
+
+/// Some cases write a file to /tmp by the shell's `$$` (brush's `set -e` cases that source
+/// `/tmp/test_source_$$.sh`) and exit, as they mean to, before the `rm` that follows: under
+/// bash as under rsh, such files would pile up in /tmp with every run.
+fn remove_files_named_by_pid(pid: i32) {
+    let Ok(entries) = fs::read_dir("/tmp") else {
+        return;
+    };
+    let suffix = format!("_{pid}.sh");
+    for entry in entries.flatten() {
+        let named = entry.file_name().to_string_lossy().ends_with(&suffix);
+        if named && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 
