@@ -1202,18 +1202,14 @@ fn execute(mut command: Command, stdin: Option<&str>) -> Outcome {
     }
 }
 
-/// Some cases write a file to /tmp by the shell's `$$` (brush's `set -e` cases that source
-/// `/tmp/test_source_$$.sh`) and exit, as they mean to, before the `rm` that follows: under
-/// bash as under rsh, such files would pile up in /tmp with every run.
+/// brush's `set -e` cases write `/tmp/test_source_$$.sh` and `/tmp/test_dot_$$.sh`, named by
+/// the shell's pid, and exit, as they mean to, before the `rm` that follows: under bash as
+/// under rsh, such files would pile up in /tmp with every run.
 fn remove_files_named_by_pid(pid: i32) {
-    let Ok(entries) = fs::read_dir("/tmp") else {
-        return;
-    };
-    let suffix = format!("_{pid}.sh");
-    for entry in entries.flatten() {
-        let named = entry.file_name().to_string_lossy().ends_with(&suffix);
-        if named && entry.file_type().is_ok_and(|t| t.is_file()) {
-            let _ = fs::remove_file(entry.path());
+    for name in ["test_source", "test_dot"] {
+        let path = PathBuf::from(format!("/tmp/{name}_{pid}.sh"));
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            let _ = fs::remove_file(path);
         }
     }
 }
