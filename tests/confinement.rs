@@ -3067,6 +3067,32 @@ fn programs_get_no_inherited_or_ambient_capabilities() {
     assert_eq!(field("CapEff:") & !kept, 0, "{status}");
 }
 
+/// As root, every way a program starts gets the shrunk bounding set: the first program and a
+/// later one, a pipeline stage, a subshell, a command substitution and `exec`.
+#[test]
+fn every_program_gets_the_shrunk_bounding_set() {
+    require_confinement!();
+    if !root_for_control() {
+        eprintln!("SKIPPED: needs root, whose programs lose capabilities");
+        return;
+    }
+    let case = Case::new();
+    let status = "cat /proc/self/status";
+    let line = format!(
+        "{status}; {status}; {status} | cat; ({status}); echo \"$({status})\"; exec {status}"
+    );
+    let run = case.run(&Policy::new(), &line);
+    let bounding: Vec<u64> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CapBnd:"))
+        .map(|v| u64::from_str_radix(v.trim(), 16).unwrap())
+        .collect();
+    // DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, KILL, NET_BIND_SERVICE.
+    let kept = 1 << 1 | 1 << 2 | 1 << 3 | 1 << 5 | 1 << 10;
+    assert_eq!(bounding, vec![kept; 6], "{}", run.describe());
+}
+
 /// As root without CAP_SETPCAP, rsh cannot shrink the bounding set its programs inherit: it
 /// runs none, and says why.
 #[test]
@@ -3077,8 +3103,10 @@ fn without_the_right_to_drop_capabilities_no_program_runs() {
         return;
     }
     let case = Case::new();
+    let log = case.conf.path().join("audit.log");
+    let audit = format!("\n[audit]\nsyslog = false\nfallback = {:?}", log.display());
     let file = case.conf.path().join("policy.toml");
-    fs::write(&file, Policy::new().text()).unwrap();
+    fs::write(&file, Policy::new().commands(&audit).text()).unwrap();
     let canary = case.path().join("canary");
     let out = Command::new("/usr/bin/setpriv")
         .args(["--bounding-set", "-setpcap", RSH])
@@ -3101,6 +3129,36 @@ fn without_the_right_to_drop_capabilities_no_program_runs() {
             && stderr.contains("CAP_SETPCAP"),
         "{stderr}"
     );
+    // The refused program is in the audit trail, with its status.
+    let records = fs::read_to_string(&log).unwrap();
+    let touch = records
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["event"] == "command" && r["argv"][0] == "touch");
+    assert_eq!(
+        touch.map(|r| r["status"].clone()),
+        Some(126.into()),
+        "{records}"
+    );
+    // Started with no more than its programs may have (by a confined program, say), rsh has
+    // nothing to drop, and runs them.
+    let kept = "-all,+dac_override,+dac_read_search,+fowner,+kill,+net_bind_service";
+    let out = Command::new("/usr/bin/setpriv")
+        .args(["--bounding-set", kept, RSH])
+        .arg("--policy")
+        .arg(&file)
+        .arg("-c")
+        .arg(format!("touch {}; echo status=$?", canary.display()))
+        .current_dir(case.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "status=0\n",
+        "{stderr}"
+    );
+    assert!(canary.exists(), "{stderr}");
 }
 
 // ---------------------------------------------------------------------------------------------

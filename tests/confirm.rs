@@ -315,6 +315,29 @@ fn the_approver_answers_where_there_is_no_terminal() {
     }
 }
 
+/// As root, the approver runs with the bounding set of rsh's programs, whether it is asked
+/// before the first program or after one.
+#[test]
+fn the_approver_gets_the_programs_bounding_set() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("SKIPPED: needs root, whose programs lose capabilities");
+        return;
+    }
+    let placeholder = Case::new("");
+    let record = placeholder.path("bounding");
+    let body = format!(
+        "grep CapBnd /proc/self/status >> {}\necho '{{\"decision\":\"allow\"}}'",
+        record.display()
+    );
+    let script = approver(&placeholder, &body);
+    let case = Case::new(&format!("approver = {:?}", script.display().to_string()));
+    let run = run_without_terminal(&case, "touch a; cat /dev/null; touch b");
+    assert_eq!(run.status, 0, "{}", run.describe());
+    // DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, KILL and NET_BIND_SERVICE.
+    let kept = "CapBnd:\t000000000000042e\n";
+    assert_eq!(fs::read_to_string(&record).unwrap(), kept.repeat(2));
+}
+
 #[test]
 fn the_example_approver_allows_by_its_rules() {
     let case = Case::new("");

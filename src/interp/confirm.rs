@@ -91,6 +91,11 @@ impl Shell {
             user: &user,
             host: &host,
         };
+        // The approver gets the bounding set of the programs, whether asked before the first
+        // or after one. A failure is the program's to report: its confinement tries again.
+        if let Ok(sandbox) = self.sandbox() {
+            let _ = sandbox.drop_bounding_set();
+        }
         let Some(confirmation) = confirm::ask(&question, self.policy().approval()) else {
             // No terminal and no approver: the refusal says it needs confirmation.
             return (Some(refusal), None);

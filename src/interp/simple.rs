@@ -980,6 +980,7 @@ impl Shell {
             Ok(confinement) => confinement,
             Err(message) => {
                 self.error(&format!("{}: {message}", argv[0]));
+                self.audit_ran(segment, started, &super::audit::Reaped::of_status(126));
                 return 126;
             }
         };
@@ -988,6 +989,7 @@ impl Shell {
                 Ok(program) => program.niceness(adjust.nice),
                 Err(err) => {
                     self.error(&format!("{}: {err}", argv[0]));
+                    self.audit_ran(segment, started, &super::audit::Reaped::of_status(126));
                     return 126;
                 }
             };

@@ -5,7 +5,9 @@
 //!
 //! 1. resource limits (CPU, address space, file size, open files; core dumps off);
 //! 2. death with the parent (a program does not outlive the rsh that waits for it);
-//! 3. for root, the capabilities no confined program needs are dropped from the bounding set;
+//! 3. ambient and inheritable capabilities cleared; for root, the capabilities no confined
+//!    program needs are gone from the bounding set, which the child inherits: rsh drops
+//!    them from its own once, before its first program (`Sandbox::drop_bounding_set`);
 //! 4. no_new_privs (setuid and file capabilities stop working);
 //! 5. the Landlock layers: files (`landlock::fs_layer`), then execution, network and scoping
 //!    (`landlock::command_layer`);
@@ -49,7 +51,8 @@ const KEPT_CAPABILITIES: &[libc::c_int] = &[
 /// How many command layers are kept (one per program and profile).
 const COMMAND_LAYER_CACHE: usize = 64;
 
-/// Everything the child applies before it executes the program. Built by `Sandbox::confine`.
+/// Everything the child applies before it executes the program (and the bounding set it
+/// inherits). Built by `Sandbox::confine`.
 #[derive(Default)]
 pub struct Confinement {
     /// Resource limits, in the order applied.
@@ -68,8 +71,9 @@ pub struct Confinement {
 }
 
 impl Confinement {
-    pub fn capabilities_to_drop(&self) -> &[libc::c_int] {
-        &self.bounding_drops
+    /// Whether the program's bounding set lacks `capability`.
+    pub fn lacks(&self, capability: libc::c_int) -> bool {
+        self.bounding_drops.contains(&capability)
     }
 }
 
@@ -384,28 +388,29 @@ impl Sandbox {
         Ok(())
     }
 
-    /// Drops `bounding_drops()` from rsh's own bounding set, once, before its first program,
-    /// and returns them: a child inherits the set, and every program rsh confines gets the
-    /// same one. Done here rather than in each child, where its ~40 system calls (each a
-    /// change of credentials) came between the fork and the program; the bounding set only
-    /// limits what an exec can grant, so rsh keeps the capabilities it holds. Err: the kernel
-    /// refused (rsh lacks CAP_SETPCAP), and no program may start.
-    fn drop_bounding_set(&mut self) -> Result<Rc<[libc::c_int]>, String> {
+    /// Drops `bounding_drops()` from the calling thread's bounding set, once, and returns
+    /// them. Called on the thread that starts every process (the layer's thread starts none),
+    /// before each program and before the approver is asked: a child inherits the set, so
+    /// every program rsh confines, and the approver, gets the same one. Done here
+    /// rather than in each child, where its 36 system calls (each a change of credentials)
+    /// came between the fork and the program; the bounding set only limits what an exec can
+    /// grant, so rsh keeps the capabilities it holds. Err: the kernel refused (rsh lacks
+    /// CAP_SETPCAP), and no program may start.
+    pub fn drop_bounding_set(&mut self) -> Result<Rc<[libc::c_int]>, String> {
+        if self.is_off() {
+            return Ok(Rc::from(Vec::new()));
+        }
         if let Some(dropped) = &self.bounding_drops {
             return Ok(Rc::clone(dropped));
         }
         let drops = bounding_drops();
         for &cap in drops.iter() {
-            // SAFETY: prctl with integer arguments.
-            let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) };
-            let errno = nix::errno::Errno::last();
-            // EINVAL: a capability this kernel does not know, so nobody can hold it.
-            if rc < 0 && errno != nix::errno::Errno::EINVAL {
-                return Err(format!(
+            drop_from_bounding_set(cap).map_err(|errno| {
+                format!(
                     "cannot drop capabilities from rsh's bounding set: {} (as root, rsh needs CAP_SETPCAP to confine programs); not run",
                     errno.desc()
-                ));
-            }
+                )
+            })?;
         }
         self.bounding_drops = Some(Rc::clone(&drops));
         Ok(drops)
@@ -516,6 +521,25 @@ fn bounding_drops() -> Rc<[libc::c_int]> {
     (0..=last)
         .filter(|cap| !KEPT_CAPABILITIES.contains(cap))
         .collect()
+}
+
+/// Drops `cap` from the calling thread's bounding set. A capability the kernel does not know
+/// (EINVAL) or that is gone already is fine: dropping needs CAP_SETPCAP even then, which an
+/// rsh started with a reduced set (by a confined program, say) may lack.
+fn drop_from_bounding_set(cap: libc::c_int) -> Result<(), nix::errno::Errno> {
+    use nix::errno::Errno;
+    // SAFETY: prctl with integer arguments.
+    if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong) } == 0 {
+        return Ok(());
+    }
+    let errno = Errno::last();
+    // SAFETY: as above.
+    let held = unsafe { libc::prctl(libc::PR_CAPBSET_READ, cap as libc::c_ulong) };
+    match errno {
+        Errno::EINVAL => Ok(()),
+        Errno::EPERM if held == 0 => Ok(()),
+        errno => Err(errno),
+    }
 }
 
 /// Fallback for kernels without close_range: every open descriptor from 3 up.

@@ -119,7 +119,7 @@ impl Stage {
             Stage::Exec => "exec",
             Stage::Limits => "cannot set the resource limits",
             Stage::DieWithParent => "cannot tie the program to rsh's lifetime",
-            Stage::Capabilities => "cannot drop capabilities",
+            Stage::Capabilities => "cannot clear inherited capabilities",
             Stage::NoNewPrivs => "cannot set no_new_privs",
             Stage::Landlock => "cannot apply the Landlock ruleset",
             Stage::Seccomp => "cannot install the seccomp filter",
@@ -211,10 +211,7 @@ impl Program {
     /// Starts the program `increment` nicer than rsh (as `nice -n INCREMENT` would), within
     /// the kernel's range.
     pub fn niceness(mut self, increment: Option<i32>) -> Program {
-        let unprivileged = self
-            .confinement
-            .capabilities_to_drop()
-            .contains(&CAP_SYS_NICE);
+        let unprivileged = self.confinement.lacks(CAP_SYS_NICE);
         self.nice = increment.map(|n| {
             // SAFETY: getpriority takes integers; -1 is also a valid niceness, and the
             // kernel's range bounds the result either way.
