@@ -3024,6 +3024,10 @@ attempt('affinity-rsh', lambda: os.sched_setaffinity(rsh, {0}))
     run.assert_stdout_has("/dev/null\n");
 }
 
+/// The capabilities a root program keeps: DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, KILL and
+/// NET_BIND_SERVICE.
+const KEPT_CAPABILITIES: u64 = 1 << 1 | 1 << 2 | 1 << 3 | 1 << 5 | 1 << 10;
+
 /// Capabilities the caller handed rsh (inheritable, ambient) do not reach its programs, and a
 /// root program keeps only the few it may need.
 #[test]
@@ -3061,10 +3065,8 @@ fn programs_get_no_inherited_or_ambient_capabilities() {
     };
     assert_eq!(field("CapInh:"), 0, "{status}");
     assert_eq!(field("CapAmb:"), 0, "{status}");
-    // DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, KILL, NET_BIND_SERVICE.
-    let kept = 1 << 1 | 1 << 2 | 1 << 3 | 1 << 5 | 1 << 10;
-    assert_eq!(field("CapBnd:") & !kept, 0, "{status}");
-    assert_eq!(field("CapEff:") & !kept, 0, "{status}");
+    assert_eq!(field("CapBnd:") & !KEPT_CAPABILITIES, 0, "{status}");
+    assert_eq!(field("CapEff:") & !KEPT_CAPABILITIES, 0, "{status}");
 }
 
 /// As root, every way a program starts gets the shrunk bounding set: the first program and a
@@ -3088,9 +3090,7 @@ fn every_program_gets_the_shrunk_bounding_set() {
         .filter_map(|l| l.strip_prefix("CapBnd:"))
         .map(|v| u64::from_str_radix(v.trim(), 16).unwrap())
         .collect();
-    // DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, KILL, NET_BIND_SERVICE.
-    let kept = 1 << 1 | 1 << 2 | 1 << 3 | 1 << 5 | 1 << 10;
-    assert_eq!(bounding, vec![kept; 6], "{}", run.describe());
+    assert_eq!(bounding, vec![KEPT_CAPABILITIES; 6], "{}", run.describe());
 }
 
 /// As root without CAP_SETPCAP, rsh cannot shrink the bounding set its programs inherit: it
@@ -3108,15 +3108,18 @@ fn without_the_right_to_drop_capabilities_no_program_runs() {
     let file = case.conf.path().join("policy.toml");
     fs::write(&file, Policy::new().commands(&audit).text()).unwrap();
     let canary = case.path().join("canary");
-    let out = Command::new("/usr/bin/setpriv")
-        .args(["--bounding-set", "-setpcap", RSH])
-        .arg("--policy")
-        .arg(&file)
-        .arg("-c")
-        .arg(format!("touch {}; echo status=$?", canary.display()))
-        .current_dir(case.path())
-        .output()
-        .unwrap();
+    let touch_with_bounding_set = |set: &str| {
+        Command::new("/usr/bin/setpriv")
+            .args(["--bounding-set", set, RSH])
+            .arg("--policy")
+            .arg(&file)
+            .arg("-c")
+            .arg(format!("touch {}; echo status=$?", canary.display()))
+            .current_dir(case.path())
+            .output()
+            .unwrap()
+    };
+    let out = touch_with_bounding_set("-setpcap");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!canary.exists(), "{stderr}");
     assert_eq!(
@@ -3142,16 +3145,9 @@ fn without_the_right_to_drop_capabilities_no_program_runs() {
     );
     // Started with no more than its programs may have (by a confined program, say), rsh has
     // nothing to drop, and runs them.
-    let kept = "-all,+dac_override,+dac_read_search,+fowner,+kill,+net_bind_service";
-    let out = Command::new("/usr/bin/setpriv")
-        .args(["--bounding-set", kept, RSH])
-        .arg("--policy")
-        .arg(&file)
-        .arg("-c")
-        .arg(format!("touch {}; echo status=$?", canary.display()))
-        .current_dir(case.path())
-        .output()
-        .unwrap();
+    let out = touch_with_bounding_set(
+        "-all,+dac_override,+dac_read_search,+fowner,+kill,+net_bind_service",
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),

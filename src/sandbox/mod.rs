@@ -534,11 +534,11 @@ fn drop_from_bounding_set(cap: libc::c_int) -> Result<(), nix::errno::Errno> {
     }
     let errno = Errno::last();
     // SAFETY: as above.
-    let held = unsafe { libc::prctl(libc::PR_CAPBSET_READ, cap as libc::c_ulong) };
-    match errno {
-        Errno::EINVAL => Ok(()),
-        Errno::EPERM if held == 0 => Ok(()),
-        errno => Err(errno),
+    let gone = || unsafe { libc::prctl(libc::PR_CAPBSET_READ, cap as libc::c_ulong) } == 0;
+    if errno == Errno::EINVAL || errno == Errno::EPERM && gone() {
+        Ok(())
+    } else {
+        Err(errno)
     }
 }
 
