@@ -3028,33 +3028,55 @@ attempt('affinity-rsh', lambda: os.sched_setaffinity(rsh, {0}))
 /// NET_BIND_SERVICE.
 const KEPT_CAPABILITIES: u64 = 1 << 1 | 1 << 2 | 1 << 3 | 1 << 5 | 1 << 10;
 
+const SETPRIV: &str = "/usr/bin/setpriv";
+
+/// Whether rsh can be started with capability sets of the test's choosing.
+fn can_set_capabilities() -> bool {
+    root_for_control() && Path::new(SETPRIV).exists()
+}
+
+/// `line` run by rsh on `policy`, started by setpriv with `options` (capability sets), in the
+/// case's directory.
+fn run_under_setpriv(
+    case: &Case,
+    policy: &Policy,
+    options: &[&str],
+    line: &str,
+) -> std::process::Output {
+    let file = case.conf.path().join("policy.toml");
+    fs::write(&file, policy.text()).unwrap();
+    Command::new(SETPRIV)
+        .args(options)
+        .arg(RSH)
+        .arg("--policy")
+        .arg(&file)
+        .args(["-c", line])
+        .current_dir(case.path())
+        .output()
+        .unwrap()
+}
+
 /// Capabilities the caller handed rsh (inheritable, ambient) do not reach its programs, and a
 /// root program keeps only the few it may need.
 #[test]
 fn programs_get_no_inherited_or_ambient_capabilities() {
     require_confinement!();
-    if !root_for_control() || !Path::new("/usr/bin/setpriv").exists() {
+    if !can_set_capabilities() {
         eprintln!("SKIPPED: needs root and setpriv to hand rsh capabilities");
         return;
     }
     let case = Case::new();
-    let policy = Policy::new();
-    let file = case.conf.path().join("policy.toml");
-    fs::write(&file, policy.text()).unwrap();
-    let out = Command::new("/usr/bin/setpriv")
-        .args([
+    let out = run_under_setpriv(
+        &case,
+        &Policy::new(),
+        &[
             "--inh-caps",
             "+sys_admin,+mknod",
             "--ambient-caps",
             "+sys_admin",
-            RSH,
-        ])
-        .arg("--policy")
-        .arg(&file)
-        .args(["-c", "cat /proc/self/status"])
-        .current_dir(case.path())
-        .output()
-        .unwrap();
+        ],
+        "cat /proc/self/status",
+    );
     let status = String::from_utf8_lossy(&out.stdout);
     let field = |name: &str| {
         status
@@ -3098,27 +3120,18 @@ fn every_program_gets_the_shrunk_bounding_set() {
 #[test]
 fn without_the_right_to_drop_capabilities_no_program_runs() {
     require_confinement!();
-    if !root_for_control() || !Path::new("/usr/bin/setpriv").exists() {
+    if !can_set_capabilities() {
         eprintln!("SKIPPED: needs root and setpriv to take CAP_SETPCAP from rsh");
         return;
     }
     let case = Case::new();
     let log = case.conf.path().join("audit.log");
     let audit = format!("\n[audit]\nsyslog = false\nfallback = {:?}", log.display());
-    let file = case.conf.path().join("policy.toml");
-    fs::write(&file, Policy::new().commands(&audit).text()).unwrap();
+    let policy = Policy::new().commands(&audit);
     let canary = case.path().join("canary");
-    let touch_with_bounding_set = |set: &str| {
-        Command::new("/usr/bin/setpriv")
-            .args(["--bounding-set", set, RSH])
-            .arg("--policy")
-            .arg(&file)
-            .arg("-c")
-            .arg(format!("touch {}; echo status=$?", canary.display()))
-            .current_dir(case.path())
-            .output()
-            .unwrap()
-    };
+    let line = format!("touch {}; echo status=$?", canary.display());
+    let touch_with_bounding_set =
+        |set: &str| run_under_setpriv(&case, &policy, &["--bounding-set", set], &line);
     let out = touch_with_bounding_set("-setpcap");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!canary.exists(), "{stderr}");
