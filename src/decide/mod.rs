@@ -346,7 +346,7 @@ fn judge(
         .map(|l| &l.command)
         .chain(naming.tables.iter().map(|t| &t.command))
         .filter(|c| !called_as(c, typed, request))
-        .map(|c| c.name.as_str())
+        .map(|c| &*c.name)
         .collect();
     if let (Some(name), false) = (other_names.first(), verdict == Verdict::Allow) {
         reason.push_str(&format!(
@@ -584,8 +584,8 @@ pub fn sensitive(policy: &Policy, path: &Path, home: &Path, write: bool) -> Opti
         Level::Medium => (Verdict::Ask, Risk::Medium),
     };
     let rule = RuleRef {
-        key: entry.key.clone(),
-        pattern: Some(entry.text.clone()),
+        key: entry.key.to_string(),
+        pattern: Some(entry.text.to_string()),
         origin: match entry.at {
             Some(at) => policy.origin_of(at).to_owned(),
             None => "built-in".to_owned(),

@@ -33,6 +33,7 @@ struct Head<'t> {
 /// The rest of what a load of the built-in policy builds, less what depends on where rsh
 /// runs.
 #[derive(Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 struct Compiled {
     /// The text's SHA-256, for the audit trail.
     sha256: String,
@@ -69,9 +70,10 @@ pub fn compile_built_in() -> Result<Vec<u8>, PolicyError> {
 
 /// The built-in policy from its stored form, with its names looked up on `env_path` when it
 /// has no `[shell] path`, telling `sandbox_known` its sandbox settings before the rest is
-/// decoded; None when `stored` was not made from this rsh's built-in text.
+/// decoded; None when `stored` was not made from this rsh's built-in text. The policy's
+/// entries borrow their text from `stored`.
 pub(super) fn built_in(
-    stored: &[u8],
+    stored: &'static [u8],
     env_path: Option<&str>,
     sandbox_known: &mut dyn FnMut(&SandboxConfig),
 ) -> Option<Unresolved> {

@@ -12,6 +12,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
+use super::{Text, borrowed};
+
 /// One file a command name resolved to. Two targets of the same name are equal when they are
 /// the same file found at the same path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,9 +69,11 @@ impl Target {
 
 /// A command as named in the policy, with what the name resolved to.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub(crate) struct CommandRef {
     /// The name as written (a bare name or an absolute path). Builtins match on it.
-    pub name: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub name: Text,
     /// Every file the name resolved to; empty when it resolved to nothing. Shared by the
     /// entries that write the same name. Not part of a compiled policy: the names are looked
     /// up on the machine the policy is used on.
@@ -104,7 +108,7 @@ impl CommandRef {
     /// A name not looked up yet (see `Unresolved::resolve`).
     pub(crate) fn named(name: &str) -> CommandRef {
         CommandRef {
-            name: name.to_owned(),
+            name: Text::Owned(name.to_owned()),
             targets: no_targets(),
         }
     }
@@ -288,7 +292,7 @@ impl<'a> Resolver<'a> {
     #[cfg(test)]
     fn resolve(&mut self, name: &'a str) -> CommandRef {
         CommandRef {
-            name: name.to_owned(),
+            name: Text::Owned(name.to_owned()),
             targets: self.targets(name),
         }
     }

@@ -172,6 +172,24 @@ impl fmt::Display for PolicyError {
 
 impl std::error::Error for PolicyError {}
 
+/// Text of a policy's entry: borrowed from the built-in policy's stored form, which is part of
+/// rsh's binary, so that a start does not copy its ~850 strings (three quarters of the
+/// allocations its decoding made); owned when loaded from a file.
+pub(crate) type Text = std::borrow::Cow<'static, str>;
+
+/// A `Text` field of the stored form, borrowed from it. The types that hold one decode only
+/// from input that lives as long as rsh (`'de: 'static`).
+pub(crate) fn borrowed<'de: 'static, D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+    <&'de str>::deserialize(d).map(Text::Borrowed)
+}
+
+/// As `borrowed`, for an optional field.
+pub(crate) fn borrowed_opt<'de: 'static, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Text>, D::Error> {
+    <Option<&'de str>>::deserialize(d).map(|text| text.map(Text::Borrowed))
+}
+
 /// Where something was written in the policy file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Place {
@@ -184,33 +202,40 @@ pub(crate) struct Place {
 
 /// A command named in a `[commands]` list.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub(crate) struct Listed {
     pub command: CommandRef,
     pub verdict: Verdict,
     /// `commands.allow`, `commands.ask` or `commands.deny` (after `users.NAME.` or
     /// `groups.NAME.` when written in such a section).
-    pub key: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub key: Text,
     pub at: Place,
 }
 
 /// One argument pattern with its verdict, from a command table or from `[rules]`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub(crate) struct PatternRule {
     /// The list it came from, e.g. `commands.git.deny` or `rules.allow`.
-    pub key: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub key: Text,
     pub verdict: Verdict,
     /// The entry exactly as written (for `[rules]`, including the command word).
-    pub text: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub text: Text,
     pub pattern: ArgPattern,
     pub at: Place,
 }
 
 /// A `[commands.NAME]` table.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub(crate) struct CommandTable {
     pub command: CommandRef,
     /// `commands.NAME`, quoted as TOML would need it.
-    pub key: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub key: Text,
     /// Where the table's name is written.
     pub at: Place,
     pub default: Option<(Verdict, Place)>,
@@ -221,22 +246,27 @@ pub(crate) struct CommandTable {
     pub network: Option<bool>,
     pub subprocesses: Option<bool>,
     /// What the command is for, shown by `help`.
-    pub description: Option<String>,
+    #[serde(deserialize_with = "borrowed_opt")]
+    pub description: Option<Text>,
 }
 
 /// A whole-command pattern as written in `[rules]` or `[risk]`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub(crate) struct Entry {
     /// The list it came from, e.g. `risk.high`.
-    pub key: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub key: Text,
     /// The entry exactly as written, including the command word.
-    pub text: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub text: Text,
     pub pattern: ArgPattern,
     pub at: Place,
 }
 
 /// A `[risk]` entry: the risk of a command when its arguments match.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub(crate) struct RiskRule {
     pub command: CommandRef,
     pub risk: Risk,
@@ -245,6 +275,7 @@ pub(crate) struct RiskRule {
 
 /// A `[rules]` entry: a command and an argument pattern.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub(crate) struct Rule {
     pub command: CommandRef,
     pub rule: PatternRule,
@@ -368,7 +399,7 @@ impl Unresolved {
     /// are known (see [`Unresolved::load_then`]). When `compiled` was not made from this
     /// rsh's built-in policy, the text is loaded instead.
     pub fn built_in_then(
-        compiled: &[u8],
+        compiled: &'static [u8],
         env_path: Option<&str>,
         sandbox_known: &mut dyn FnMut(&SandboxConfig),
     ) -> Result<Unresolved, PolicyError> {
@@ -400,7 +431,7 @@ impl Unresolved {
         let mut policy = self.0;
         let settings = &mut policy.settings;
         // Looked up with the names borrowed, then handed to the entries.
-        let names: Vec<&str> = settings.commands().map(|c| c.name.as_str()).collect();
+        let names: Vec<&str> = settings.commands().map(|c| &*c.name).collect();
         let targets = known_names::targets(&policy.resolve_dirs, &names);
         for (command, targets) in settings.commands_mut().zip(targets) {
             command.targets = targets;
@@ -573,7 +604,7 @@ impl Policy {
         refs.sort_by_key(|(_, offset)| *offset);
         let mut names: Vec<&str> = Vec::new();
         for (command, _) in refs {
-            if command.targets.is_empty() && !names.contains(&command.name.as_str()) {
+            if command.targets.is_empty() && !names.contains(&&*command.name) {
                 names.push(&command.name);
             }
         }
@@ -732,6 +763,7 @@ struct Loader<'t> {
 
 /// The settings of a policy (or of one section), built and checked.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 struct Built {
     search_path: Option<Vec<PathBuf>>,
     unknown: Verdict,
@@ -1254,8 +1286,8 @@ impl Loader<'_> {
                 }
                 match PathPattern::parse(&text) {
                     Ok(pattern) => into.push(SensitiveEntry {
-                        key,
-                        text,
+                        key: Text::Owned(key),
+                        text: Text::Owned(text),
                         pattern,
                         at: Some(self.place(offset)),
                     }),
@@ -1430,7 +1462,7 @@ impl Loader<'_> {
                     listed.push(Listed {
                         command: CommandRef::named(text),
                         verdict,
-                        key: key.to_owned(),
+                        key: Text::Owned(key.to_owned()),
                         at: self.place(offset),
                     });
                 }
@@ -1470,7 +1502,7 @@ impl Loader<'_> {
         }
         Some(CommandTable {
             command: CommandRef::named(name.get_ref()),
-            key,
+            key: Text::Owned(key),
             at: self.place(name.span().start),
             default,
             patterns,
@@ -1479,7 +1511,10 @@ impl Loader<'_> {
                 .map(|r| (*r.get_ref(), self.place(r.span().start))),
             network: table.network,
             subprocesses: table.subprocesses,
-            description: table.description.filter(|d| !d.trim().is_empty()),
+            description: table
+                .description
+                .filter(|d| !d.trim().is_empty())
+                .map(Text::Owned),
         })
     }
 
@@ -1550,8 +1585,8 @@ impl Loader<'_> {
                         value,
                         CommandRef::named(&command),
                         Entry {
-                            key: key.clone(),
-                            text,
+                            key: Text::Owned(key.clone()),
+                            text: Text::Owned(text),
                             pattern,
                             at: self.place(offset),
                         },
@@ -1581,9 +1616,9 @@ impl Loader<'_> {
             }
             match self.arg_pattern(&text) {
                 Ok(pattern) => out.push(PatternRule {
-                    key: key.to_owned(),
+                    key: Text::Owned(key.to_owned()),
                     verdict,
-                    text,
+                    text: Text::Owned(text),
                     pattern,
                     at: self.place(offset),
                 }),

@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use super::{Text, borrowed, borrowed_opt};
+
 /// Why a pattern could not be parsed. The message does not repeat the pattern; the caller says
 /// where the pattern is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,12 +38,15 @@ impl std::error::Error for PatternError {}
 
 /// A parsed argument pattern. Matching is against the arguments only (argv without argv\[0\]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub struct ArgPattern {
-    text: String,
+    #[serde(deserialize_with = "borrowed")]
+    text: Text,
     kind: Kind,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 enum Kind {
     Words {
         /// `*:` at the start: any arguments may come before the words.
@@ -54,7 +59,8 @@ enum Kind {
     /// the policy loads, but compiling costs more than loading the rest of a policy, and most
     /// commands never meet most patterns.
     Regex {
-        source: String,
+        #[serde(deserialize_with = "borrowed")]
+        source: Text,
         #[serde(skip)]
         compiled: OnceLock<Result<Regex, String>>,
     },
@@ -87,14 +93,14 @@ impl ArgPattern {
                         })?;
                 }
                 Kind::Regex {
-                    source: anchored,
+                    source: Text::Owned(anchored),
                     compiled: OnceLock::new(),
                 }
             }
             None => parse_words(text)?,
         };
         Ok(ArgPattern {
-            text: text.to_owned(),
+            text: Text::Owned(text.to_owned()),
             kind,
         })
     }
@@ -324,12 +330,14 @@ fn parse_words(text: &str) -> Result<Kind, PatternError> {
 /// A shell-style glob matched against one whole argument: `*` (any characters, including `/`),
 /// `?` (one character), `[...]` and `[!...]` (one character in or not in a set).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub(crate) struct Glob {
     /// Empty when the glob is `literal`.
     tokens: Vec<Token>,
     /// The whole glob, when it is nothing but literal characters (most are: `-exec`, `push`):
     /// matched by comparing strings.
-    literal: Option<String>,
+    #[serde(deserialize_with = "borrowed_opt")]
+    literal: Option<Text>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -461,7 +469,10 @@ impl Glob {
         if literal.is_some() {
             tokens = Vec::new();
         }
-        Ok(Glob { tokens, literal })
+        Ok(Glob {
+            tokens,
+            literal: literal.map(Text::Owned),
+        })
     }
 
     /// Matches the whole of `s`. Backtracks only to the last `*`, which is enough because every

@@ -6,8 +6,8 @@
 use std::borrow::Cow;
 use std::path::{Component, Path};
 
-use super::Place;
 use super::pattern::{Glob, PatternError};
+use super::{Place, Text, borrowed};
 use serde::{Deserialize, Serialize};
 
 /// Always denied unless `sensitive.allow` names the file.
@@ -55,6 +55,7 @@ impl Level {
 /// `/` or `~/` it is anchored at the root or the home directory. A match covers everything
 /// below it too. Each component is a glob (`*`, `?`, `[…]`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub struct PathPattern {
     /// Only writing the file counts (`write:`).
     pub writes_only: bool,
@@ -143,12 +144,15 @@ fn names(path: &Path) -> Vec<Cow<'_, str>> {
 
 /// One `[sensitive]` entry, or a built-in one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub struct SensitiveEntry {
     /// `sensitive.high`, `sensitive.medium` or `sensitive.allow` (after `users.NAME.` or
     /// `groups.NAME.` when written in such a section).
-    pub key: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub key: Text,
     /// The pattern as written.
-    pub text: String,
+    #[serde(deserialize_with = "borrowed")]
+    pub text: Text,
     pub pattern: PathPattern,
     /// None for a built-in entry.
     pub(crate) at: Option<Place>,
@@ -156,6 +160,7 @@ pub struct SensitiveEntry {
 
 /// `[sensitive]`, with the built-in lists unless `builtin = false`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub struct Sensitive {
     pub high: Vec<SensitiveEntry>,
     pub medium: Vec<SensitiveEntry>,
@@ -165,11 +170,11 @@ pub struct Sensitive {
 impl Sensitive {
     /// The built-in lists alone.
     pub fn built_in() -> Sensitive {
-        let entries = |level: Level, list: &[&str]| {
+        let entries = |level: Level, list: &[&'static str]| {
             list.iter()
                 .map(|text| SensitiveEntry {
-                    key: format!("sensitive.{}", level.as_str()),
-                    text: (*text).to_owned(),
+                    key: Text::Owned(format!("sensitive.{}", level.as_str())),
+                    text: Text::Borrowed(text),
                     pattern: PathPattern::parse(text).expect("built-in patterns parse"),
                     at: None,
                 })
@@ -258,7 +263,7 @@ mod tests {
         let mut s = Sensitive::built_in();
         let home = Path::new("/home/ann");
         let (level, entry) = s.level(Path::new("/srv/x/.env"), home, false).unwrap();
-        assert_eq!((level, entry.text.as_str()), (Level::High, ".env"));
+        assert_eq!((level, &*entry.text), (Level::High, ".env"));
         assert_eq!(
             s.level(Path::new("/srv/app.db"), home, false).unwrap().0,
             Level::Medium

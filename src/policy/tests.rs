@@ -499,13 +499,36 @@ fn the_stored_built_in_policy_is_the_loaded_one() {
     assert_eq!(stored.digests()[0].1, super::sha256_hex(DEFAULT_POLICY));
 }
 
+/// Starting from the stored form copies none of its entries' text: the names, keys and
+/// patterns borrow it from the stored form, which is part of rsh.
+#[test]
+fn the_stored_built_in_policy_borrows_its_text() {
+    use std::borrow::Cow;
+    let stored = compiled::built_in(STORED_BUILT_IN, None, &mut |_| {}).unwrap();
+    let settings = &stored.0.settings;
+    let borrowed = |text: &Text| matches!(text, Cow::Borrowed(_));
+    assert!(settings.commands().all(|c| borrowed(&c.name)));
+    assert!(settings.listed.iter().all(|l| borrowed(&l.key)));
+    let patterns: Vec<&PatternRule> = settings.tables.iter().flat_map(|t| &t.patterns).collect();
+    assert!(!patterns.is_empty());
+    assert!(patterns.iter().all(|p| borrowed(&p.key)));
+    assert!(patterns.iter().all(|p| borrowed(&p.text)));
+    let sensitive = &settings.sensitive;
+    assert!(!sensitive.high.is_empty());
+    for entry in sensitive.high.iter().chain(&sensitive.medium) {
+        assert!(borrowed(&entry.key) && borrowed(&entry.text), "{entry:?}");
+    }
+}
+
 /// A stored form that is damaged, or was built from another text, is not used: the text is
 /// loaded instead. The sandbox settings are told once, whether the stored form's first part
 /// told them before the rest failed to decode or not.
 #[test]
 fn a_stored_built_in_policy_not_made_from_this_text_is_not_used() {
+    // Leaked: a policy borrows its entries' text from the stored form, which lasts as long
+    // as rsh.
+    let other = STORED_BUILT_IN.to_vec().leak();
     // The text is stored first, after its length (two bytes).
-    let mut other = STORED_BUILT_IN.to_vec();
     assert_eq!(&other[2..10], &DEFAULT_POLICY.as_bytes()[..8]);
     other[2] ^= 1;
     let truncated = &STORED_BUILT_IN[..STORED_BUILT_IN.len() / 2];
@@ -728,7 +751,7 @@ fn load_for(text: &str, user: &str, groups: &[&str]) -> Policy {
 fn listed_names(p: &Policy) -> Vec<(String, Verdict, String)> {
     p.listed()
         .iter()
-        .map(|l| (l.command.name.clone(), l.verdict, l.key.clone()))
+        .map(|l| (l.command.name.to_string(), l.verdict, l.key.to_string()))
         .collect()
 }
 
