@@ -175,18 +175,16 @@ impl std::error::Error for PolicyError {}
 /// Text of a policy's entry: borrowed from the built-in policy's stored form, which is part of
 /// rsh's binary, so that a start does not copy its ~850 strings (three quarters of the
 /// allocations its decoding made); owned when loaded from a file.
-pub(crate) type Text = std::borrow::Cow<'static, str>;
+type Text = std::borrow::Cow<'static, str>;
 
 /// A `Text` field of the stored form, borrowed from it. The types that hold one decode only
 /// from input that lives as long as rsh (`'de: 'static`).
-pub(crate) fn borrowed<'de: 'static, D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+fn borrowed<'de: 'static, D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
     <&'de str>::deserialize(d).map(Text::Borrowed)
 }
 
 /// As `borrowed`, for an optional field.
-pub(crate) fn borrowed_opt<'de: 'static, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Text>, D::Error> {
+fn borrowed_opt<'de: 'static, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Text>, D::Error> {
     <Option<&'de str>>::deserialize(d).map(|text| text.map(Text::Borrowed))
 }
 
