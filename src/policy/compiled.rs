@@ -13,13 +13,12 @@
 //! while the rest decodes, a fifth of a millisecond.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::{
     ApprovalConfig, AuditConfig, Built, DEFAULT_POLICY, DEFAULT_POLICY_ORIGIN, Loader,
-    OutputConfig, Policy, PolicyError, PolicyText, SandboxConfig, Unresolved,
+    OutputConfig, Policy, PolicyError, PolicyText, SandboxConfig, Text, Unresolved,
 };
 
 /// The start of the stored form.
@@ -98,7 +97,7 @@ pub(super) fn built_in(
         who: None,
         texts: vec![PolicyText {
             origin: DEFAULT_POLICY_ORIGIN.to_owned(),
-            text: Arc::from(DEFAULT_POLICY),
+            text: Text::Borrowed(DEFAULT_POLICY),
             sha256: Some(compiled.sha256),
         }],
     }))

@@ -23,7 +23,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
 
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -472,7 +471,8 @@ pub struct Policy {
 #[derive(Clone)]
 struct PolicyText {
     origin: String,
-    text: Arc<str>,
+    /// Only read for its digest, when that is not known yet.
+    text: Text,
     sha256: Option<String>,
 }
 
@@ -490,7 +490,7 @@ impl PolicyText {
     fn new(origin: &str, text: &str) -> PolicyText {
         PolicyText {
             origin: origin.to_owned(),
-            text: Arc::from(text),
+            text: Text::Owned(text.to_owned()),
             sha256: None,
         }
     }

@@ -499,14 +499,16 @@ fn the_stored_built_in_policy_is_the_loaded_one() {
     assert_eq!(stored.digests()[0].1, super::sha256_hex(DEFAULT_POLICY));
 }
 
-/// Starting from the stored form copies none of its entries' text: the names, keys and
-/// patterns borrow it from the stored form, which is part of rsh.
+/// Starting from the stored form copies none of its text: the policy's text, its names, keys
+/// and patterns borrow it from the stored form and the binary.
 #[test]
 fn the_stored_built_in_policy_borrows_its_text() {
     use std::borrow::Cow;
     let stored = compiled::built_in(STORED_BUILT_IN, None, &mut |_| {}).unwrap();
     let settings = &stored.0.settings;
     let borrowed = |text: &Text| matches!(text, Cow::Borrowed(_));
+    // The whole text too, kept for its digest.
+    assert!(stored.0.texts.iter().all(|t| borrowed(&t.text)));
     assert!(settings.commands().all(|c| borrowed(&c.name)));
     assert!(settings.listed.iter().all(|l| borrowed(&l.key)));
     let patterns: Vec<&PatternRule> = settings.tables.iter().flat_map(|t| &t.patterns).collect();
