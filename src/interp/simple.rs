@@ -976,23 +976,20 @@ impl Shell {
             FileKind::Binary => (argv.to_vec(), resolved),
         };
         let env = self.child_env(&adjust);
-        let confinement = match self.confinement(&file, profile) {
-            Ok(confinement) => confinement,
+        // A confinement that cannot be built, or a program that cannot be prepared with it:
+        // refused, and recorded.
+        let prepared = self.confinement(&file, profile).and_then(|confinement| {
+            spawn::Program::new(file.file, file.dev, file.ino, &argv, &env, confinement)
+                .map_err(|err| err.to_string())
+        });
+        let program = match prepared {
+            Ok(program) => program.niceness(adjust.nice),
             Err(message) => {
                 self.error(&format!("{}: {message}", argv[0]));
                 self.audit_ran(segment, started, &super::audit::Reaped::of_status(126));
                 return 126;
             }
         };
-        let program =
-            match spawn::Program::new(file.file, file.dev, file.ino, &argv, &env, confinement) {
-                Ok(program) => program.niceness(adjust.nice),
-                Err(err) => {
-                    self.error(&format!("{}: {err}", argv[0]));
-                    self.audit_ran(segment, started, &super::audit::Reaped::of_status(126));
-                    return 126;
-                }
-            };
         // A `timeout` in front of the command needs rsh to wait for it.
         if last_in_process && adjust.timeout.is_none() {
             // A stage of a pipeline (the rsh waiting for the pipeline enforces its timeout), or
