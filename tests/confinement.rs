@@ -364,10 +364,34 @@ impl Case {
         self.spawn(policy, script, setup).finish()
     }
 
+    /// The same, started by `launcher`: a program, and its arguments, that runs the command
+    /// given after them (as setpriv does).
+    fn run_launched(&self, launcher: &[&str], policy: &Policy, script: &str) -> Run {
+        self.spawn_launched(launcher, policy, script, |_| {})
+            .finish()
+    }
+
     fn spawn(&self, policy: &Policy, script: &str, setup: impl FnOnce(&mut Command)) -> Running {
+        self.spawn_launched(&[], policy, script, setup)
+    }
+
+    fn spawn_launched(
+        &self,
+        launcher: &[&str],
+        policy: &Policy,
+        script: &str,
+        setup: impl FnOnce(&mut Command),
+    ) -> Running {
         let file = self.conf.path().join("policy.toml");
         fs::write(&file, policy.text()).expect("write the policy");
-        let mut command = Command::new(RSH);
+        let mut command = match launcher.split_first() {
+            Some((program, arguments)) => {
+                let mut command = Command::new(program);
+                command.args(arguments).arg(RSH);
+                command
+            }
+            None => Command::new(RSH),
+        };
         command
             .arg("--policy")
             .arg(&file)
@@ -3037,23 +3061,8 @@ fn can_set_capabilities() -> bool {
 
 /// `line` run by rsh on `policy`, started by setpriv with `options` (capability sets), in the
 /// case's directory.
-fn run_under_setpriv(
-    case: &Case,
-    policy: &Policy,
-    options: &[&str],
-    line: &str,
-) -> std::process::Output {
-    let file = case.conf.path().join("policy.toml");
-    fs::write(&file, policy.text()).unwrap();
-    Command::new(SETPRIV)
-        .args(options)
-        .arg(RSH)
-        .arg("--policy")
-        .arg(&file)
-        .args(["-c", line])
-        .current_dir(case.path())
-        .output()
-        .unwrap()
+fn run_under_setpriv(case: &Case, policy: &Policy, options: &[&str], line: &str) -> Run {
+    case.run_launched(&[&[SETPRIV], options].concat(), policy, line)
 }
 
 /// Capabilities the caller handed rsh (inheritable, ambient) do not reach its programs, and a
@@ -3077,7 +3086,7 @@ fn programs_get_no_inherited_or_ambient_capabilities() {
         ],
         "cat /proc/self/status",
     );
-    let status = String::from_utf8_lossy(&out.stdout);
+    let status = &out.stdout;
     let field = |name: &str| {
         status
             .lines()
@@ -3133,13 +3142,9 @@ fn without_the_right_to_drop_capabilities_no_program_runs() {
     let touch_with_bounding_set =
         |set: &str| run_under_setpriv(&case, &policy, &["--bounding-set", set], &line);
     let out = touch_with_bounding_set("-setpcap");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert!(!canary.exists(), "{stderr}");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "status=126\n",
-        "{stderr}"
-    );
+    assert_eq!(out.stdout, "status=126\n", "{stderr}");
     assert!(
         stderr.contains("touch: cannot drop capabilities from rsh's bounding set")
             && stderr.contains("CAP_SETPCAP"),
@@ -3161,12 +3166,8 @@ fn without_the_right_to_drop_capabilities_no_program_runs() {
     let out = touch_with_bounding_set(
         "-all,+dac_override,+dac_read_search,+fowner,+kill,+net_bind_service",
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "status=0\n",
-        "{stderr}"
-    );
+    let stderr = &out.stderr;
+    assert_eq!(out.stdout, "status=0\n", "{stderr}");
     assert!(canary.exists(), "{stderr}");
 }
 
