@@ -234,47 +234,87 @@ fn watched(path: &Path) -> Watched {
 ///
 /// Programs cannot gain the rights the session lacks: they run with no_new_privs (no
 /// set-user-ID, no file capabilities). For root and for the user's own files this is None.
-fn left_to_permissions(path: &Path, euid: u32) -> Option<Watched> {
-    use nix::fcntl::{AT_FDCWD, AtFlags};
+fn left_to_permissions(path: &Path, euid: u32, looks: &mut Looks) -> Option<Watched> {
+    use nix::unistd::AccessFlags;
     // Root passes the permission checks (but on a network file system that squashes root,
     // where granting around is merely unneeded): not worth the look-ups.
     if euid == 0 {
         return None;
     }
-    use nix::unistd::{AccessFlags, faccessat};
-    // With the effective ids, as the kernel checks a program's opens.
-    let denies = |path: &Path, modes: &[AccessFlags]| {
-        modes
-            .iter()
-            .all(|&mode| faccessat(AT_FDCWD, path, mode, AtFlags::AT_EACCESS).is_err())
-    };
-    match std::fs::symlink_metadata(path) {
+    match looks.meta(path) {
         // A symbolic link (dangling: policy paths are canonical) would be followed to a file
         // whose owner may be anyone.
         Ok(meta) if meta.is_symlink() => None,
         Ok(meta) => {
             let all = [AccessFlags::R_OK, AccessFlags::W_OK, AccessFlags::X_OK];
-            (meta.uid() != euid && denies(path, &all)).then(|| Watched {
+            (meta.uid() != euid && looks.denies(path, &all)).then(|| Watched {
                 path: path.to_path_buf(),
                 stamp: Some(stamp_of(&meta)),
             })
         }
-        Err(e) => {
+        Err(kind) => {
             use std::io::ErrorKind::{NotFound, PermissionDenied};
-            if !matches!(e.kind(), NotFound | PermissionDenied) {
+            if !matches!(kind, NotFound | PermissionDenied) {
                 return None;
             }
             let (above, meta) = path
                 .ancestors()
                 .skip(1)
-                .find_map(|dir| Some((dir, dir.symlink_metadata().ok()?)))?;
-            let closed = denies(above, &[AccessFlags::X_OK])
-                || (e.kind() == NotFound && denies(above, &[AccessFlags::W_OK]));
+                .find_map(|dir| Some((dir, looks.meta(dir).ok()?)))?;
+            let closed = looks.denies(above, &[AccessFlags::X_OK])
+                || (kind == NotFound && looks.denies(above, &[AccessFlags::W_OK]));
             (meta.is_dir() && meta.uid() != euid && closed).then(|| Watched {
                 path: above.to_path_buf(),
                 stamp: Some(stamp_of(&meta)),
             })
         }
+    }
+}
+
+/// What `left_to_permissions` learnt while one layer is built: as nobody, the eleven denied
+/// paths under a missing home each looked up the home and `/` and asked twice about `/`,
+/// with the same answers every time.
+#[derive(Default)]
+struct Looks {
+    meta: Vec<(PathBuf, Result<std::fs::Metadata, std::io::ErrorKind>)>,
+    access: Vec<(PathBuf, nix::unistd::AccessFlags, bool)>,
+}
+
+impl Looks {
+    /// The path's own metadata (a link is not followed).
+    fn meta(&mut self, path: &Path) -> Result<std::fs::Metadata, std::io::ErrorKind> {
+        use std::io::ErrorKind::NotFound;
+        if let Some((_, known)) = self.meta.iter().find(|(seen, _)| seen == path) {
+            return known.clone();
+        }
+        let under_missing = (self.meta.iter())
+            .any(|(seen, known)| matches!(known, Err(NotFound)) && path.starts_with(seen));
+        let known = match under_missing {
+            true => Err(NotFound),
+            false => std::fs::symlink_metadata(path).map_err(|e| e.kind()),
+        };
+        self.meta.push((path.to_path_buf(), known.clone()));
+        known
+    }
+
+    /// Whether this process may use the path in none of `modes`, with its effective ids, as
+    /// the kernel checks a program's opens.
+    fn denies(&mut self, path: &Path, modes: &[nix::unistd::AccessFlags]) -> bool {
+        modes.iter().all(|&mode| !self.allows(path, mode))
+    }
+
+    fn allows(&mut self, path: &Path, mode: nix::unistd::AccessFlags) -> bool {
+        use nix::fcntl::{AT_FDCWD, AtFlags};
+        let known = self
+            .access
+            .iter()
+            .find(|(seen, m, _)| seen == path && *m == mode);
+        if let Some(&(_, _, allowed)) = known {
+            return allowed;
+        }
+        let allowed = nix::unistd::faccessat(AT_FDCWD, path, mode, AtFlags::AT_EACCESS).is_ok();
+        self.access.push((path.to_path_buf(), mode, allowed));
+        allowed
     }
 }
 
@@ -322,8 +362,9 @@ pub fn fs_layer(abi: i32, rules: &FsRules, share: Option<&Shared>) -> Result<FsL
     // SAFETY: geteuid has no preconditions.
     let euid = unsafe { libc::geteuid() };
     let mut deny = Vec::new();
+    let mut looks = Looks::default();
     for path in &rules.deny {
-        match left_to_permissions(path, euid) {
+        match left_to_permissions(path, euid, &mut looks) {
             Some(depends_on) => builder.watched.push(depends_on),
             None => deny.push(path.clone()),
         }
@@ -1173,6 +1214,35 @@ mod tests {
                 expected,
                 "{denied} against {dir} + {name:?}"
             );
+        }
+    }
+
+    /// A layer's looks answer as the file system does, asked once or again: a path under a
+    /// directory seen missing is missing, one under a file is not a missing one.
+    #[test]
+    fn looks_answer_as_the_file_system_does() {
+        use nix::unistd::AccessFlags;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::fs::write(dir.path().join("f"), "").unwrap();
+        let names = [
+            "gone", "gone/x", "gone/x/y", "a", "a/b", "a/gone", "f", "f/x", "f/x/y",
+        ];
+        let mut looks = Looks::default();
+        for _ in 0..2 {
+            for name in names {
+                let path = dir.path().join(name);
+                let fresh = std::fs::symlink_metadata(&path).map_err(|e| e.kind());
+                assert_eq!(
+                    looks.meta(&path).map(|m| m.ino()),
+                    fresh.map(|m| m.ino()),
+                    "{name}"
+                );
+                for mode in [AccessFlags::R_OK, AccessFlags::W_OK, AccessFlags::X_OK] {
+                    let fresh = nix::unistd::access(&path, mode).is_ok();
+                    assert_eq!(looks.allows(&path, mode), fresh, "{name} {mode:?}");
+                }
+            }
         }
     }
 }
