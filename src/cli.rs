@@ -436,7 +436,8 @@ fn eprint_line(text: &str) {
 }
 
 pub fn run(inv: Invocation) -> i32 {
-    spawn::signals::default_sigpipe();
+    spawn::note_ignored_on_entry();
+    spawn::signals::default_pipe_and_child();
     if inv.check_only {
         return check_syntax(&inv);
     }

@@ -773,3 +773,51 @@ fn the_time_keyword_reports_as_bash_does() {
         rsh.1
     );
 }
+
+/// Signals left ignored by whoever started the shell (`nohup`, a script's `… &`, a process
+/// manager) stay ignored in the programs it runs, as under bash, so that `nohup rsh -c JOB`
+/// survives a hang-up; SIGPIPE and SIGCHLD are the exceptions, by design at their defaults.
+/// A SIGCHLD left ignored does not keep rsh from waiting for its programs (the kernel would
+/// otherwise reap them first) or from reporting their status.
+#[test]
+fn signals_left_ignored_reach_programs_as_under_bash() {
+    let script = "grep SigIgn /proc/self/status; ls /nonexistent-dir 2>/dev/null; echo status=$?";
+    let ignoring = |shell: &str, extra: &[&str]| {
+        let signals =
+            ["HUP", "INT", "TSTP", "PIPE", "CHLD"].map(|s| format!("--ignore-signal={s}"));
+        let mut args: Vec<&str> = signals.iter().map(String::as_str).collect();
+        args.push(shell);
+        args.extend_from_slice(extra);
+        run("env", &args, script)
+    };
+    let (bash, _, bash_status) = ignoring(&real_bash(), &[]);
+    let (rsh, rsh_err, rsh_status) = ignoring(RSH, &["--policy", &permissive()]);
+    let mask = |out: &str| {
+        let hex = out
+            .lines()
+            .find_map(|l| l.strip_prefix("SigIgn:"))
+            .expect("a SigIgn line");
+        u64::from_str_radix(hex.trim(), 16).unwrap()
+    };
+    let bit = |sig: libc::c_int| 1u64 << (sig - 1);
+    assert_eq!(
+        mask(&rsh),
+        mask(&bash) & !(bit(libc::SIGPIPE) | bit(libc::SIGCHLD)),
+        "bash: {bash}\nrsh: {rsh}{rsh_err}"
+    );
+    assert_ne!(mask(&rsh) & bit(libc::SIGHUP), 0, "{rsh}");
+    assert_eq!(rsh.lines().last(), Some("status=2"), "{rsh}{rsh_err}");
+    assert_eq!(rsh.lines().last(), bash.lines().last());
+    assert_eq!((rsh_status, rsh_err.as_str()), (bash_status, ""));
+    // Started as usual, programs ignore none of them.
+    let (plain, _, _) = run(RSH, &["--policy", &permissive()], script);
+    let asked = [
+        libc::SIGHUP,
+        libc::SIGINT,
+        libc::SIGTSTP,
+        libc::SIGPIPE,
+        libc::SIGCHLD,
+    ];
+    let asked = asked.into_iter().fold(0, |all, sig| all | bit(sig));
+    assert_eq!(mask(&plain) & asked, 0, "{plain}");
+}

@@ -41,11 +41,57 @@ const SWAPPED: i32 = libc::ESTALE;
 /// while it confines itself (which discards any pending) and restores them right before exec.
 const STOP_SIGNALS: [libc::c_int; 3] = [libc::SIGTSTP, libc::SIGTTIN, libc::SIGTTOU];
 
-/// The default disposition of the stops, last thing before the exec. Async-signal-safe.
+/// The stops as rsh found them when it started, last thing before the exec.
+/// Async-signal-safe.
 fn release_stops() {
     for sig in STOP_SIGNALS {
-        // SAFETY: setting a default disposition has no memory effects.
-        unsafe { libc::signal(sig, libc::SIG_DFL) };
+        // SAFETY: setting a default or ignored disposition has no memory effects.
+        unsafe { libc::signal(sig, entry_disposition(sig)) };
+    }
+}
+
+/// Signals that keep, for the programs rsh runs, the disposition rsh started with when that
+/// was "ignored": as in bash, `nohup rsh -c 'job'` keeps the job from ending at a hang-up,
+/// and a program run by a shell's background `rsh -c … &` keeps ignoring Ctrl-C. SIGCHLD and
+/// SIGPIPE are not among them: a program always gets their default (`yes | head` must end).
+const INHERITED_SIGNALS: [libc::c_int; 8] = [
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGTERM,
+    libc::SIGTSTP,
+    libc::SIGTTIN,
+    libc::SIGTTOU,
+    libc::SIGWINCH,
+];
+
+/// Which of `INHERITED_SIGNALS` rsh's parent left ignored (bit N: signal N), noted before rsh
+/// sets any disposition of its own.
+static IGNORED_ON_ENTRY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Notes which of `INHERITED_SIGNALS` are ignored as rsh starts. Call first thing.
+pub fn note_ignored_on_entry() {
+    let mut ignored = 0u64;
+    for sig in INHERITED_SIGNALS {
+        // SAFETY: an all-zero sigaction is a valid value; sigaction only writes the old one.
+        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        // SAFETY: a null new action only asks for the current one.
+        let asked = unsafe { libc::sigaction(sig, ptr::null(), &mut old) };
+        if asked == 0 && old.sa_sigaction == libc::SIG_IGN {
+            ignored |= 1 << sig;
+        }
+    }
+    IGNORED_ON_ENTRY.store(ignored, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// What a program gets for `sig`: ignored if rsh's parent left it so, else the default.
+/// Async-signal-safe (an atomic load).
+fn entry_disposition(sig: libc::c_int) -> libc::sighandler_t {
+    let ignored = IGNORED_ON_ENTRY.load(std::sync::atomic::Ordering::Relaxed);
+    if INHERITED_SIGNALS.contains(&sig) && ignored & (1 << sig) != 0 {
+        libc::SIG_IGN
+    } else {
+        libc::SIG_DFL
     }
 }
 
@@ -424,14 +470,15 @@ fn clear_inheritable() -> Result<(), i32> {
     Ok(())
 }
 
-/// Puts back, in a child, what the shell changed for itself. Async-signal-safe.
+/// Puts back, in a child, what the shell changed for itself: each signal as rsh found it
+/// (`entry_disposition`). Async-signal-safe.
 /// The job-control stops stay ignored until just before the exec (see `release_stops`).
 fn reset_child_state(stack_limit: Option<libc::rlimit>) {
     for sig in RESET_SIGNALS {
         let disposition = if STOP_SIGNALS.contains(&sig) {
             libc::SIG_IGN
         } else {
-            libc::SIG_DFL
+            entry_disposition(sig)
         };
         // SAFETY: setting a disposition to default or ignore has no memory effects.
         unsafe { libc::signal(sig, disposition) };
@@ -801,11 +848,16 @@ pub mod signals {
 
     use nix::errno::Errno;
 
-    /// Rust starts programs with SIGPIPE ignored; a shell must not (`yes | head` must end, and
-    /// the children inherit the disposition).
-    pub fn default_sigpipe() {
+    /// SIGPIPE and SIGCHLD at their defaults for rsh itself, whatever it was started with.
+    /// Rust starts programs with SIGPIPE ignored, and a shell must not: `yes | head` must end,
+    /// and the children inherit the disposition. A SIGCHLD left ignored by rsh's parent would
+    /// have the kernel reap every child before rsh could wait for it (as bash, rsh resets it).
+    pub fn default_pipe_and_child() {
         // SAFETY: setting a default disposition has no memory effects.
-        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+        }
     }
 
     /// An interactive shell survives Ctrl-C, Ctrl-\ and `kill` at the prompt, and Ctrl-Z does
