@@ -50,29 +50,22 @@ fn release_stops() {
     }
 }
 
-/// Signals that keep, for the programs rsh runs, the disposition rsh started with when that
-/// was "ignored": as in bash, `nohup rsh -c 'job'` keeps the job from ending at a hang-up,
-/// and a program run by a shell's background `rsh -c … &` keeps ignoring Ctrl-C. SIGCHLD and
-/// SIGPIPE are not among them: a program always gets their default (`yes | head` must end).
-const INHERITED_SIGNALS: [libc::c_int; 8] = [
-    libc::SIGHUP,
-    libc::SIGINT,
-    libc::SIGQUIT,
-    libc::SIGTERM,
-    libc::SIGTSTP,
-    libc::SIGTTIN,
-    libc::SIGTTOU,
-    libc::SIGWINCH,
-];
+/// Whether a program keeps the disposition rsh started with for `sig` when that was
+/// "ignored": as in bash, `nohup rsh -c 'job'` keeps the job from ending at a hang-up, and a
+/// program run by a shell's background `rsh -c … &` keeps ignoring Ctrl-C. Not SIGCHLD and
+/// SIGPIPE: a program always gets their default (`yes | head` must end).
+fn inheritable(sig: libc::c_int) -> bool {
+    !matches!(sig, libc::SIGCHLD | libc::SIGPIPE)
+}
 
-/// Which of `INHERITED_SIGNALS` rsh's parent left ignored (bit N: signal N), noted before rsh
-/// sets any disposition of its own.
+/// Which of the `inheritable` `RESET_SIGNALS` rsh's parent left ignored (bit N: signal N),
+/// noted before rsh sets any disposition of its own.
 static IGNORED_ON_ENTRY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Notes which of `INHERITED_SIGNALS` are ignored as rsh starts. Call first thing.
+/// Notes which of the `inheritable` signals are ignored as rsh starts. Call first thing.
 pub fn note_ignored_on_entry() {
     let mut ignored = 0u64;
-    for sig in INHERITED_SIGNALS {
+    for sig in RESET_SIGNALS.into_iter().filter(|&sig| inheritable(sig)) {
         // SAFETY: an all-zero sigaction is a valid value; sigaction only writes the old one.
         let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
         // SAFETY: a null new action only asks for the current one.
@@ -88,7 +81,7 @@ pub fn note_ignored_on_entry() {
 /// Async-signal-safe (an atomic load).
 fn entry_disposition(sig: libc::c_int) -> libc::sighandler_t {
     let ignored = IGNORED_ON_ENTRY.load(std::sync::atomic::Ordering::Relaxed);
-    if INHERITED_SIGNALS.contains(&sig) && ignored & (1 << sig) != 0 {
+    if ignored & (1 << sig) != 0 {
         libc::SIG_IGN
     } else {
         libc::SIG_DFL
