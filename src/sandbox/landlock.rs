@@ -287,8 +287,10 @@ impl Looks {
         if let Some((_, known)) = self.meta.iter().find(|(seen, _)| seen == path) {
             return known.clone();
         }
-        let under_missing = (self.meta.iter())
-            .any(|(seen, known)| matches!(known, Err(NotFound)) && path.starts_with(seen));
+        // Absolute directories only: every path starts with the empty one.
+        let under_missing = (self.meta.iter()).any(|(seen, known)| {
+            matches!(known, Err(NotFound)) && seen.is_absolute() && path.starts_with(seen)
+        });
         let known = match under_missing {
             true => Err(NotFound),
             false => std::fs::symlink_metadata(path).map_err(|e| e.kind()),
@@ -1229,6 +1231,8 @@ mod tests {
             "gone", "gone/x", "gone/x/y", "a", "a/b", "a/gone", "f", "f/x", "f/x/y",
         ];
         let mut looks = Looks::default();
+        // An empty path (a relative one's last ancestor) is missing, and hides nothing.
+        assert_eq!(looks.meta(Path::new("")).err(), Some(std::io::ErrorKind::NotFound));
         for _ in 0..2 {
             for name in names {
                 let path = dir.path().join(name);
