@@ -776,22 +776,24 @@ fn the_time_keyword_reports_as_bash_does() {
 
 /// Signals left ignored by whoever started the shell (`nohup`, a script's `… &`, a process
 /// manager) stay ignored in the programs it runs, as under bash, so that `nohup rsh -c JOB`
-/// survives a hang-up; SIGPIPE and SIGCHLD are the exceptions, by design at their defaults.
-/// A SIGCHLD left ignored does not keep rsh from waiting for its programs (the kernel would
-/// otherwise reap them first) or from reporting their status.
+/// survives a hang-up, in a subshell and a pipeline's stage too; SIGPIPE and SIGCHLD are the
+/// exceptions, by design at their defaults. A SIGCHLD left ignored does not keep rsh from
+/// waiting for its programs (the kernel would otherwise reap them first) or from reporting
+/// their status. Each run is bounded (`timeout`): the failure this guards against is a wait.
 #[test]
 fn signals_left_ignored_reach_programs_as_under_bash() {
-    let script = "grep SigIgn /proc/self/status; ls /nonexistent-dir 2>/dev/null; echo status=$?";
-    let ignoring = |shell: &str, extra: &[&str]| {
-        let signals =
-            ["HUP", "INT", "TSTP", "PIPE", "CHLD"].map(|s| format!("--ignore-signal={s}"));
-        let mut args: Vec<&str> = signals.iter().map(String::as_str).collect();
-        args.push(shell);
+    let script = "grep SigIgn /proc/self/status; ls /nonexistent-dir 2>/dev/null; echo status=$?; \
+                  ( /bin/sh -c 'kill -HUP $PPID'; echo subshell ); \
+                  { /bin/sh -c 'kill -HUP $PPID'; echo stage; } | cat";
+    let asked = ["HUP", "INT", "TSTP", "PIPE", "CHLD"].join(",");
+    let started = |signals: &str, shell: &str, extra: &[&str]| {
+        let mut args = vec!["10", "env", signals, shell];
         args.extend_from_slice(extra);
-        run("env", &args, script)
+        run("timeout", &args, script)
     };
-    let (bash, _, bash_status) = ignoring(&real_bash(), &[]);
-    let (rsh, rsh_err, rsh_status) = ignoring(RSH, &["--policy", &permissive()]);
+    let ignoring = format!("--ignore-signal={asked}");
+    let (bash, _, bash_status) = started(&ignoring, &real_bash(), &[]);
+    let (rsh, rsh_err, rsh_status) = started(&ignoring, RSH, &["--policy", &permissive()]);
     let mask = |out: &str| {
         let hex = out
             .lines()
@@ -806,11 +808,17 @@ fn signals_left_ignored_reach_programs_as_under_bash() {
         "bash: {bash}\nrsh: {rsh}{rsh_err}"
     );
     assert_ne!(mask(&rsh) & bit(libc::SIGHUP), 0, "{rsh}");
-    assert_eq!(rsh.lines().last(), Some("status=2"), "{rsh}{rsh_err}");
-    assert_eq!(rsh.lines().last(), bash.lines().last());
+    let tail = |out: &str| out.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        tail(&rsh),
+        ["status=2", "subshell", "stage"],
+        "{rsh}{rsh_err}"
+    );
+    assert_eq!(tail(&rsh), tail(&bash));
     assert_eq!((rsh_status, rsh_err.as_str()), (bash_status, ""));
-    // Started as usual, programs ignore none of them.
-    let (plain, _, _) = run(RSH, &["--policy", &permissive()], script);
+    // Started with them at their defaults (whatever the test runs under), programs get them so.
+    let defaults = format!("--default-signal={asked}");
+    let (plain, _, _) = started(&defaults, RSH, &["--policy", &permissive()]);
     let asked = [
         libc::SIGHUP,
         libc::SIGINT,

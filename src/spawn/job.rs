@@ -400,12 +400,13 @@ impl Drop for Blocked {
     }
 }
 
-fn is_ignored(sig: libc::c_int) -> bool {
+/// Whether `sig` is ignored now (false if the kernel will not say).
+pub(super) fn is_ignored(sig: libc::c_int) -> bool {
     // SAFETY: a query (null new action) into a zeroed struct we own.
     unsafe {
         let mut current: libc::sigaction = std::mem::zeroed();
-        libc::sigaction(sig, std::ptr::null(), &mut current);
-        current.sa_sigaction == libc::SIG_IGN
+        libc::sigaction(sig, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
     }
 }
 

@@ -66,11 +66,7 @@ static IGNORED_ON_ENTRY: std::sync::atomic::AtomicU64 = std::sync::atomic::Atomi
 pub fn note_ignored_on_entry() {
     let mut ignored = 0u64;
     for sig in RESET_SIGNALS.into_iter().filter(|&sig| inheritable(sig)) {
-        // SAFETY: an all-zero sigaction is a valid value; sigaction only writes the old one.
-        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
-        // SAFETY: a null new action only asks for the current one.
-        let asked = unsafe { libc::sigaction(sig, ptr::null(), &mut old) };
-        if asked == 0 && old.sa_sigaction == libc::SIG_IGN {
+        if job::is_ignored(sig) {
             ignored |= 1 << sig;
         }
     }
@@ -842,9 +838,11 @@ pub mod signals {
     use nix::errno::Errno;
 
     /// SIGPIPE and SIGCHLD at their defaults for rsh itself, whatever it was started with.
-    /// Rust starts programs with SIGPIPE ignored, and a shell must not: `yes | head` must end,
-    /// and the children inherit the disposition. A SIGCHLD left ignored by rsh's parent would
-    /// have the kernel reap every child before rsh could wait for it (as bash, rsh resets it).
+    /// bash would keep an ignored SIGPIPE and hand it on; rsh does not, so that `yes | head`
+    /// ends whoever started it (a program started with SIGPIPE ignored, as some runtimes
+    /// leave it, writes to a closed pipe forever). A SIGCHLD left ignored by rsh's parent
+    /// would have the kernel reap every child before rsh could wait for it (as bash, rsh
+    /// resets it).
     pub fn default_pipe_and_child() {
         // SAFETY: setting a default disposition has no memory effects.
         unsafe {
@@ -862,11 +860,9 @@ pub mod signals {
 
     /// In a shell forked inside a job: the stops from the terminal stop it again, as they do
     /// the job's programs, so that the shell that waits for the job sees it stop.
+    /// (Stops that rsh's parent left ignored stay ignored, as for its programs.)
     pub fn default_stops() {
-        for sig in super::STOP_SIGNALS {
-            // SAFETY: setting a default disposition has no memory effects.
-            unsafe { libc::signal(sig, libc::SIG_DFL) };
-        }
+        super::release_stops();
     }
 
     /// Which of the signals handled by `end_input_on` came (by signal number).
@@ -986,10 +982,11 @@ pub mod signals {
         }
     }
 
-    /// In a forked copy of the shell: SIGHUP ends it by default again.
+    /// In a forked copy of the shell: SIGHUP ends it by default again, unless rsh's parent
+    /// left it ignored (`nohup`), as for its programs.
     pub fn default_hang_up() {
-        // SAFETY: setting a default disposition has no memory effects.
-        unsafe { libc::signal(libc::SIGHUP, libc::SIG_DFL) };
+        // SAFETY: setting a default or ignored disposition has no memory effects.
+        unsafe { libc::signal(libc::SIGHUP, super::entry_disposition(libc::SIGHUP)) };
     }
 
     /// Ignores each of `signals`.
