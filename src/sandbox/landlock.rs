@@ -1232,7 +1232,10 @@ mod tests {
         ];
         let mut looks = Looks::default();
         // An empty path (a relative one's last ancestor) is missing, and hides nothing.
-        assert_eq!(looks.meta(Path::new("")).err(), Some(std::io::ErrorKind::NotFound));
+        assert_eq!(
+            looks.meta(Path::new("")).err(),
+            Some(std::io::ErrorKind::NotFound)
+        );
         for _ in 0..2 {
             for name in names {
                 let path = dir.path().join(name);
