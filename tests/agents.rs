@@ -77,6 +77,60 @@ fn shopt_listing_matches_bash() {
     assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
 }
 
+/// Wrapper scripts and the system's own (Debian's `which -a`) read their options with
+/// `getopts`: grouped flags, attached and separate values, `--`, the silent `:` form, and a
+/// scan started over by assigning OPTIND in the middle of a group.
+#[test]
+fn getopts_reads_options_as_bash_does() {
+    let script = r#"f() {
+  local OPTIND
+  while getopts ":ab:c" o "$@"; do echo "o=$o arg=${OPTARG-unset} ind=$OPTIND"; done
+  shift $((OPTIND - 1)); echo "status $? rest: $*"
+}
+f -a -b x -cbVALUE -- -a z; f -ab; f -x -b
+getopts abc o -abc; echo "$o $OPTIND"; OPTIND=1; getopts abc o -abc; echo "$o $OPTIND"
+set -- -q file; while getopts q o; do echo "pos $o"; done; echo "ind $OPTIND status $?"
+OPTERR=0; getopts a o -z; echo "status $? o=$o arg=${OPTARG-unset}"
+getopts a 1x -a; echo "status $?"
+which -a sh; echo "which $?""#;
+    let bash = run("bash", &[], script);
+    let rsh = run(RSH, &[], script);
+    assert_eq!(
+        (&rsh.0, rsh.2),
+        (&bash.0, bash.2),
+        "rsh: {rsh:?}\nbash: {bash:?}"
+    );
+    assert!(rsh.0.contains("o=: arg=b ind=2"), "{}", rsh.0);
+
+    // Not silent: the message names the script, as bash's does.
+    let (out, err, status) = run(RSH, &["--policy", &permissive()], "getopts a o -z; echo $o");
+    assert_eq!((out.as_str(), status), ("?\n", 0));
+    assert!(err.contains(": illegal option -- z"), "{err}");
+}
+
+/// A script run by name is a new shell: its `$0` is the path it was found at, and the
+/// starting shell's unexported variables and functions do not reach it.
+#[test]
+fn a_script_run_by_name_starts_as_a_new_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("show");
+    std::fs::write(&script, "echo \"0=$0 x=$x y=$y f=$(type -t f)\"\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let line = format!(
+        "x=1; export y=2; f() {{ :; }}; PATH={}:$PATH; show; {}",
+        dir.path().display(),
+        script.display()
+    );
+    let bash = run("bash", &[], &line);
+    let rsh = run(RSH, &["--policy", &permissive()], &line);
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert!(
+        bash.0.contains(&format!("0={} x= y=2", script.display())),
+        "{}",
+        bash.0
+    );
+}
+
 /// Codex's snapshot reads `compgen -e` through `done < <(…)`; scripts diff two outputs.
 #[test]
 fn process_substitution_matches_bash() {

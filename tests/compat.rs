@@ -420,7 +420,6 @@ const DECLARE_ILU: &str = "declare -i/-l/-u";
 const DECLARE_OTHER: &str = "declare/local/typeset option outside -x -r -p -f -g";
 const TRAP: &str = "trap (and functrace/errtrace)";
 const SELECT: &str = "select";
-const GETOPTS: &str = "getopts";
 const TIME: &str = "time/times";
 const ULIMIT: &str = "ulimit/umask";
 const HASH: &str = "hash";
@@ -466,7 +465,6 @@ const EXCLUDED_FILES: &[(&str, &str)] = &[
     ("brush/builtins/trap.yaml", TRAP),
     ("brush/options/functrace.yaml", TRAP),
     ("brush/options/errtrace.yaml", TRAP),
-    ("brush/builtins/getopts.yaml", GETOPTS),
     ("brush/builtins/times.yaml", TIME),
     ("brush/builtins/ulimit.yaml", ULIMIT),
     ("brush/builtins/hash.yaml", HASH),
@@ -555,8 +553,6 @@ const RULES: &[Rule] = &[
     syntax(DECLARE_OTHER, r"<decl>[A-Za-z&&[^xrpfg]]"),
     syntax(TRAP, r"<cmd>trap<end>"),
     syntax(SELECT, r"<cmd>select[ \t]+\w"),
-    syntax(GETOPTS, r"<cmd>getopts<end>"),
-    code(GETOPTS, r"\bOPT(?:IND|ARG)\b"),
     syntax(TIME, r"<cmd>times?<end>"),
     code(TIME, r"\bTIMEFORMAT\b"),
     syntax(ULIMIT, r"<cmd>(?:ulimit|umask)<end>"),

@@ -122,6 +122,8 @@ pub struct Shell {
     substitution_status: Option<i32>,
     /// `--explain`: nothing may run, not even a command substitution.
     explaining: bool,
+    /// Where `getopts` stands in the options it is reading.
+    pub(crate) getopts: builtins::getopts::State,
     /// Aliases being expanded right now: an alias is not expanded inside itself.
     active_aliases: Vec<String>,
     /// The working directory as the user reached it (through symlinks), kept by the shell
@@ -225,6 +227,7 @@ impl Shell {
             last_arg: String::new(),
             substitution_status: None,
             explaining: false,
+            getopts: Default::default(),
             active_aliases: Vec::new(),
             logical_cwd: String::new(),
             reading_stdin: false,
@@ -282,6 +285,7 @@ impl Shell {
         let _ = self.vars.set("SHLVL", shlvl.to_string());
         self.vars.set_exported("SHLVL", true);
         let _ = self.vars.set("OPTIND", "1".to_string());
+        let _ = self.vars.set("OPTERR", "1".to_string());
         let _ = self.vars.set("PS4", "+ ".to_string());
         let _ = self
             .vars
@@ -1258,6 +1262,11 @@ impl Shell {
         Ok(())
     }
 
+    /// `$0`.
+    pub(crate) fn arg0(&self) -> &str {
+        &self.arg0
+    }
+
     pub(crate) fn positional_args(&self) -> &[String] {
         &self.positional
     }
@@ -1367,11 +1376,16 @@ impl Shell {
         self.login = login;
     }
 
-    /// A script run by name gets its own `$0` and arguments, and no functions or aliases
-    /// of the shell that started it (it is a new shell in bash too).
-    pub(crate) fn reset_for_script(&mut self, argv: &[String]) {
-        self.arg0 = argv[0].clone();
-        self.positional = argv[1..].to_vec();
+    /// A script run by name gets its own `$0` and arguments, and none of the functions,
+    /// aliases, unexported variables or `getopts` position of the shell that started it (it
+    /// is a new shell in bash too).
+    pub(crate) fn reset_for_script(&mut self, zero: String, args: &[String]) {
+        self.arg0 = zero;
+        self.positional = args.to_vec();
+        // A new shell: what reaches it is the environment, and bash's start-up variables.
+        self.vars = Vars::from_env(self.vars.exported().into_iter());
+        self.init_variables();
+        self.getopts = Default::default();
         self.functions.clear();
         self.aliases.clear();
         self.options = Options::default();

@@ -1146,7 +1146,14 @@ impl Shell {
         };
         match self.fork_waited() {
             Ok(spawn::Fork::Child) => {
-                self.reset_for_script(argv);
+                // `$0` is the path a kernel exec would have given the shell: as typed, or
+                // where the search found it.
+                let zero = if argv[0].contains('/') {
+                    argv[0].clone()
+                } else {
+                    resolved.path.display().to_string()
+                };
+                self.reset_for_script(zero, &argv[1..]);
                 for option in options {
                     let set = vec!["set".to_string(), option.clone()];
                     let _ = self.run_builtin_quietly(&set);

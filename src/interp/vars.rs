@@ -32,6 +32,9 @@ pub struct Vars {
     globals: HashMap<String, Var>,
     /// Innermost last. An entry shadows every outer scope and the globals.
     scopes: Vec<Scope>,
+    /// How often OPTIND was assigned, declared, unset or uncovered (a scope holding it
+    /// ended): `getopts` starts over when the script changed it, even to the value it had.
+    optind_changes: u64,
 }
 
 impl Vars {
@@ -53,6 +56,18 @@ impl Vars {
         Vars {
             globals,
             scopes: Vec::new(),
+            optind_changes: 0,
+        }
+    }
+
+    /// See `optind_changes`.
+    pub fn optind_changes(&self) -> u64 {
+        self.optind_changes
+    }
+
+    fn note_change(&mut self, name: &str) {
+        if name == "OPTIND" {
+            self.optind_changes += 1;
         }
     }
 
@@ -80,6 +95,7 @@ impl Vars {
 
     /// Assigns where the name is visible (innermost scope that has it, else global).
     pub fn set(&mut self, name: &str, value: String) -> Result<(), String> {
+        self.note_change(name);
         match self.get_mut(name) {
             Some(var) if var.readonly => Err(format!("{name}: readonly variable")),
             Some(var) => {
@@ -101,6 +117,7 @@ impl Vars {
 
     /// Assigns in the global scope regardless of locals (`declare -g`).
     pub fn set_global(&mut self, name: &str, value: String) -> Result<(), String> {
+        self.note_change(name);
         let var = self.globals.entry(name.to_string()).or_default();
         if var.readonly {
             return Err(format!("{name}: readonly variable"));
@@ -118,6 +135,7 @@ impl Vars {
 
     /// `local name[=value]` in the innermost function scope.
     pub fn declare_local(&mut self, name: &str, value: Option<String>) -> Result<(), String> {
+        self.note_change(name);
         let Some(scope) = self
             .scopes
             .iter_mut()
@@ -138,6 +156,7 @@ impl Vars {
 
     /// Binds `name` in the innermost (temporary) scope, exported: `VAR=value command`.
     pub fn bind_temporary(&mut self, name: &str, value: String) -> Result<(), String> {
+        self.note_change(name);
         if self.get(name).is_some_and(|v| v.readonly) {
             return Err(format!("{name}: readonly variable"));
         }
@@ -158,6 +177,7 @@ impl Vars {
     }
 
     pub fn unset(&mut self, name: &str) -> Result<(), String> {
+        self.note_change(name);
         for scope in self.scopes.iter_mut().rev() {
             let Some(var) = scope.vars.get_mut(name) else {
                 continue;
@@ -226,7 +246,11 @@ impl Vars {
     }
 
     pub fn pop_scope(&mut self) {
-        self.scopes.pop();
+        if let Some(scope) = self.scopes.pop()
+            && scope.vars.contains_key("OPTIND")
+        {
+            self.note_change("OPTIND");
+        }
     }
 
     pub fn in_function(&self) -> bool {

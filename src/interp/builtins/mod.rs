@@ -9,6 +9,7 @@ mod cd;
 mod compgen;
 pub mod declare;
 pub mod echo;
+pub mod getopts;
 mod kind;
 pub mod printf;
 mod read;
@@ -42,6 +43,7 @@ const BUILTINS: &[(&str, Builtin)] = &[
     ("export", declare::export),
     ("false", false_),
     ("fg", super::jobs::fg),
+    ("getopts", getopts::getopts),
     ("hash", kind::hash),
     ("help", session::help),
     ("history", session::history),
@@ -80,7 +82,6 @@ const REFUSED: &[&str] = &[
     "disown",
     "enable",
     "fc",
-    "getopts",
     "kill",
     "mapfile",
     "popd",
