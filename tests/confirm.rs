@@ -338,6 +338,52 @@ fn the_approver_gets_the_programs_bounding_set() {
     assert_eq!(fs::read_to_string(&record).unwrap(), kept.repeat(2));
 }
 
+/// An interactive shell ignores Ctrl-C, Ctrl-\, `kill` and Ctrl-Z for itself; the approver it
+/// starts gets them as rsh found them, as its programs do: at their defaults here, and still
+/// ignored when rsh's parent left them so.
+#[test]
+fn the_approver_gets_the_signals_rsh_started_with() {
+    // SigIgn bits of SIGINT, SIGQUIT, SIGTERM and SIGTSTP.
+    const SHELL_IGNORES: u64 = 1 << 1 | 1 << 2 | 1 << 14 | 1 << 19;
+    for (entry, expected) in [
+        ("--default-signal=INT,QUIT,TERM,TSTP", 0),
+        ("--ignore-signal=INT", 1 << 1),
+    ] {
+        let placeholder = Case::new("");
+        let record = placeholder.path("ignored");
+        let body = format!(
+            "grep SigIgn /proc/self/status > {}\necho '{{\"decision\":\"allow\"}}'",
+            record.display()
+        );
+        let script = approver(&placeholder, &body);
+        let case = Case::new(&format!("approver = {:?}", script.display().to_string()));
+        let mut command = Command::new("env");
+        command
+            .args([entry, RSH, "--policy"])
+            .arg(case.path("policy.toml"))
+            .arg("-i")
+            .current_dir(case.dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = common::without_terminal(&mut command).spawn().unwrap();
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"touch x\nexit\n").unwrap();
+        drop(stdin);
+        let run = common::Run::of(child.wait_with_output().unwrap());
+        assert_eq!(run.status, 0, "{entry}: {}", run.describe());
+        assert!(case.path("x").exists(), "{entry}: {}", run.describe());
+        let line = fs::read_to_string(&record).unwrap();
+        let mask = line
+            .trim()
+            .strip_prefix("SigIgn:")
+            .map(|hex| u64::from_str_radix(hex.trim(), 16).unwrap())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert_eq!(mask & SHELL_IGNORES, expected, "{entry}: {line}");
+    }
+}
+
 #[test]
 fn the_example_approver_allows_by_its_rules() {
     let case = Case::new("");

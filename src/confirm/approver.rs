@@ -1,10 +1,11 @@
 //! The approver program: one JSON request on its standard input, one JSON answer on its
 //! standard output, within the approval timeout. It runs with an empty environment (but
 //! PATH), in `/`: nothing of the user's environment (LD_PRELOAD, …) reaches the program that
-//! decides for them.
+//! decides for them. Its signals are put back as rsh found them by the caller's `prepare`.
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -14,17 +15,25 @@ use super::{Answer, Question};
 /// The longest answer read.
 const ANSWER_MAX: usize = 64 * 1024;
 
-pub fn ask(approver: &Path, q: &Question, timeout: Duration) -> Answer {
+pub fn ask(approver: &Path, q: &Question, timeout: Duration, prepare: fn()) -> Answer {
     let deadline = Instant::now() + timeout;
-    let mut child = match Command::new(approver)
+    let mut command = Command::new(approver);
+    command
         .env_clear()
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .current_dir("/")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-    {
+        .stderr(Stdio::inherit());
+    // SAFETY: `prepare` is async-signal-safe, as `ask`'s caller promises.
+    #[allow(unsafe_code)]
+    unsafe {
+        command.pre_exec(move || {
+            prepare();
+            Ok(())
+        });
+    }
+    let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {
             return Answer::No(format!(

@@ -51,8 +51,9 @@ pub struct Confirmation {
 }
 
 /// Asks on the controlling terminal, else the approver; None when there is neither
-/// (`on_no_tty = "deny"`).
-pub fn ask(question: &Question, config: &ApprovalConfig) -> Option<Confirmation> {
+/// (`on_no_tty = "deny"`). `prepare` runs in the approver's process before its exec (it must
+/// be async-signal-safe): the shell puts back there what it changed for itself.
+pub fn ask(question: &Question, config: &ApprovalConfig, prepare: fn()) -> Option<Confirmation> {
     // "Always" holds only where asking again would be the same question about the same risk.
     let can_remember = question.risk == Risk::Medium && !config.remember.is_zero();
     if let Some(terminal) = tty::Terminal::open() {
@@ -67,7 +68,7 @@ pub fn ask(question: &Question, config: &ApprovalConfig) -> Option<Confirmation>
         });
     }
     let approver = config.approver.as_deref()?;
-    let mut answer = approver::ask(approver, question, config.timeout);
+    let mut answer = approver::ask(approver, question, config.timeout, prepare);
     tracing::debug!(approver = %approver.display(), ?answer, "approver answered");
     if let Answer::Always(window) = answer {
         answer = if can_remember {

@@ -9,6 +9,7 @@ use super::simple::{Refusal, Target};
 use crate::audit::Approval;
 use crate::confirm::{self, Answer, By, Question};
 use crate::policy::Verdict;
+use crate::spawn;
 
 impl Shell {
     /// Asks about a command whose decision is Ask. Returns the refusal that still stands
@@ -96,7 +97,11 @@ impl Shell {
         if let Ok(sandbox) = self.sandbox() {
             let _ = sandbox.drop_bounding_set();
         }
-        let Some(confirmation) = confirm::ask(&question, self.policy().approval()) else {
+        let Some(confirmation) = confirm::ask(
+            &question,
+            self.policy().approval(),
+            spawn::signals::restore_entry_dispositions,
+        ) else {
             // No terminal and no approver: the refusal says it needs confirmation.
             return (Some(refusal), None);
         };

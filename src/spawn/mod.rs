@@ -989,6 +989,16 @@ pub mod signals {
         unsafe { libc::signal(libc::SIGHUP, super::entry_disposition(libc::SIGHUP)) };
     }
 
+    /// In a process rsh starts that is not one of its programs (the approver), after the fork:
+    /// every signal the shell changes for itself as rsh found it, so that an interactive
+    /// shell's ignored Ctrl-C and `kill` do not reach it. Async-signal-safe.
+    pub fn restore_entry_dispositions() {
+        for sig in super::RESET_SIGNALS {
+            // SAFETY: setting a default or ignored disposition has no memory effects.
+            unsafe { libc::signal(sig, super::entry_disposition(sig)) };
+        }
+    }
+
     /// Ignores each of `signals`.
     pub fn ignore(signals: &[libc::c_int]) {
         for &sig in signals {
