@@ -78,8 +78,9 @@ fn shopt_listing_matches_bash() {
 }
 
 /// Wrapper scripts and the system's own (Debian's `which -a`) read their options with
-/// `getopts`: grouped flags, attached and separate values, `--`, the silent `:` form, and a
-/// scan started over by assigning OPTIND in the middle of a group.
+/// `getopts`: grouped flags, attached and separate values, `--`, the silent `:` form, a
+/// scan started over by assigning OPTIND in the middle of a group, and a caller's scan
+/// going on after a function that scanned its own arguments with `local OPTIND`.
 #[test]
 fn getopts_reads_options_as_bash_does() {
     let script = r#"f() {
@@ -92,6 +93,7 @@ getopts abc o -abc; echo "$o $OPTIND"; OPTIND=1; getopts abc o -abc; echo "$o $O
 set -- -q file; while getopts q o; do echo "pos $o"; done; echo "ind $OPTIND status $?"
 OPTERR=0; getopts a o -z; echo "status $? o=$o arg=${OPTARG-unset}"
 getopts a 1x -a; echo "status $?"
+OPTIND=1; getopts abc o -abc; f -b y; getopts abc o -abc; echo "resumed $o $OPTIND"
 which -a sh; echo "which $?""#;
     let bash = run("bash", &[], script);
     let rsh = run(RSH, &[], script);

@@ -1206,9 +1206,15 @@ impl Shell {
         }
         self.call_depth += 1;
         let saved_args = std::mem::replace(&mut self.positional, argv[1..].to_vec());
+        let getopts_at_call = (self.getopts.clone(), self.vars.optind_changes());
         self.vars.push_scope(vars::ScopeKind::Function);
         let result = self.run_compound(&def.body);
+        let local_optind = self.vars.innermost_holds("OPTIND");
         self.vars.pop_scope();
+        if local_optind {
+            let (state, changes) = getopts_at_call;
+            self.getopts = state.handed_back(changes, self.vars.optind_changes());
+        }
         self.positional = saved_args;
         self.call_depth -= 1;
         match result {

@@ -32,7 +32,7 @@ pub struct Vars {
     globals: HashMap<String, Var>,
     /// Innermost last. An entry shadows every outer scope and the globals.
     scopes: Vec<Scope>,
-    /// How often OPTIND was assigned, declared, unset or uncovered (a scope holding it
+    /// How often OPTIND was assigned, declared, unset or uncovered (a temporary binding of it
     /// ended): `getopts` starts over when the script changed it, even to the value it had.
     optind_changes: u64,
 }
@@ -245,12 +245,23 @@ impl Vars {
         });
     }
 
+    /// The end of a temporary binding of OPTIND (`OPTIND=1 cmd`) counts as a change, as in
+    /// bash; the end of a function's `local OPTIND` does not (the caller's `getopts` position
+    /// comes back with its OPTIND, see `Shell::call_function`).
     pub fn pop_scope(&mut self) {
         if let Some(scope) = self.scopes.pop()
+            && scope.kind == ScopeKind::Temporary
             && scope.vars.contains_key("OPTIND")
         {
             self.note_change("OPTIND");
         }
+    }
+
+    /// Whether the innermost scope has its own `name`.
+    pub fn innermost_holds(&self, name: &str) -> bool {
+        self.scopes
+            .last()
+            .is_some_and(|s| s.vars.contains_key(name))
     }
 
     pub fn in_function(&self) -> bool {

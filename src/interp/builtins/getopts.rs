@@ -135,6 +135,17 @@ fn atoi(text: &str) -> i64 {
 }
 
 impl State {
+    /// The caller's position, back from a function that made OPTIND local, as bash saves and
+    /// restores it around such a call: `self` is the state at the call, when OPTIND had seen
+    /// `changes_at_call` changes; it still stands unless the caller had changed OPTIND since
+    /// its last `getopts`.
+    pub fn handed_back(mut self, changes_at_call: u64, changes_now: u64) -> State {
+        if self.changes_seen == Some(changes_at_call) {
+            self.changes_seen = Some(changes_now);
+        }
+        self
+    }
+
     /// One step of bash's `sh_getopt` over `words` (word N is OPTIND N).
     fn step(&mut self, optstring: &str, words: &[String]) -> Found {
         let end = words.len() + 1;
@@ -147,10 +158,13 @@ impl State {
             self.next_word = 1;
             self.in_word = None;
         }
-        // A group left half-read is only resumed in a word that still has letters there.
-        let resumed = self
-            .in_word
-            .filter(|&(word, at)| words.get(word - 1).is_some_and(|w| at < w.len()));
+        // A group left half-read is only resumed in a word that still has a letter there (the
+        // words may have changed since: other arguments, other positional parameters).
+        let resumed = self.in_word.filter(|&(word, at)| {
+            words
+                .get(word.wrapping_sub(1))
+                .is_some_and(|w| at < w.len() && w.is_char_boundary(at))
+        });
         let (word, at) = match resumed {
             Some(place) => place,
             None => {
@@ -245,6 +259,15 @@ mod tests {
         assert_eq!(scan("a:b", &["-ba"]), (words(&["b", ":a"]), 2));
         assert_eq!(scan("a:", &["-:"]), (words(&["?:"]), 2));
         assert_eq!(scan("a:", &["-a", "-b"]), (words(&["a=-b"]), 3));
+    }
+
+    #[test]
+    fn a_group_is_not_resumed_inside_a_letter_of_other_words() {
+        let mut state = State::default();
+        let found = state.step("abc", &words(&["-abc"]));
+        assert!(matches!(found, Found::Option('a', None)));
+        let found = state.step("é:", &words(&["-éx"]));
+        assert!(matches!(found, Found::Option('é', Some(ref v)) if v == "x"));
     }
 
     #[test]
