@@ -110,22 +110,32 @@ which -a sh; echo "which $?""#;
     assert!(err.contains(": illegal option -- z"), "{err}");
 }
 
-/// A script run by name is a new shell: its `$0` is the path it was found at, and the
-/// starting shell's unexported variables and functions do not reach it.
+/// A script run by name is a new shell: its `$0` is the path it was found at, `$$` its own,
+/// `$-` a script's (`set -u` ends it), and the starting shell's unexported variables,
+/// functions and exported IFS do not reach it.
 #[test]
 fn a_script_run_by_name_starts_as_a_new_shell() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("show");
-    std::fs::write(&script, "echo \"0=$0 x=$x y=$y f=$(type -t f)\"\n").unwrap();
+    std::fs::write(
+        &script,
+        "echo \"0=$0 x=$x y=$y f=$(type -t f) flags=$- own_pid=$([ $$ != $PPID ] && echo yes)\"\n\
+         set -u; echo $unset_here; echo not-reached\n",
+    )
+    .unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let line = format!(
-        "x=1; export y=2; f() {{ :; }}; PATH={}:$PATH; show; {}",
+        "x=1; export y=2; export IFS=:; f() {{ :; }}; PATH={}:$PATH; show; {}; echo st=$?",
         dir.path().display(),
         script.display()
     );
     let bash = run("bash", &[], &line);
     let rsh = run(RSH, &["--policy", &permissive()], &line);
-    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert_eq!(
+        (&rsh.0, rsh.2),
+        (&bash.0, bash.2),
+        "rsh: {rsh:?}\nbash: {bash:?}"
+    );
     assert!(
         bash.0.contains(&format!("0={} x= y=2", script.display())),
         "{}",

@@ -264,9 +264,8 @@ impl Shell {
         self.logical_cwd = pwd.clone();
         let _ = self.vars.set("PWD", pwd);
         self.vars.set_exported("PWD", true);
-        if self.vars.value("IFS").is_none() {
-            let _ = self.vars.set("IFS", " \t\n".to_string());
-        }
+        // Never the environment's value, as in bash: an inherited IFS would split every word.
+        let _ = self.vars.set("IFS", " \t\n".to_string());
         if let Some(dirs) = self.policy.search_path() {
             let path = dirs
                 .iter()
@@ -1386,8 +1385,13 @@ impl Shell {
     /// aliases, unexported variables or `getopts` position of the shell that started it (it
     /// is a new shell in bash too).
     pub(crate) fn reset_for_script(&mut self, zero: String, args: &[String]) {
+        self.last_arg = zero.clone();
         self.arg0 = zero;
         self.positional = args.to_vec();
+        self.mode = Mode::Script;
+        self.reading_stdin = false;
+        self.login = false;
+        self.shell_pid = std::process::id() as i32;
         // A new shell: what reaches it is the environment, and bash's start-up variables.
         self.vars = Vars::from_env(self.vars.exported().into_iter());
         self.init_variables();

@@ -128,6 +128,7 @@ impl Vars {
 
     /// `declare name`: makes the variable exist, unset, where it is visible (global if new).
     pub fn declare(&mut self, name: &str) {
+        self.note_change(name);
         if self.get(name).is_none() {
             self.globals.insert(name.to_string(), Var::default());
         }

@@ -37,6 +37,15 @@ enum Found {
 }
 
 pub fn getopts(shell: &mut Shell, argv: &[String]) -> Outcome {
+    // `--` ends getopts' own (no) options, as for every builtin.
+    let argv = match argv.get(1) {
+        Some(first) if first == "--" => {
+            let mut rest = vec![argv[0].clone()];
+            rest.extend_from_slice(&argv[2..]);
+            rest
+        }
+        _ => argv.to_vec(),
+    };
     if argv.len() < 3 {
         shell.builtin_error("getopts", "usage: getopts optstring name [arg ...]");
         return Ok(2);
@@ -89,7 +98,8 @@ pub fn getopts(shell: &mut Shell, argv: &[String]) -> Outcome {
     }
     if let Err(message) = shell.assign(name, letter) {
         shell.builtin_error("getopts", &message);
-        return Ok(1);
+        // bash's statuses: the end of the options stays 1, a found option becomes 2.
+        return Ok(if status == 1 { 1 } else { 2 });
     }
     Ok(status)
 }
