@@ -459,12 +459,11 @@ fn clear_inheritable() -> Result<(), i32> {
     Ok(())
 }
 
-/// Puts back, in a child, what the shell changed for itself: each signal as rsh found it
-/// (`entry_disposition`). Async-signal-safe.
-/// The job-control stops stay ignored until just before the exec (see `release_stops`).
-fn reset_child_state(stack_limit: Option<libc::rlimit>) {
+/// Each of `RESET_SIGNALS` as rsh found it (`entry_disposition`), the job-control stops
+/// ignored instead when `hold_stops` says so. Async-signal-safe.
+fn put_back_signals(hold_stops: bool) {
     for sig in RESET_SIGNALS {
-        let disposition = if STOP_SIGNALS.contains(&sig) {
+        let disposition = if hold_stops && STOP_SIGNALS.contains(&sig) {
             libc::SIG_IGN
         } else {
             entry_disposition(sig)
@@ -472,6 +471,12 @@ fn reset_child_state(stack_limit: Option<libc::rlimit>) {
         // SAFETY: setting a disposition to default or ignore has no memory effects.
         unsafe { libc::signal(sig, disposition) };
     }
+}
+
+/// Puts back, in a child, what the shell changed for itself. Async-signal-safe.
+/// The job-control stops stay ignored until just before the exec (see `release_stops`).
+fn reset_child_state(stack_limit: Option<libc::rlimit>) {
+    put_back_signals(true);
     // SAFETY: an empty set built on the stack; sigprocmask only reads it.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
@@ -993,10 +998,7 @@ pub mod signals {
     /// every signal the shell changes for itself as rsh found it, so that an interactive
     /// shell's ignored Ctrl-C and `kill` do not reach it. Async-signal-safe.
     pub fn restore_entry_dispositions() {
-        for sig in super::RESET_SIGNALS {
-            // SAFETY: setting a default or ignored disposition has no memory effects.
-            unsafe { libc::signal(sig, super::entry_disposition(sig)) };
-        }
+        super::put_back_signals(false);
     }
 
     /// Ignores each of `signals`.

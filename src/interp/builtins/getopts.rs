@@ -38,33 +38,28 @@ enum Found {
 
 pub fn getopts(shell: &mut Shell, argv: &[String]) -> Outcome {
     // `--` ends getopts' own (no) options, as for every builtin.
-    let argv = match argv.get(1) {
-        Some(first) if first == "--" => {
-            let mut rest = vec![argv[0].clone()];
-            rest.extend_from_slice(&argv[2..]);
-            rest
-        }
-        _ => argv.to_vec(),
+    let args = match argv.get(1) {
+        Some(first) if first == "--" => &argv[2..],
+        _ => &argv[1..],
     };
-    if argv.len() < 3 {
+    let [optstring, name, words @ ..] = args else {
         shell.builtin_error("getopts", "usage: getopts optstring name [arg ...]");
         return Ok(2);
-    }
-    let (silent, optstring) = match argv[1].strip_prefix(':') {
-        Some(rest) => (true, rest),
-        None => (false, argv[1].as_str()),
     };
-    let name = &argv[2];
-    let words: Vec<String> = if argv.len() > 3 {
-        argv[3..].to_vec()
-    } else {
-        shell.positional_args().to_vec()
+    let (silent, optstring) = match optstring.strip_prefix(':') {
+        Some(rest) => (true, rest),
+        None => (false, optstring.as_str()),
     };
     let mut state = std::mem::take(&mut shell.getopts);
     if state.changes_seen != Some(shell.vars.optind_changes()) {
         state.next_word = restart_at(shell.vars.value("OPTIND"));
     }
-    let found = state.step(optstring, &words);
+    let words = if words.is_empty() {
+        shell.positional_args()
+    } else {
+        words
+    };
+    let found = state.step(optstring, words);
     let report = !silent && opterr(shell.vars.value("OPTERR"));
     let optind = state.next_word.to_string();
     let _ = shell.assign("OPTIND", optind);
