@@ -143,6 +143,29 @@ fn a_script_run_by_name_starts_as_a_new_shell() {
     );
 }
 
+/// Found through a relative $PATH entry, a script's `$0` is that entry joined with its name,
+/// as bash's search spells it (`bin/show`), not an absolute path.
+#[test]
+fn a_script_found_through_a_relative_path_entry_sees_it_as_0() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("bin")).unwrap();
+    for name in ["bin/show", "show2"] {
+        let script = dir.path().join(name);
+        std::fs::write(&script, "echo \"0=$0\"\n").unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    let line = format!(
+        "cd {}; PATH=bin:$PATH show; PATH=:$PATH show2; PATH=.:$PATH show2; \
+         PATH=./bin/../bin:$PATH show; PATH=$PWD/bin:$PATH show",
+        dir.path().display()
+    );
+    let bash = run("bash", &[], &line);
+    let rsh = run(RSH, &["--policy", &permissive()], &line);
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert!(bash.0.starts_with("0=bin/show\n0=./show2\n"), "{}", bash.0);
+}
+
 /// Codex's snapshot reads `compgen -e` through `done < <(…)`; scripts diff two outputs.
 #[test]
 fn process_substitution_matches_bash() {

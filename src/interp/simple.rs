@@ -594,21 +594,30 @@ impl Shell {
         match self.policy().search_path() {
             Some(dirs) => dirs.to_vec(),
             None => self
-                .vars
-                .value("PATH")
-                .unwrap_or("")
-                .split(':')
-                // An empty entry means the current directory, as in bash.
-                .map(|d| {
-                    if d.is_empty() {
-                        PathBuf::from(".")
-                    } else {
-                        PathBuf::from(d)
-                    }
-                })
-                .map(|d| self.absolute(&d))
+                .path_entries()
+                .map(|d| self.absolute(Path::new(d)))
                 .collect(),
         }
+    }
+
+    /// $PATH's entries as written; an empty one means the current directory, as in bash.
+    fn path_entries(&self) -> impl Iterator<Item = &str> {
+        let path = self.vars.value("PATH").unwrap_or("");
+        path.split(':').map(|d| if d.is_empty() { "." } else { d })
+    }
+
+    /// The path bash's search would give for `name` found at `path`: the search directory as
+    /// written in $PATH (`bin/show` for `PATH=bin`), which is what a script sees as `$0`.
+    fn as_searched(&self, name: &str, path: &Path) -> String {
+        if self.policy().search_path().is_none() {
+            if let Some(dir) = self
+                .path_entries()
+                .find(|d| self.absolute(Path::new(d)).join(name) == path)
+            {
+                return format!("{dir}/{name}");
+            }
+        }
+        path.display().to_string()
     }
 
     pub(crate) fn absolute(&self, path: &Path) -> PathBuf {
@@ -1151,7 +1160,7 @@ impl Shell {
                 let zero = if argv[0].contains('/') {
                     argv[0].clone()
                 } else {
-                    resolved.path.display().to_string()
+                    self.as_searched(&argv[0], &resolved.path)
                 };
                 self.reset_for_script(zero, &argv[1..]);
                 for option in options {
