@@ -2030,6 +2030,44 @@ fn program_cannot_read_rsh_environment() {
     control.assert_stdout_has(&secret);
 }
 
+/// What rsh opens for a command (a redirection, `$(< …)`, `source`) is never one of rsh's own
+/// entries in /proc: its memory, its maps (which show where the address its execveat
+/// filter compares lives) and its environment stay as out of reach as they are for the
+/// program, which Landlock keeps from tracing rsh. A program's own `/proc/self` is its own.
+#[test]
+fn rsh_opens_none_of_its_own_proc_entries_for_a_command() {
+    require_confinement!();
+    let case = Case::new();
+    let secret = format!("secret-{}", unique());
+    let script = "m=$(< /proc/self/maps); echo \"maps ${m:0:200}\"
+        exec 5</proc/self/mem; echo \"mem $?\"
+        read -r line < /proc/$$/maps; echo \"pid $line\"
+        read -r line < /proc/thread-self/maps; echo \"thread $line\"
+        source /proc/self/environ; echo \"environ $?\"
+        cat /proc/self/status";
+    let with_secret = |c: &mut Command| {
+        c.env("RSH_TEST_SECRET", &secret);
+    };
+    let run = case.run_with(&Policy::new(), script, with_secret);
+    run.assert_stdout_lacks("r-xp");
+    run.assert_stdout_lacks(&secret);
+    for path in [
+        "/proc/self/maps",
+        "/proc/self/mem",
+        "/maps",
+        "/proc/thread-self/maps",
+        "/proc/self/environ",
+    ] {
+        run.assert_stderr_has(&format!("{path}: it is rsh's own process"));
+    }
+    run.assert_stdout_has("mem 1\n");
+    run.assert_stdout_has("Name:");
+    run.assert_status(0);
+
+    let control = case.run_with(&Policy::new().off(), script, with_secret);
+    control.assert_stdout_has("r-xp");
+}
+
 /// rsh itself, seen from outside while its program runs: not dumpable (so its /proc entries
 /// belong to root, and the user's other processes cannot read its environment or memory, nor
 /// attach to it), and no_new_privs set. Apart from Landlock's scoping, which keeps rsh's own

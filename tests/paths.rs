@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir"]
 
 [paths]
 read = ["."]
@@ -177,6 +177,41 @@ fn writing_outside_the_roots_is_refused() {
     );
     // A redirection is checked as rsh opens it: the command is not run, status 1.
     case.refuses_write("echo x > ../outside/CANARY", "outside/CANARY", why, 1);
+}
+
+/// rsh opens a redirection's file itself, unconfined, after checking where it lands. Where
+/// a directory on the way is missing, `d/../../outside/secret.txt` cannot be made canonical;
+/// checked as written it looked like a file under `work`, and if `d` appeared before the
+/// open, the kernel took the `..` out. One side of a pipeline makes and removes `d` while
+/// the other keeps opening through it: neither the read nor the write may ever get out.
+#[test]
+fn a_directory_appearing_between_the_check_and_the_open_does_not_lead_out() {
+    let case = Case::new("");
+    let script = "{ i=0; while [ ! -e stop ] && [ $i -lt 5000 ]; do mkdir d; rmdir d; i=$((i+1)); done; } 2>/dev/null | {
+        n=0
+        while [ $n -lt 4000 ]; do
+            n=$((n+1))
+            { read -r x < d/../../outside/secret.txt && echo \"read $x\"; } 2>>errors
+            { echo x > d/../../outside/CANARY; } 2>>errors
+        done
+        : > stop
+    }";
+    let run = case.run(script);
+    assert!(!run.stdout.contains(SECRET), "{}", run.describe());
+    assert!(
+        !case.root().join("outside/CANARY").exists(),
+        "the write got out\n{}",
+        run.describe()
+    );
+    // Both states were met: `d` missing (the kernel's answer) and `d` there (the rule's).
+    let errors = fs::read_to_string(case.work().join("errors")).unwrap();
+    for expected in [
+        "d/../../outside/secret.txt: No such file or directory",
+        "it is outside the read roots (paths.read)",
+        "it is outside the write roots (paths.write)",
+    ] {
+        assert!(errors.contains(expected), "no {expected:?} in\n{errors}");
+    }
 }
 
 #[test]

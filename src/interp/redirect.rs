@@ -301,7 +301,18 @@ impl Shell {
         write: bool,
     ) -> Result<PathBuf, ReadError> {
         let (landing, links, _) = would_open(&self.absolute(Path::new(path)));
-        let decision = self.landing_decision(&landing, &links, write);
+        if !is_canonical(&landing) {
+            return Err(ReadError::Io(uncanonical_reason(&landing)));
+        }
+        let own = std::iter::once(&landing)
+            .chain(&links)
+            .any(|p| crate::sandbox::in_shells_process(p));
+        let decision = if own {
+            let why = "it is rsh's own process".to_string();
+            Some(decide::refused(self.policy(), "paths", why))
+        } else {
+            self.landing_decision(&landing, &links, write)
+        };
         // The file rules are the kernel's: audit mode keeps them.
         let decision = match decision {
             Some(d) if d.rule.key == "paths" => Some(d),
@@ -493,6 +504,27 @@ pub(crate) fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>, bool) {
         }
     }
     (canonical_parent(&path), links, false)
+}
+
+/// Whether `path` has no `.` or `..` left in it. `would_open` leaves them only where its
+/// directory could not be made canonical (a directory missing, or not one): checked as
+/// text, `w/d/../../etc/shadow` looks like a file under `w`, and if `d` appeared before the
+/// open, the kernel would take the `..` to /etc.
+fn is_canonical(path: &Path) -> bool {
+    use std::path::Component;
+    path.components()
+        .all(|c| !matches!(c, Component::ParentDir | Component::CurDir))
+}
+
+/// Why the directory of `path` (not canonical) cannot be opened: what the kernel would say
+/// on opening it without a change in between.
+fn uncanonical_reason(path: &Path) -> String {
+    let dir = path.parent().unwrap_or(path);
+    match std::fs::canonicalize(dir) {
+        Err(e) => fd::io_message(&e),
+        // It appeared since: the path changed while rsh looked at it.
+        Ok(_) => nix::errno::Errno::ENOENT.desc().to_string(),
+    }
 }
 
 /// `path` with its directory canonical and its last component as it is.

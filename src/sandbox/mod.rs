@@ -107,15 +107,25 @@ static STORED_FILTERS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/seccomp
 
 const OTHER_PROCESS: &str = "it belongs to another process";
 
+/// The process whose entry in /proc `path` is (`/proc/PID/...`), if it is one.
+fn process_of(path: &Path) -> Option<u32> {
+    let rest = path.strip_prefix("/proc").ok()?;
+    let first = rest.components().next()?;
+    first.as_os_str().to_str()?.parse().ok()
+}
+
 /// Other processes' entries in /proc: a confined program may not inspect processes outside
 /// its sandbox, and rsh does not do it for one.
 fn in_other_process(path: &Path) -> bool {
-    let Ok(rest) = path.strip_prefix("/proc") else {
-        return false;
-    };
-    let first = rest.components().next();
-    let pid = first.and_then(|c| c.as_os_str().to_str()?.parse::<u32>().ok());
-    pid.is_some_and(|pid| pid != std::process::id())
+    process_of(path).is_some_and(|pid| pid != std::process::id())
+}
+
+/// rsh's own entries in /proc (`/proc/self`, `/proc/$$`, as rsh opens them): not for a file
+/// rsh opens for a command. A program cannot read rsh's memory or maps (Landlock keeps it
+/// from tracing rsh), and they would show where rsh keeps what its filters rely on. A
+/// program's own `/proc/self` is its own and is not this.
+pub fn in_shells_process(path: &Path) -> bool {
+    process_of(path) == Some(std::process::id())
 }
 
 /// A policy path that names nothing on this system.
@@ -233,11 +243,10 @@ impl Sandbox {
         let Some(paths) = self.paths.as_ref().filter(|_| !self.is_off()) else {
             return Ok(());
         };
-        let rules = paths.rules();
         if in_other_process(path) {
             return Err(OTHER_PROCESS.to_string());
         }
-        rules.permits(path, write)
+        paths.rules().permits(path, write)
     }
 
     /// Whether a symbolic link rsh would follow on the way to a file it opens for a command
