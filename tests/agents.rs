@@ -166,6 +166,24 @@ fn a_script_found_through_a_relative_path_entry_sees_it_as_0() {
     assert!(bash.0.starts_with("0=bin/show\n0=./show2\n"), "{}", bash.0);
 }
 
+/// `read -t` takes what bash takes: digits with a fraction, a huge number as no limit, and
+/// 0 (or nothing) to ask whether input is waiting, reading none. Anything else is refused;
+/// `inf` and `1e400` once ended rsh with a panic.
+#[test]
+fn read_timeouts_are_taken_as_bash_takes_them() {
+    let line = "for t in inf 1e400 99999999999999999999 1.5 abc -1 .5 1.2.3 '' 0 0.0; do \
+                x=; read -t \"$t\" x <<< hi 2>/dev/null; echo \"$t $? $x\"; done; \
+                read -t 0 < /dev/null; echo \"null $?\"";
+    let bash = run("bash", &[], line);
+    let rsh = run(RSH, &["--policy", &permissive()], line);
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert!(
+        bash.0.contains("inf 1 \n") && bash.0.contains("\n0 0 \n"),
+        "{}",
+        bash.0
+    );
+}
+
 /// Codex's snapshot reads `compgen -e` through `done < <(…)`; scripts diff two outputs.
 #[test]
 fn process_substitution_matches_bash() {

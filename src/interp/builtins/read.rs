@@ -87,19 +87,15 @@ fn parse(shell: &Shell, argv: &[String]) -> Result<(Options, Vec<String>), i32> 
                     opts.exact_chars = letter == 'N';
                 }
                 't' => {
-                    let secs =
-                        value
-                            .parse::<f64>()
-                            .ok()
-                            .filter(|s| *s >= 0.0)
-                            .ok_or_else(|| {
-                                shell.builtin_error(
-                                    "read",
-                                    &format!("{value}: invalid timeout specification"),
-                                );
-                                1
-                            })?;
-                    opts.timeout = Some(Duration::from_secs_f64(secs));
+                    let secs = timeout_seconds(&value).ok_or_else(|| {
+                        shell.builtin_error(
+                            "read",
+                            &format!("{value}: invalid timeout specification"),
+                        );
+                        1
+                    })?;
+                    // More seconds than a Duration holds: as good as no limit.
+                    opts.timeout = Duration::try_from_secs_f64(secs).ok();
                 }
                 'u' => {
                     opts.fd = value
@@ -148,6 +144,11 @@ pub fn read(shell: &mut Shell, argv: &[String]) -> Outcome {
         if nix::unistd::isatty(std::io::stdin()).unwrap_or(false) {
             let _ = fd::write_all(2, prompt.as_bytes());
         }
+    }
+    if opts.timeout == Some(Duration::ZERO) {
+        // bash reads nothing then: the status says whether there is input to read.
+        let now = Instant::now();
+        return Ok(if wait_readable(opts.fd, now) { 0 } else { 1 });
     }
     let echo_guard = opts.silent.then(|| EchoOff::new(opts.fd)).flatten();
     let (chars, status) = read_record(&opts);
@@ -329,4 +330,16 @@ impl Drop for EchoOff {
         use nix::sys::termios::{SetArg, tcsetattr};
         let _ = tcsetattr(fd::borrow(self.fd), SetArg::TCSANOW, &self.saved);
     }
+}
+
+/// `-t`'s seconds as bash takes them: digits with an optional fraction (no sign, exponent,
+/// `inf` or `nan`); empty is 0.
+fn timeout_seconds(value: &str) -> Option<f64> {
+    if value.is_empty() {
+        return Some(0.0);
+    }
+    let plain = value.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && value.bytes().filter(|&b| b == b'.').count() <= 1
+        && value.bytes().any(|b| b.is_ascii_digit());
+    plain.then(|| value.parse().ok()).flatten()
 }
