@@ -6,10 +6,11 @@
 //! for a policy that cannot be loaded (nothing runs then).
 
 use std::ffi::OsString;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::interp::{Mode, Shell};
+use crate::interp::{Mode, ReadError, Shell};
 use crate::parse;
 use crate::policy::{self, Owners, Unresolved};
 use crate::spawn::{self, fd};
@@ -438,7 +439,7 @@ fn eprint_line(text: &str) {
 pub fn run(inv: Invocation) -> i32 {
     spawn::note_ignored_on_entry();
     spawn::signals::default_pipe_and_child();
-    if inv.check_only {
+    if inv.check_only && inv.script.is_none() {
         return check_syntax(&inv);
     }
     let (policy, sandbox) = match start(&inv) {
@@ -462,6 +463,12 @@ pub fn run(inv: Invocation) -> i32 {
     if let Err(message) = apply_startup_options(&mut shell, &inv) {
         eprint_line(&format!("rsh: {message}"));
         return 2;
+    }
+    if let (true, Some(script)) = (inv.check_only, &inv.script) {
+        return match read_script(&mut shell, script) {
+            Ok(bytes) => syntax_status(&bytes),
+            Err(status) => status,
+        };
     }
     let kind = match mode {
         Mode::Command => crate::audit::Kind::Command,
@@ -542,21 +549,9 @@ pub fn run_source(shell: &mut Shell, source: &str) -> i32 {
 }
 
 fn run_file(shell: &mut Shell, path: &Path) -> i32 {
-    let bytes = match std::fs::read(path) {
+    let bytes = match read_script(shell, path) {
         Ok(bytes) => bytes,
-        Err(err) => {
-            let status = if err.kind() == std::io::ErrorKind::NotFound {
-                127
-            } else {
-                126
-            };
-            eprint_line(&format!(
-                "rsh: {}: {}",
-                path.display(),
-                fd::io_message(&err)
-            ));
-            return status;
-        }
+        Err(status) => return status,
     };
     match parse::parse_bytes(&bytes) {
         Ok(program) => shell.run_toplevel(&program),
@@ -569,28 +564,34 @@ fn run_file(shell: &mut Shell, path: &Path) -> i32 {
     }
 }
 
-/// `rsh -n`: parse without running (no policy needed, nothing can run).
+/// The script `rsh FILE` runs (or `rsh -n FILE` checks), read under the file rules like a
+/// file `source` reads: a script rsh may not read is not shown in its error messages either.
+/// As bash: 127 if it is not there, 126 if it cannot be read.
+fn read_script(shell: &mut Shell, path: &Path) -> Result<Vec<u8>, i32> {
+    let shown = path.to_string_lossy();
+    shell.read_for_command(&shown).map_err(|err| {
+        eprint_line(&format!("rsh: {}", err.message(&shown)));
+        let missing = matches!(err, ReadError::Io(_))
+            && std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound);
+        if missing { 127 } else { 126 }
+    })
+}
+
+/// `rsh -n` on a line or standard input: parse without running (no policy needed, nothing
+/// can run, and the text is the caller's own).
 fn check_syntax(inv: &Invocation) -> i32 {
     let text = if let Some(command) = &inv.command {
         command.clone().into_bytes()
-    } else if let Some(script) = &inv.script {
-        match std::fs::read(script) {
-            Ok(bytes) => bytes,
-            Err(err) => {
-                eprint_line(&format!(
-                    "rsh: {}: {}",
-                    script.display(),
-                    fd::io_message(&err)
-                ));
-                return 127;
-            }
-        }
     } else {
         let mut bytes = Vec::new();
         let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes);
         bytes
     };
-    match parse::parse_bytes(&text) {
+    syntax_status(&text)
+}
+
+fn syntax_status(text: &[u8]) -> i32 {
+    match parse::parse_bytes(text) {
         Ok(_) => 0,
         Err(err) => {
             eprint_line(&format!("rsh: {err}"));

@@ -214,6 +214,62 @@ fn a_directory_appearing_between_the_check_and_the_open_does_not_lead_out() {
     }
 }
 
+/// `rsh FILE` and `rsh -n FILE` read the file themselves, and a script's words show in its
+/// error messages (`TOPSECRET: command not found`): the file is read under the file rules.
+#[test]
+fn a_script_named_on_the_command_line_is_read_under_the_file_rules() {
+    let case = Case::new("");
+    let run_args = |policy: &str, args: &[&str]| {
+        let out = common::without_terminal(&mut Command::new(RSH))
+            .arg("--policy")
+            .arg(case.root().join(policy))
+            .args(args)
+            .current_dir(case.work())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run rsh");
+        Run::of(out)
+    };
+    let control = run_args("open.toml", &["../outside/secret.txt"]);
+    assert!(
+        control.stderr.contains(SECRET),
+        "control\n{}",
+        control.describe()
+    );
+    for args in [
+        &["../outside/secret.txt"][..],
+        &["-n", "../outside/secret.txt"],
+    ] {
+        let run = run_args("policy.toml", args);
+        assert!(!run.stderr.contains(SECRET), "{args:?}\n{}", run.describe());
+        assert!(!run.stdout.contains(SECRET), "{args:?}\n{}", run.describe());
+        assert_eq!(run.status, 126, "{args:?}\n{}", run.describe());
+        assert!(
+            run.stderr.starts_with("rsh: denied: ")
+                && run
+                    .stderr
+                    .contains("it is outside the read roots (paths.read)"),
+            "{args:?}\n{}",
+            run.describe()
+        );
+    }
+    let missing = run_args("policy.toml", &["nothing-here.sh"]);
+    assert_eq!(missing.status, 127, "{}", missing.describe());
+    assert_eq!(
+        missing.stderr,
+        "rsh: nothing-here.sh: No such file or directory\n"
+    );
+    fs::write(case.work().join("ok.sh"), "echo ran $1\n").unwrap();
+    let ok = run_args("policy.toml", &["ok.sh", "here"]);
+    assert_eq!(
+        (ok.status, ok.stdout.as_str()),
+        (0, "ran here\n"),
+        "{}",
+        ok.describe()
+    );
+    assert_eq!(run_args("policy.toml", &["-n", "ok.sh"]).status, 0);
+}
+
 #[test]
 fn cd_outside_the_read_roots_is_refused() {
     let case = Case::new("");

@@ -16,6 +16,7 @@ pub mod history;
 mod jobs;
 mod procsub;
 mod redirect;
+pub(crate) use redirect::ReadError;
 mod simple;
 mod timing;
 pub mod vars;

@@ -51,7 +51,7 @@ pub(crate) enum ReadError {
 
 impl ReadError {
     /// The message for a file shown as `path`.
-    fn message(&self, path: &str) -> String {
+    pub(crate) fn message(&self, path: &str) -> String {
         match self {
             ReadError::Denied(message) => message.clone(),
             ReadError::Io(error) => format!("{path}: {error}"),
