@@ -884,6 +884,69 @@ fn default_policy_denies_shells() {
     assert!(sb.path().join("ALLOWED").exists(), "{}", run.describe());
 }
 
+/// Password hashes, their backups (`/etc/shadow-`, which `passwd` and `useradd` leave) and the
+/// old hashes pam_pwhistory keeps are out of reach under the built-in policy: by name, by a
+/// redirection, and in the kernel for a program that walks /etc on its own.
+#[test]
+fn default_policy_keeps_password_hashes_and_their_backups() {
+    if Path::new("/etc/rsh/policy.toml").symlink_metadata().is_ok() {
+        println!(
+            "skipped: /etc/rsh/policy.toml exists, so the built-in default policy is not in use"
+        );
+        return;
+    }
+    let sb = Sandbox::new();
+    let files = [
+        "/etc/shadow",
+        "/etc/shadow-",
+        "/etc/gshadow",
+        "/etc/gshadow-",
+        "/etc/security/opasswd",
+    ];
+    let mut checked = 0;
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            println!("skipped {file}: not on this system (or not readable by the test)");
+            continue;
+        };
+        checked += 1;
+        for script in [format!("cat {file}"), format!("head -n 5 < {file}")] {
+            let run = rsh(sb.path(), &["-c".as_ref(), script.as_ref()]);
+            let leaked = text
+                .lines()
+                .any(|l| !l.is_empty() && run.stdout.contains(l));
+            assert!(!leaked, "{script} printed the file\n{}", run.describe());
+            assert!(
+                run.stderr
+                    .contains(&format!("{file} is denied (paths.deny)")),
+                "{script}\n{}",
+                run.describe()
+            );
+        }
+    }
+    assert!(
+        checked > 0,
+        "none of {files:?} is readable here: nothing was checked"
+    );
+    // grep finds the files itself: only the kernel stands in its way.
+    let run = rsh(sb.path(), &["-c".as_ref(), "grep -r -h '' /etc".as_ref()]);
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+    let first = passwd.lines().next().unwrap();
+    assert!(
+        run.stdout.contains(first),
+        "grep -r /etc read nothing\n{}",
+        run.describe()
+    );
+    for file in files {
+        if let Ok(text) = std::fs::read_to_string(file) {
+            let leaked = text
+                .lines()
+                .any(|l| l.contains(':') && run.stdout.contains(l));
+            assert!(!leaked, "grep -r read {file}\n{}", run.stderr);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Attacks on the link between the decision and the execution
 // ---------------------------------------------------------------------------------------------

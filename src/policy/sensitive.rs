@@ -21,6 +21,8 @@ pub const BUILT_IN_HIGH: &[&str] = &[
     "credentials", "credentials.json", ".vault-token", ".docker/config.json", ".aws",
     ".azure", ".config/gcloud", ".kube/config", ".password-store",
     "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d",
+    // Their backups, and old password hashes pam_pwhistory keeps.
+    "/etc/shadow-", "/etc/gshadow-", "/etc/security/opasswd",
     // Code that runs later, for someone else: shell start-up files and git hooks. Reading
     // them is harmless (agents source ~/.bashrc; rsh decides every command in it).
     "write:.bashrc", "write:.bash_profile", "write:.bash_login", "write:.bash_logout",
