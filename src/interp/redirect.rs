@@ -284,7 +284,10 @@ impl Shell {
         let landing = self.checked_landing(path, write)?;
         // Without openat2 (a kernel before 5.6, only in degraded mode): the last component
         // at least.
-        match fd::open_without_links(&landing, flags, mode) {
+        // Through the read-only view where there is one: a file outside the write roots that
+        // the program gets is then on a read-only mount (no fchmod, no futimens).
+        let root = self.sandbox().ok().and_then(|s| s.view_root());
+        match fd::open_without_links_in(root, &landing, flags, mode) {
             Ok(file) => Ok(file),
             Err(nix::errno::Errno::ELOOP) => Err(ReadError::Denied(format!(
                 "denied: {path}: it changed while rsh checked it"

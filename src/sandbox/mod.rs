@@ -3,6 +3,7 @@
 //! the command's profile; applied by `spawn` in the child, with raw system calls only, between
 //! `fork` and `execveat`:
 //!
+//! 0. for root, the read-only view (`view`): every mount but the write roots read-only;
 //! 1. resource limits (CPU, address space, file size, open files; core dumps off);
 //! 2. death with the parent (a program does not outlive the rsh that waits for it);
 //! 3. ambient and inheritable capabilities cleared; for root, the capabilities no confined
@@ -20,6 +21,7 @@
 pub mod landlock;
 mod pinned;
 pub mod seccomp;
+pub mod view;
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
@@ -34,6 +36,7 @@ use crate::policy::{PathSpec, Paths, SandboxConfig, SandboxMode};
 use landlock::{CommandRules, FsLayer, FsRules};
 use pinned::Pinned;
 use seccomp::{EMPTY_PATH, Filter, SeccompProfile};
+use view::View;
 
 /// The only capabilities a program a root rsh starts keeps in its bounding set (and so, as
 /// root, in its permitted set after exec): reading and writing files whatever their modes
@@ -68,6 +71,8 @@ pub struct Confinement {
     pub filter: Option<Rc<Filter>>,
     /// Wall-clock limit; None: unlimited.
     pub timeout: Option<Duration>,
+    /// The read-only view the program enters (see `view`); None: rsh's own.
+    pub view: Option<Arc<View>>,
 }
 
 impl Confinement {
@@ -100,6 +105,8 @@ pub struct Sandbox {
     /// Capabilities a started program lacks in its bounding set (empty unless root), once
     /// rsh's own bounding set has lost them (see `drop_bounding_set`).
     bounding_drops: Option<Rc<[libc::c_int]>>,
+    /// The read-only view, once built; Some(None): there is none (see `view`).
+    view: Option<Option<Arc<View>>>,
 }
 
 /// The seccomp programs of every profile, compiled when rsh was built (see `build.rs`).
@@ -126,6 +133,23 @@ fn in_other_process(path: &Path) -> bool {
 /// program's own `/proc/self` is its own and is not this.
 pub fn in_shells_process(path: &Path) -> bool {
     process_of(path) == Some(std::process::id())
+}
+
+/// Whether a read-only view is worth trying: it takes CAP_SYS_ADMIN, and only root's
+/// programs may change the mode of files that are not theirs.
+fn wants_view() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// The view for `write`, built on (and moving) the calling thread; None where it cannot be.
+fn build_view(write: &[PathBuf]) -> Option<Arc<View>> {
+    match View::build_on_this_thread(write) {
+        Ok(view) => Some(Arc::new(view)),
+        Err(why) => {
+            tracing::debug!(%why, "no read-only view: outside the write roots, root's programs may change modes and times");
+            None
+        }
+    }
 }
 
 /// A policy path that names nothing on this system.
@@ -161,6 +185,7 @@ impl Sandbox {
             filters: HashMap::new(),
             rlimits: Vec::new(),
             bounding_drops: None,
+            view: None,
         };
         if config.mode == SandboxMode::Off {
             return Ok(sandbox);
@@ -341,6 +366,7 @@ impl Sandbox {
             rulesets,
             filter,
             timeout: self.timeout(),
+            view: self.view(),
         })
     }
 
@@ -360,7 +386,13 @@ impl Sandbox {
             let on_thread = Arc::clone(&paths);
             let shared = Arc::new(landlock::Shared::default());
             let share = Arc::clone(&shared);
-            let build = move || landlock::fs_layer(abi, on_thread.rules(), Some(&share));
+            let view = wants_view();
+            let build = move || {
+                let layer = landlock::fs_layer(abi, on_thread.rules(), Some(&share));
+                // Last: this moves the thread into the view's namespace.
+                let view = view.then(|| build_view(&on_thread.rules().write));
+                (layer, view)
+            };
             // If no thread can be started, the layer is built when first needed.
             self.pending = Pinned::spawn(other_processors().as_ref(), c"rsh-landlock", build)
                 .map(|thread| PendingLayer { thread, shared });
@@ -388,12 +420,15 @@ impl Sandbox {
             return Ok(());
         };
         shared.help();
-        let layer = thread.join();
+        let built = thread.join();
         // The last holder: what the thread left open if it failed halfway is closed here.
         drop(shared);
-        let layer =
-            layer.map_err(|_| "building the Landlock file-system layer failed".to_string())??;
-        self.fs_layer = Some(layer);
+        let (layer, view) =
+            built.map_err(|_| "building the Landlock file-system layer failed".to_string())?;
+        if let Some(view) = view {
+            self.view = Some(view);
+        }
+        self.fs_layer = Some(layer?);
         Ok(())
     }
 
@@ -423,6 +458,38 @@ impl Sandbox {
         }
         self.bounding_drops = Some(Rc::clone(&drops));
         Ok(drops)
+    }
+
+    /// The read-only view programs enter, built on first need where there is none yet (no
+    /// thread built it with the layer). None: no write roots, or it cannot be built here.
+    fn view(&mut self) -> Option<Arc<View>> {
+        if self.pending.is_some() {
+            // The layer's thread builds it; a failure there is reported with the layer.
+            let _ = self.settle();
+        }
+        if let Some(view) = &self.view {
+            return view.clone();
+        }
+        let paths = self
+            .paths
+            .clone()
+            .filter(|_| !self.is_off() && wants_view());
+        let view = paths.and_then(|paths| {
+            // `unshare` moves the calling thread: a thread of its own for it.
+            std::thread::scope(|scope| {
+                let build = scope.spawn(|| build_view(&paths.rules().write));
+                build.join().ok().flatten()
+            })
+        });
+        self.view = Some(view.clone());
+        view
+    }
+
+    /// The root of the read-only view, for the files rsh opens for programs: a descriptor it
+    /// passes them is then read-only outside the write roots too. None: there is no view.
+    pub fn view_root(&mut self) -> Option<BorrowedFd<'_>> {
+        self.view();
+        self.view.as_ref()?.as_ref().map(|v| v.root.as_fd())
     }
 
     /// The file-system layer, built again when a directory it enumerated has changed.
@@ -765,8 +832,12 @@ fn other_processors() -> Option<libc::cpu_set_t> {
 
 /// The file-system layer's thread, and what the shell can do towards the layer while it
 /// waits for it.
+/// What the layer's thread leaves: the layer, and the view when one was wanted (see
+/// `wants_view`; the inner None: it could not be built).
+type Built = (Result<FsLayer, String>, Option<Option<Arc<View>>>);
+
 struct PendingLayer {
-    thread: Pinned<Result<FsLayer, String>>,
+    thread: Pinned<Built>,
     shared: Arc<landlock::Shared>,
 }
 

@@ -261,12 +261,31 @@ pub fn open_without_links(
     flags: nix::fcntl::OFlag,
     mode: nix::sys::stat::Mode,
 ) -> Result<OwnedFd, Errno> {
+    open_without_links_in(None, path, flags, mode)
+}
+
+/// `open_without_links` of an absolute `path` as seen from `root` (a directory descriptor
+/// of `/` in another mount namespace: the mounts met are that namespace's).
+pub fn open_without_links_in(
+    root: Option<std::os::fd::BorrowedFd<'_>>,
+    path: &std::path::Path,
+    flags: nix::fcntl::OFlag,
+    mode: nix::sys::stat::Mode,
+) -> Result<OwnedFd, Errno> {
     use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
     let how = OpenHow::new()
         .flags(flags)
         .mode(mode)
         .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS | ResolveFlag::RESOLVE_NO_MAGICLINKS);
-    match nix::fcntl::openat2(nix::fcntl::AT_FDCWD, path, how) {
+    let opened = match (root, path.strip_prefix("/")) {
+        (Some(root), Ok(relative)) if !relative.as_os_str().is_empty() => {
+            nix::fcntl::openat2(root, relative, how)
+        }
+        (Some(root), Ok(_)) => nix::fcntl::openat2(root, ".", how),
+        _ => nix::fcntl::openat2(nix::fcntl::AT_FDCWD, path, how),
+    };
+    match opened {
+        // No openat2 (before Linux 5.6) means no view either.
         Err(Errno::ENOSYS) => nix::fcntl::open(path, flags | OFlag::O_NOFOLLOW, mode),
         other => other,
     }

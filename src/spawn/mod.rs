@@ -130,6 +130,7 @@ const CAP_SYS_NICE: libc::c_int = 23;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     Exec,
+    View,
     Limits,
     DieWithParent,
     Capabilities,
@@ -139,8 +140,9 @@ pub enum Stage {
 }
 
 impl Stage {
-    const ALL: [Stage; 7] = [
+    const ALL: [Stage; 8] = [
         Stage::Exec,
+        Stage::View,
         Stage::Limits,
         Stage::DieWithParent,
         Stage::Capabilities,
@@ -152,6 +154,9 @@ impl Stage {
     fn describe(self) -> &'static str {
         match self {
             Stage::Exec => "exec",
+            Stage::View => {
+                "cannot enter the working directory in the read-only view of the file system"
+            }
             Stage::Limits => "cannot set the resource limits",
             Stage::DieWithParent => "cannot tie the program to rsh's lifetime",
             Stage::Capabilities => "cannot clear inherited capabilities",
@@ -349,6 +354,12 @@ impl<'p> ExecArgs<'p> {
                 Ok(())
             }
         };
+        if let Some(view) = &c.view {
+            // First: the open-file limit below could leave it no descriptor.
+            use std::os::fd::AsRawFd;
+            crate::sandbox::view::enter(view.namespace.as_raw_fd())
+                .map_err(|errno| (Stage::View, errno))?;
+        }
         for (resource, limit) in &c.rlimits {
             // SAFETY: the struct lives in the parent-built Vec for the call's duration.
             let rc = unsafe { libc::setrlimit(*resource as _, limit) };

@@ -151,3 +151,28 @@ pub fn test_user() -> Option<(u32, u32)> {
         }
     })
 }
+
+/// Whether rsh, run as this process, gives its programs the read-only view: root with
+/// CAP_SYS_ADMIN.
+pub fn has_view() -> bool {
+    const CAP_SYS_ADMIN: u32 = 21;
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let effective = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .unwrap_or(0);
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    root && effective & (1 << CAP_SYS_ADMIN) != 0
+}
+
+/// How the kernel refuses a program's write outside the write roots: the read-only view
+/// answers before Landlock does.
+pub fn write_refused() -> i32 {
+    if has_view() {
+        libc::EROFS
+    } else {
+        libc::EACCES
+    }
+}
