@@ -100,8 +100,9 @@ const SYS_FILE_SETATTR: c_long = 469;
 /// files by handle (which bypasses path-based rules), machine-wide settings that matter when
 /// rsh runs as root (the clock, the host name, reboot, swap, accounting, quotas, port I/O),
 /// leaving the command's session or process group (which would escape its timeout), and
-/// changing owners, extended attributes and inode flags: Landlock does not govern them, so a
-/// program could otherwise change them on files it may only read, or not reach at all.
+/// changing owners and inode flags: Landlock does not govern them, so a program could
+/// otherwise change them on files it may only read, or not reach at all. Extended
+/// attributes likewise, but see `NO_ATTRIBUTES`.
 const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_ptrace,
     libc::SYS_process_vm_readv,
@@ -161,6 +162,14 @@ const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_fchown,
     libc::SYS_lchown,
     libc::SYS_fchownat,
+    SYS_FILE_SETATTR,
+];
+
+/// Setting or removing an extended attribute fails with EOPNOTSUPP under every profile, as on
+/// a file system without them, rather than with EPERM: programs that carry a file's ACL over
+/// to its new copy (`sed -i`, `cp -p`, `tar -x`) take that as "no ACLs here" and go on
+/// quietly, where EPERM made each of them print an error.
+const NO_ATTRIBUTES: &[c_long] = &[
     libc::SYS_setxattr,
     libc::SYS_lsetxattr,
     libc::SYS_fsetxattr,
@@ -169,8 +178,8 @@ const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_fremovexattr,
     SYS_SETXATTRAT,
     SYS_REMOVEXATTRAT,
-    SYS_FILE_SETATTR,
 ];
+const NOT_SUPPORTED: u32 = fail(libc::EOPNOTSUPP);
 
 /// chmod calls and the argument that holds the mode: setting the set-user-ID or set-group-ID
 /// bit is refused (anyone else running that file would get its owner's rights), other modes
@@ -297,6 +306,9 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
         .iter()
         .map(|&nr| (nr as u32, deny()))
         .collect();
+    for &nr in NO_ATTRIBUTES {
+        rules.insert(nr as u32, Node::Ret(NOT_SUPPORTED));
+    }
     // Typing into the terminal's input queue, and the virtual console's grab bag. The kernel
     // truncates the request to 32 bits, so `TIOCSTI | 1 << 32` is TIOCSTI: compare the low half.
     // TIOCSETD changes the terminal's line discipline.
@@ -1029,6 +1041,9 @@ mod tests {
         if ALWAYS_DENIED.contains(&nr) {
             return DENY;
         }
+        if NO_ATTRIBUTES.contains(&nr) {
+            return NOT_SUPPORTED;
+        }
         let (network, subprocesses) = (profile.network, profile.subprocesses);
         let family = low(0) as libc::c_int;
         let namespaces = (libc::CLONE_NEWNS
@@ -1582,18 +1597,6 @@ mod tests {
             ("fchown", libc::SYS_fchown, [NONE, 0, 0, 0, 0, 0]),
             ("lchown", libc::SYS_lchown, [1, 0, 0, 0, 0, 0]),
             ("fchownat", libc::SYS_fchownat, [NONE, 1, 0, 0, 0, 0]),
-            ("setxattr", libc::SYS_setxattr, [1, 1, 0, 0, 0, 0]),
-            ("lsetxattr", libc::SYS_lsetxattr, [1, 1, 0, 0, 0, 0]),
-            ("fsetxattr", libc::SYS_fsetxattr, [NONE, 1, 0, 0, 0, 0]),
-            ("removexattr", libc::SYS_removexattr, [1, 1, 0, 0, 0, 0]),
-            ("lremovexattr", libc::SYS_lremovexattr, [1, 1, 0, 0, 0, 0]),
-            (
-                "fremovexattr",
-                libc::SYS_fremovexattr,
-                [NONE, 1, 0, 0, 0, 0],
-            ),
-            ("setxattrat", SYS_SETXATTRAT, [NONE, 1, 0, 1, 0, 0]),
-            ("removexattrat", SYS_REMOVEXATTRAT, [NONE, 1, 0, 1, 0, 0]),
             ("file_setattr", SYS_FILE_SETATTR, [NONE, 1, 0, 0, 0, 0]),
         ]
     };
@@ -1652,6 +1655,48 @@ mod tests {
             }
         }
         println!("without the filter: {}", report.join(" "));
+    }
+
+    /// Setting and removing extended attributes, with arguments that would fail otherwise
+    /// (a bad descriptor, a null path): EOPNOTSUPP is the filter's.
+    #[test]
+    fn attribute_changes_fail_as_unsupported() {
+        if skipped() {
+            return;
+        }
+        const NONE: u64 = u64::MAX;
+        let calls: [(&str, c_long, [u64; 6]); 8] = [
+            ("setxattr", libc::SYS_setxattr, [1, 1, 0, 0, 0, 0]),
+            ("lsetxattr", libc::SYS_lsetxattr, [1, 1, 0, 0, 0, 0]),
+            ("fsetxattr", libc::SYS_fsetxattr, [NONE, 1, 0, 0, 0, 0]),
+            ("removexattr", libc::SYS_removexattr, [1, 1, 0, 0, 0, 0]),
+            ("lremovexattr", libc::SYS_lremovexattr, [1, 1, 0, 0, 0, 0]),
+            (
+                "fremovexattr",
+                libc::SYS_fremovexattr,
+                [NONE, 1, 0, 0, 0, 0],
+            ),
+            ("setxattrat", SYS_SETXATTRAT, [NONE, 1, 0, 1, 0, 0]),
+            ("removexattrat", SYS_REMOVEXATTRAT, [NONE, 1, 0, 1, 0, 0]),
+        ];
+        let mut listed: Vec<c_long> = calls.iter().map(|&(_, nr, _)| nr).collect();
+        let mut unsupported = NO_ATTRIBUTES.to_vec();
+        listed.sort();
+        unsupported.sort();
+        assert_eq!(listed, unsupported, "the test covers the whole list");
+        let run = move || calls.iter().map(|&(_, nr, args)| call(nr, args)).collect();
+        let eopnotsupp = -i64::from(libc::EOPNOTSUPP);
+        for profile in PROFILES {
+            let got: Vec<i64> = filtered(profile, run);
+            for ((name, ..), got) in calls.iter().zip(got) {
+                assert_eq!(got, eopnotsupp, "{name} under {profile:?}");
+            }
+        }
+        let control: Vec<i64> = unfiltered(run);
+        assert!(
+            !control.contains(&eopnotsupp),
+            "without the filter: {control:?}"
+        );
     }
 
     #[test]
