@@ -166,6 +166,39 @@ fn a_script_found_through_a_relative_path_entry_sees_it_as_0() {
     assert!(bash.0.starts_with("0=bin/show\n0=./show2\n"), "{}", bash.0);
 }
 
+/// A case pattern with quoted text after a glob (`*".txt"`, `*"?"`) is one pattern, its
+/// quoted part literal: it once split into `*` or `"?"`, and `*` matched everything.
+#[test]
+fn case_patterns_with_quoted_parts_after_a_glob_are_one_pattern() {
+    let line = r#"for s in ab 'a?' x.txt x.md; do
+        case $s in *"?") echo "$s: q";; *".txt"|*.c) echo "$s: txt";; a"*"|x) echo "$s: lit";; *) echo "$s: none";; esac
+    done"#;
+    let bash = run("bash", &[], line);
+    let rsh = run(RSH, &["--policy", &permissive()], line);
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert!(
+        bash.0.starts_with("ab: none\na?: q\nx.txt: txt\n"),
+        "{}",
+        bash.0
+    );
+}
+
+/// `local -p NAME` prints a declaration, `local` and `local -p` the function's own variables
+/// (not its caller's), as bash does.
+#[test]
+fn local_prints_the_functions_own_variables() {
+    let line = r#"f() { local a=1 b; local -p a; local -p nosuch 2>/dev/null; echo "rc=$?"; g; local; }
+        g() { local y="x z"; local -p; }; top=1; f"#;
+    let bash = run("bash", &[], line);
+    let rsh = run(RSH, &["--policy", &permissive()], line);
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    assert!(
+        bash.0.contains("rc=1\ndeclare -- y=\"x z\"\n"),
+        "{}",
+        bash.0
+    );
+}
+
 /// `read -t` takes what bash takes: digits with a fraction, a huge number as no limit, and
 /// 0 (or nothing) to ask whether input is waiting, reading none. Anything else is refused;
 /// `inf` and `1e400` once ended rsh with a panic.

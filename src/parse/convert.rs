@@ -1159,7 +1159,9 @@ impl<'a> Converter<'a> {
     }
 
     fn case_item(&mut self, node: Node<'a>) -> Result<CaseItem, ParseError> {
-        let mut patterns = Vec::new();
+        // Byte ranges of the patterns: tree-sitter-bash gives `*"?"` as two values, `*` and
+        // `"?"`, one after the other; without a `|` between them they are one pattern.
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
         let mut body_nodes = Vec::new();
         let mut terminator = CaseTerminator::Break;
         let mut seen_paren = false;
@@ -1167,9 +1169,10 @@ impl<'a> Converter<'a> {
         for (i, child) in node.children(&mut cursor).enumerate() {
             let field = node.field_name_for_child(i as u32);
             match (field, child.kind()) {
-                (Some("value"), _) => {
-                    patterns.push(self.word(child.start_byte(), child.end_byte())?);
-                }
+                (Some("value"), _) => match ranges.last_mut() {
+                    Some((_, end)) if *end == child.start_byte() => *end = child.end_byte(),
+                    _ => ranges.push((child.start_byte(), child.end_byte())),
+                },
                 (Some("termination"), _) => terminator = CaseTerminator::Break,
                 (Some("fallthrough"), ";&") => terminator = CaseTerminator::FallThrough,
                 (Some("fallthrough"), _) => {
@@ -1181,6 +1184,10 @@ impl<'a> Converter<'a> {
                 _ => return Err(self.unexpected(child)),
             }
         }
+        let patterns = ranges
+            .into_iter()
+            .map(|(start, end)| self.word(start, end))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(CaseItem {
             patterns,
             body: self.statements_of(&body_nodes)?,

@@ -244,11 +244,29 @@ pub fn local(shell: &mut Shell, argv: &[String]) -> Outcome {
         shell.builtin_error("local", "can only be used in a function");
         return Ok(1);
     }
-    let (flags, args) = match parse_flags(shell, "local", argv, "rx") {
+    let (flags, args) = match parse_flags(shell, "local", argv, "prx") {
         Ok(parsed) => parsed,
         Err(status) => return Ok(status),
     };
+    if flags.print && !args.is_empty() {
+        return Ok(print_declarations(shell, "local", args, true));
+    }
+    if args.is_empty() {
+        return Ok(print_locals(shell));
+    }
     Ok(declare_each(shell, "local", args, &flags, true))
+}
+
+/// `local` alone, or `local -p`: the function's own variables (the innermost scope's, not
+/// its caller's), as declarations.
+fn print_locals(shell: &Shell) -> i32 {
+    let mut out = String::new();
+    for (name, var) in shell.vars.visible() {
+        if shell.vars.innermost_holds(name) {
+            out.push_str(&declaration_line(name, var));
+        }
+    }
+    shell.write_out("local", out.as_bytes())
 }
 
 pub fn declare(shell: &mut Shell, argv: &[String]) -> Outcome {
