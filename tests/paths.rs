@@ -83,11 +83,15 @@ impl Case {
     }
 
     fn run_with(&self, policy: &str, script: &str) -> Run {
+        self.run_args(policy, &["-c", script])
+    }
+
+    /// `rsh --policy POLICY ARGS…` in `work/`.
+    fn run_args(&self, policy: &str, args: &[&str]) -> Run {
         let out = common::without_terminal(&mut Command::new(RSH))
             .arg("--policy")
             .arg(self.root().join(policy))
-            .arg("-c")
-            .arg(script)
+            .args(args)
             .current_dir(self.work())
             .stdin(Stdio::null())
             .output()
@@ -219,17 +223,7 @@ fn a_directory_appearing_between_the_check_and_the_open_does_not_lead_out() {
 #[test]
 fn a_script_named_on_the_command_line_is_read_under_the_file_rules() {
     let case = Case::new("");
-    let run_args = |policy: &str, args: &[&str]| {
-        let out = common::without_terminal(&mut Command::new(RSH))
-            .arg("--policy")
-            .arg(case.root().join(policy))
-            .args(args)
-            .current_dir(case.work())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run rsh");
-        Run::of(out)
-    };
+    let run_args = |policy: &str, args: &[&str]| case.run_args(policy, args);
     let control = run_args("open.toml", &["../outside/secret.txt"]);
     assert!(
         control.stderr.contains(SECRET),
