@@ -988,7 +988,16 @@ impl Shell {
         // A confinement that cannot be built, or a program that cannot be prepared with it:
         // refused, and recorded.
         let prepared = self.confinement(&file, profile).and_then(|confinement| {
-            spawn::Program::new(file.file, file.dev, file.ino, &argv, &env, confinement)
+            let executed = match &confinement.view {
+                Some(view) => {
+                    use std::os::fd::AsFd;
+                    let path = opened_path(&file.file);
+                    spawn::reopen_program_in(view.root.as_fd(), &path, file.dev, file.ino)
+                        .map_err(|err| err.to_string())?
+                }
+                None => file.file,
+            };
+            spawn::Program::new(executed, file.dev, file.ino, &argv, &env, confinement)
                 .map_err(|err| err.to_string())
         });
         let program = match prepared {

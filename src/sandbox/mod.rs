@@ -141,9 +141,9 @@ fn wants_view() -> bool {
     nix::unistd::geteuid().is_root()
 }
 
-/// The view for `write`, built on (and moving) the calling thread; None where it cannot be.
-fn build_view(write: &[PathBuf]) -> Option<Arc<View>> {
-    match View::build_on_this_thread(write) {
+/// The view for `rules`, built on (and moving) the calling thread; None where it cannot be.
+fn build_view(rules: &FsRules) -> Option<Arc<View>> {
+    match View::build_on_this_thread(&rules.write, &rules.deny) {
         Ok(view) => Some(Arc::new(view)),
         Err(why) => {
             tracing::debug!(%why, "no read-only view: outside the write roots, root's programs may change modes and times");
@@ -390,7 +390,7 @@ impl Sandbox {
             let build = move || {
                 let layer = landlock::fs_layer(abi, on_thread.rules(), Some(&share));
                 // Last: this moves the thread into the view's namespace.
-                let view = view.then(|| build_view(&on_thread.rules().write));
+                let view = view.then(|| build_view(on_thread.rules()));
                 (layer, view)
             };
             // If no thread can be started, the layer is built when first needed.
@@ -477,7 +477,7 @@ impl Sandbox {
         let view = paths.and_then(|paths| {
             // `unshare` moves the calling thread: a thread of its own for it.
             std::thread::scope(|scope| {
-                let build = scope.spawn(|| build_view(&paths.rules().write));
+                let build = scope.spawn(|| build_view(paths.rules()));
                 build.join().ok().flatten()
             })
         });

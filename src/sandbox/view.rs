@@ -30,6 +30,7 @@ const OPEN_TREE_CLONE: libc::c_uint = 1;
 const AT_RECURSIVE: libc::c_uint = 0x8000;
 const MOUNT_ATTR_RDONLY: u64 = 1;
 const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
+const AT_EMPTY_PATH: libc::c_uint = libc::AT_EMPTY_PATH as libc::c_uint;
 
 /// `struct mount_attr` (Linux 5.12).
 #[repr(C)]
@@ -48,11 +49,11 @@ pub struct View {
 }
 
 impl View {
-    /// Builds the view with `write` (canonical) writable, moving the calling thread into
-    /// it: call it on a thread that ends afterwards. Err: why there is none (no
-    /// CAP_SYS_ADMIN, a kernel before 5.12, or a write root that is `/`, which leaves
-    /// nothing to make read-only).
-    pub fn build_on_this_thread(write: &[PathBuf]) -> Result<View, String> {
+    /// Builds the view with `write` (canonical) writable, except the `deny` paths under
+    /// them, moving the calling thread into it: call it on a thread that ends afterwards.
+    /// Err: why there is none (no CAP_SYS_ADMIN, a kernel before 5.12, or a write root that
+    /// is `/`, which leaves nothing to make read-only).
+    pub fn build_on_this_thread(write: &[PathBuf], deny: &[PathBuf]) -> Result<View, String> {
         let roots = outermost(write);
         if roots.iter().any(|r| r == Path::new("/")) {
             return Err("/ is a write root".to_string());
@@ -83,19 +84,26 @@ impl View {
             .iter()
             .map(|p| clone_tree(p).map(|copy| (copy, p)))
             .collect::<Result<Vec<_>, _>>()?;
-        set_read_only(c"/")?;
+        set_read_only(libc::AT_FDCWD, c"/", 0)?;
         for (copy, path) in &copies {
-            // SAFETY: an empty path with F_EMPTY_PATH takes the descriptor itself.
-            check("move_mount", unsafe {
-                libc::syscall(
-                    libc::SYS_move_mount,
-                    copy.as_raw_fd(),
-                    c"".as_ptr(),
-                    libc::AT_FDCWD,
-                    path.as_ptr(),
-                    MOVE_MOUNT_F_EMPTY_PATH,
-                ) as libc::c_int
-            })?;
+            move_over(copy, path)?;
+        }
+        // A denied path under a write root (`~/.ssh` under `~`) is read-only again: Landlock
+        // keeps programs from opening it, not from changing its mode (`chmod 644 ~/.ssh/id_*`).
+        let inside: Vec<PathBuf> = deny
+            .iter()
+            .filter(|d| roots.iter().any(|r| d.starts_with(r)) && d.symlink_metadata().is_ok())
+            // One that holds a write root of its own stays as it is: that root stays writable.
+            .filter(|d| !write.iter().any(|w| w.starts_with(d)))
+            .cloned()
+            .collect();
+        for path in outermost(&inside) {
+            let Ok(path) = CString::new(path.as_os_str().as_bytes()) else {
+                continue;
+            };
+            let copy = clone_tree(&path)?;
+            set_read_only(copy.as_raw_fd(), c"", AT_EMPTY_PATH)?;
+            move_over(&copy, &path)?;
         }
         let namespace = open(c"/proc/thread-self/ns/mnt", libc::O_RDONLY)?;
         let root = open(c"/", libc::O_PATH | libc::O_DIRECTORY)?;
@@ -125,7 +133,28 @@ fn clone_tree(path: &CString) -> Result<OwnedFd, String> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) })
 }
 
-fn set_read_only(path: &std::ffi::CStr) -> Result<(), String> {
+/// Mounts the detached tree `copy` over `path`.
+fn move_over(copy: &OwnedFd, path: &CString) -> Result<(), String> {
+    // SAFETY: an empty path with F_EMPTY_PATH takes the descriptor itself.
+    check("move_mount", unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            copy.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        ) as libc::c_int
+    })
+}
+
+/// Makes the mounts at `dir`/`path` and below read-only (`flags`: AT_EMPTY_PATH for `dir`
+/// itself).
+fn set_read_only(
+    dir: libc::c_int,
+    path: &std::ffi::CStr,
+    flags: libc::c_uint,
+) -> Result<(), String> {
     let attr = MountAttr {
         attr_set: MOUNT_ATTR_RDONLY,
         attr_clr: 0,
@@ -136,9 +165,9 @@ fn set_read_only(path: &std::ffi::CStr) -> Result<(), String> {
     let rc = unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
-            libc::AT_FDCWD,
+            dir,
             path.as_ptr(),
-            AT_RECURSIVE,
+            AT_RECURSIVE | flags,
             &attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),
         )

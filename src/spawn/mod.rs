@@ -197,6 +197,32 @@ impl std::fmt::Display for SpawnError {
     }
 }
 
+/// Opens the program at `path` (canonical) again, as seen from `root` (the read-only view's
+/// root, in its own mount namespace), and only if it is still the decided file `dev`/`ino`:
+/// executed through rsh's own mount, a program's `/proc/self/exe` would lead it back to a
+/// writable mount (`chmod /proc/self/exe`). Moved to a high number like `open_program`'s.
+pub fn reopen_program_in(
+    root: std::os::fd::BorrowedFd<'_>,
+    path: &Path,
+    dev: u64,
+    ino: u64,
+) -> Result<OwnedFd, SpawnError> {
+    use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
+    let relative = path.strip_prefix("/").map_err(|_| SpawnError::Swapped)?;
+    let how = OpenHow::new()
+        .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
+        .resolve(ResolveFlag::RESOLVE_IN_ROOT | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+    let file = nix::fcntl::openat2(root, relative, how).map_err(SpawnError::System)?;
+    let st = nix::sys::stat::fstat(&file).map_err(SpawnError::System)?;
+    if (st.st_dev as u64, st.st_ino as u64) != (dev, ino) {
+        return Err(SpawnError::Swapped);
+    }
+    match fd::save(file.as_raw_fd(), PROGRAM_FD_MIN) {
+        Ok(Some(high)) => Ok(high),
+        _ => Ok(file),
+    }
+}
+
 /// Opens a program for execution: O_PATH pins the inode that is decided and later executed.
 /// The descriptor is moved to a high number, close-on-exec.
 pub fn open_program(path: &Path) -> std::io::Result<OwnedFd> {
