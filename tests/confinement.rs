@@ -977,6 +977,56 @@ fn modes_and_times_outside_the_write_roots_stay_as_they_are() {
     assert_ne!(mtime(), before, "control: the times did not change");
 }
 
+/// A mount made in rsh's namespace during the session (a volume, an automounted directory)
+/// arrives in the read-only view writable; the view is made again before the next program,
+/// with it read-only. rsh runs in a mount namespace of the test's own (shared propagation,
+/// as on a systemd host), where a background shell mounts a tmpfs once the first program
+/// says it is running.
+#[test]
+fn a_mount_made_during_the_session_is_read_only_for_the_next_program() {
+    require_confinement!();
+    if !can_make_a_view() {
+        return;
+    }
+    let case = Case::new();
+    let mnt = case.outside().join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    let (ready, mounted) = (case.file("READY"), case.outside().join("MOUNTED"));
+    let waits = format!(
+        "import os, time\nopen({ready:?}, 'w').close()\nwhile not os.path.exists({mounted:?}): time.sleep(0.02)\n"
+    );
+    case.write("wait.py", &waits);
+    let file = mnt.join("f");
+    let attempt = [("chmod", format!("os.chmod({file:?}, 0o666)"))];
+    let attempt: Vec<(&str, &str)> = attempt.iter().map(|(n, c)| (*n, c.as_str())).collect();
+    let script = format!("python3 wait.py; {}", hidden(&case, &attempt));
+    let mounter = format!(
+        "(while [ ! -e {r} ]; do sleep 0.02; done; mount -t tmpfs none {m} && echo x > {m}/f && chmod 600 {m}/f; touch {d}) & exec \"$@\"",
+        r = ready.display(),
+        m = mnt.display(),
+        d = mounted.display()
+    );
+    let launcher = [
+        "unshare",
+        "-m",
+        "--propagation",
+        "shared",
+        "sh",
+        "-c",
+        &mounter,
+        "sh",
+    ];
+
+    let run = case.run_launched(&launcher, &Policy::new(), &script);
+    run.assert_stdout_has(&format!("chmod errno {}\n", libc::EROFS));
+    run.assert_status(0);
+
+    fs::remove_file(&ready).unwrap();
+    fs::remove_file(&mounted).unwrap();
+    let control = case.run_launched(&launcher, &Policy::new().off(), &script);
+    control.assert_stdout_has("chmod ok\n");
+}
+
 /// A link in the roots to a file outside them: rsh refuses `cat` and `cp` naming the link, and
 /// the kernel a program that opens it; unconfined, all three go through it.
 #[test]

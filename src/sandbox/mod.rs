@@ -468,7 +468,11 @@ impl Sandbox {
             let _ = self.settle();
         }
         if let Some(view) = &self.view {
-            return view.clone();
+            match view {
+                // Programs started in the old view keep it.
+                Some(built) if built.is_stale() => self.view = None,
+                _ => return view.clone(),
+            }
         }
         let paths = self
             .paths

@@ -46,6 +46,10 @@ struct MountAttr {
 pub struct View {
     pub namespace: OwnedFd,
     pub root: OwnedFd,
+    /// rsh's own mount table, polled for changes: a mount made there after the view (a
+    /// volume, an automounted directory) arrives in the view writable, so the view is made
+    /// again, with it read-only, before the next program.
+    mounts: OwnedFd,
 }
 
 impl View {
@@ -62,6 +66,8 @@ impl View {
             .iter()
             .filter_map(|r| CString::new(r.as_os_str().as_bytes()).ok())
             .collect();
+        // Opened before the thread moves: the table of the namespace rsh stays in.
+        let mounts = open(c"/proc/thread-self/mountinfo", libc::O_RDONLY)?;
         // SAFETY: unshare with flags; CLONE_NEWNS implies CLONE_FS, which this thread stops
         // sharing with the rest of rsh, so only it moves.
         check("unshare", unsafe {
@@ -110,7 +116,21 @@ impl View {
         Ok(View {
             namespace: super::landlock::high_fd(namespace)?,
             root: super::landlock::high_fd(root)?,
+            mounts: super::landlock::high_fd(mounts)?,
         })
+    }
+
+    /// Whether rsh's mount table changed since the view was made (the kernel flags a
+    /// mount table file with POLLPRI once per change).
+    pub fn is_stale(&self) -> bool {
+        let mut poll = libc::pollfd {
+            fd: self.mounts.as_raw_fd(),
+            events: libc::POLLPRI,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, no waiting.
+        let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+        ready > 0 && poll.revents & (libc::POLLPRI | libc::POLLERR) != 0
     }
 }
 
