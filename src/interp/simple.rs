@@ -991,8 +991,8 @@ impl Shell {
             let executed = match &confinement.view {
                 Some(view) => {
                     use std::os::fd::AsFd;
-                    let path = opened_path(&file.file);
-                    spawn::reopen_program_in(view.root.as_fd(), &path, file.dev, file.ino)
+                    let root = view.root.as_fd();
+                    spawn::reopen_program_in(root, &file.canonical, file.dev, file.ino)
                         .map_err(|err| err.to_string())?
                 }
                 None => file.file,

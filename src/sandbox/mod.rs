@@ -834,12 +834,12 @@ fn other_processors() -> Option<libc::cpu_set_t> {
     }
 }
 
-/// The file-system layer's thread, and what the shell can do towards the layer while it
-/// waits for it.
 /// What the layer's thread leaves: the layer, and the view when one was wanted (see
 /// `wants_view`; the inner None: it could not be built).
 type Built = (Result<FsLayer, String>, Option<Option<Arc<View>>>);
 
+/// The file-system layer's thread, and what the shell can do towards the layer while it
+/// waits for it.
 struct PendingLayer {
     thread: Pinned<Built>,
     shared: Arc<landlock::Shared>,
