@@ -30,6 +30,15 @@ fn run(shell: &str, extra: &[&str], script: &str) -> (String, String, i32) {
     )
 }
 
+/// Runs `script` under bash and under rsh (permissive policy), asserts that both print and
+/// end alike, and returns bash's (stdout, stderr, status).
+fn same_as_bash(script: &str) -> (String, String, i32) {
+    let bash = run("bash", &[], script);
+    let rsh = run(RSH, &["--policy", &permissive()], script);
+    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    bash
+}
+
 /// Snapshot scripts enumerate the environment, functions and aliases with `compgen`.
 #[test]
 fn compgen_listings_match_bash() {
@@ -38,10 +47,8 @@ fn compgen_listings_match_bash() {
                   compgen -A function; compgen -a; compgen -e A; echo \"status $?\"\n\
                   compgen -e NOPE; echo \"status $?\"\n\
                   compgen -A export -A function\n";
-    let bash = run("bash", &[], script);
-    let rsh = run(RSH, &["--policy", &permissive()], script);
-    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
-    assert!(rsh.0.contains("AGENT_TOKEN\nHOME\nLATE\n"), "{}", rsh.0);
+    let bash = same_as_bash(script);
+    assert!(bash.0.contains("AGENT_TOKEN\nHOME\nLATE\n"), "{}", bash.0);
 }
 
 #[test]
@@ -72,9 +79,7 @@ fn compgen_completion_forms_are_refused() {
 #[test]
 fn shopt_listing_matches_bash() {
     let script = "shopt -p; shopt -u restricted_shell compat31; echo \"status $?\"";
-    let bash = run("bash", &[], script);
-    let rsh = run(RSH, &["--policy", &permissive()], script);
-    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    same_as_bash(script);
 }
 
 /// Wrapper scripts and the system's own (Debian's `which -a`) read their options with
@@ -160,9 +165,7 @@ fn a_script_found_through_a_relative_path_entry_sees_it_as_0() {
          PATH=./bin/../bin:$PATH show; PATH=$PWD/bin:$PATH show",
         dir.path().display()
     );
-    let bash = run("bash", &[], &line);
-    let rsh = run(RSH, &["--policy", &permissive()], &line);
-    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    let bash = same_as_bash(&line);
     assert!(bash.0.starts_with("0=bin/show\n0=./show2\n"), "{}", bash.0);
 }
 
@@ -173,9 +176,7 @@ fn case_patterns_with_quoted_parts_after_a_glob_are_one_pattern() {
     let line = r#"for s in ab 'a?' x.txt x.md; do
         case $s in *"?") echo "$s: q";; *".txt"|*.c) echo "$s: txt";; a"*"|x) echo "$s: lit";; *) echo "$s: none";; esac
     done"#;
-    let bash = run("bash", &[], line);
-    let rsh = run(RSH, &["--policy", &permissive()], line);
-    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    let bash = same_as_bash(line);
     assert!(
         bash.0.starts_with("ab: none\na?: q\nx.txt: txt\n"),
         "{}",
@@ -189,9 +190,7 @@ fn case_patterns_with_quoted_parts_after_a_glob_are_one_pattern() {
 fn local_prints_the_functions_own_variables() {
     let line = r#"f() { local a=1 b; local -p a; local -p nosuch 2>/dev/null; echo "rc=$?"; g; local; }
         g() { local y="x z"; local -p; }; top=1; f"#;
-    let bash = run("bash", &[], line);
-    let rsh = run(RSH, &["--policy", &permissive()], line);
-    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    let bash = same_as_bash(line);
     assert!(
         bash.0.contains("rc=1\ndeclare -- y=\"x z\"\n"),
         "{}",
@@ -207,9 +206,7 @@ fn read_timeouts_are_taken_as_bash_takes_them() {
     let line = "for t in inf 1e400 99999999999999999999 1.5 abc -1 .5 1.2.3 '' 0 0.0; do \
                 x=; read -t \"$t\" x <<< hi 2>/dev/null; echo \"$t $? $x\"; done; \
                 read -t 0 < /dev/null; echo \"null $?\"";
-    let bash = run("bash", &[], line);
-    let rsh = run(RSH, &["--policy", &permissive()], line);
-    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    let bash = same_as_bash(line);
     assert!(
         bash.0.contains("inf 1 \n") && bash.0.contains("\n0 0 \n"),
         "{}",
@@ -230,9 +227,7 @@ fn process_substitution_matches_bash() {
                   source <(echo 'echo sourced $((1 + 1))')\n\
                   echo \"<(quoted)\" '>(too)'\n\
                   exec 3< <(seq 1 100000); read -r a <&3; read -r b <&3; echo \"$a $b\"; exec 3<&-\n";
-    let bash = run("bash", &[], script);
-    let rsh = run(RSH, &["--policy", &permissive()], script);
-    assert_eq!(rsh, bash, "rsh (left) and bash (right) differ");
+    same_as_bash(script);
     // Numbered from 63 down as in bash (which may still hold earlier ones at this point).
     let (out, _, _) = run(RSH, &["--policy", &permissive()], "echo <(true) >(true)");
     assert_eq!(out, "/dev/fd/63 /dev/fd/62\n");
