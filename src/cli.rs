@@ -311,6 +311,13 @@ fn check_policy(inv: &Invocation) -> i32 {
             policy.origin()
         ));
     }
+    let kernel = confinement_warnings(policy.sandbox(), &workdir);
+    for warning in &kernel {
+        eprint_line(&format!(
+            "rsh: warning: policy {}: {warning}",
+            policy.origin()
+        ));
+    }
     let escapes = crate::lint::escapes(&policy);
     for e in &escapes {
         let kernel = match (e.subprocesses, policy.sandbox().mode) {
@@ -333,7 +340,12 @@ fn check_policy(inv: &Invocation) -> i32 {
     for f in &ineffective {
         eprint_line(&format!("rsh: warning: policy {}: {}", f.at, f.message));
     }
-    if missing.is_empty() && !caller_path && escapes.is_empty() && ineffective.is_empty() {
+    if missing.is_empty()
+        && !caller_path
+        && kernel.is_empty()
+        && escapes.is_empty()
+        && ineffective.is_empty()
+    {
         let included: Vec<&str> = policy.included().collect();
         let with = match included.is_empty() {
             true => String::new(),
@@ -345,6 +357,36 @@ fn check_policy(inv: &Invocation) -> i32 {
     } else {
         1
     }
+}
+
+/// What this system's kernel leaves out of the confinement `config` asks for, as the user
+/// running `--check-policy`: features a confining policy needs (nothing would run, or it runs
+/// degraded), and for root the read-only view that keeps modes and times outside the write
+/// roots as they are.
+fn confinement_warnings(config: &policy::SandboxConfig, workdir: &Path) -> Vec<String> {
+    if config.mode == policy::SandboxMode::Off {
+        return Vec::new();
+    }
+    let sandbox = match crate::sandbox::Sandbox::new(config, None, workdir) {
+        Ok(sandbox) => sandbox,
+        Err(message) => return vec![format!("on this system, {message}")],
+    };
+    let mut warnings = Vec::new();
+    if !sandbox.missing().is_empty() {
+        warnings.push(format!(
+            "sandbox.mode = \"degraded\", and {}: on this system programs run with only what \
+             the kernel enforces",
+            sandbox.missing().join("; and ")
+        ));
+    }
+    if let Some(why) = sandbox.view_missing() {
+        warnings.push(format!(
+            "as root on this system, programs can change the modes and times of files outside \
+             the write roots: there is no read-only view ({why}; it needs CAP_SYS_ADMIN and \
+             Linux 5.12 or newer)"
+        ));
+    }
+    warnings
 }
 
 /// `--explain LINE`: every command of LINE expanded, resolved and decided as if it ran, by the

@@ -1027,6 +1027,55 @@ fn a_mount_made_during_the_session_is_read_only_for_the_next_program() {
     control.assert_stdout_has("chmod ok\n");
 }
 
+/// Where rsh, as root, cannot make the read-only view (here its caller took CAP_SYS_ADMIN
+/// away, as many containers do), `--check-policy` says what that leaves open; with the
+/// capability, and for another user, it says nothing of it.
+#[test]
+fn check_policy_says_when_roots_programs_would_get_no_read_only_view() {
+    require_confinement!();
+    if !has_view() || !Path::new(SETPRIV).exists() {
+        eprintln!("SKIPPED: needs root with CAP_SYS_ADMIN, and setpriv to take it away");
+        return;
+    }
+    let case = Case::new();
+    let file = case.conf.path().join("policy.toml");
+    fs::write(&file, Policy::new().text()).expect("write the policy");
+    // Readable by the other user too.
+    fs::set_permissions(case.conf.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+    let check = |launcher: &[&str]| {
+        let (program, arguments) = launcher.split_first().expect("a launcher");
+        let out = Command::new(program)
+            .args(arguments)
+            .arg(RSH)
+            .arg("--check-policy")
+            .arg(&file)
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run rsh --check-policy");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        // Checked, with or without warnings: not refused.
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{stderr}");
+        stderr
+    };
+    let warning = "as root on this system, programs can change the modes and times of files \
+                   outside the write roots: there is no read-only view (unshare: Operation not \
+                   permitted; it needs CAP_SYS_ADMIN";
+    let without = check(&[
+        SETPRIV,
+        "--bounding-set",
+        "-sys_admin",
+        "--inh-caps",
+        "-sys_admin",
+    ]);
+    assert!(without.contains(warning), "{without}");
+    let with = check(&["/usr/bin/env"]);
+    assert!(!with.contains("read-only view"), "{with}");
+    let nobody = check(&[SETPRIV, "--reuid=65534", "--regid=65534", "--clear-groups"]);
+    assert!(!nobody.contains("read-only view"), "{nobody}");
+}
+
 /// A link in the roots to a file outside them: rsh refuses `cat` and `cp` naming the link, and
 /// the kernel a program that opens it; unconfined, all three go through it.
 #[test]

@@ -152,6 +152,11 @@ fn build_view(rules: &FsRules) -> Option<Arc<View>> {
     }
 }
 
+/// `build` run on a thread of its own, which building a view moves; None if it panicked.
+fn apart<T: Send>(build: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|scope| scope.spawn(build).join().ok())
+}
+
 /// A policy path that names nothing on this system.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MissingPath {
@@ -478,15 +483,25 @@ impl Sandbox {
             .paths
             .clone()
             .filter(|_| !self.is_off() && wants_view());
-        let view = paths.and_then(|paths| {
-            // `unshare` moves the calling thread: a thread of its own for it.
-            std::thread::scope(|scope| {
-                let build = scope.spawn(|| build_view(paths.rules()));
-                build.join().ok().flatten()
-            })
-        });
+        let view = paths.and_then(|paths| apart(|| build_view(paths.rules())).flatten());
         self.view = Some(view.clone());
         view
+    }
+
+    /// Why root's programs would get no read-only view on this system, for `--check-policy`
+    /// (the session itself only logs it); None when they would, or need none: not root, no
+    /// confinement, `/` a write root.
+    pub fn view_missing(&self) -> Option<String> {
+        let paths = self
+            .paths
+            .as_ref()
+            .filter(|_| !self.is_off() && wants_view())?;
+        let rules = paths.rules();
+        if !View::wanted(&rules.write) {
+            return None;
+        }
+        apart(|| View::build_on_this_thread(&rules.write, &rules.deny).err())
+            .unwrap_or_else(|| Some("building it failed".to_string()))
     }
 
     /// The root of the read-only view, for the files rsh opens for programs: a descriptor it

@@ -53,15 +53,20 @@ pub struct View {
 }
 
 impl View {
+    /// Whether a view would make anything read-only: not when `/` is a write root.
+    pub fn wanted(write: &[PathBuf]) -> bool {
+        !write.iter().any(|r| r == Path::new("/"))
+    }
+
     /// Builds the view with `write` (canonical) writable, except the `deny` paths under
     /// them, moving the calling thread into it: call it on a thread that ends afterwards.
     /// Err: why there is none (no CAP_SYS_ADMIN, a kernel before 5.12, or a write root that
     /// is `/`, which leaves nothing to make read-only).
     pub fn build_on_this_thread(write: &[PathBuf], deny: &[PathBuf]) -> Result<View, String> {
-        let roots = outermost(write);
-        if roots.iter().any(|r| r == Path::new("/")) {
+        if !View::wanted(write) {
             return Err("/ is a write root".to_string());
         }
+        let roots = outermost(write);
         let paths: Vec<CString> = roots
             .iter()
             .filter_map(|r| CString::new(r.as_os_str().as_bytes()).ok())
