@@ -135,10 +135,11 @@ fn declaration_line(name: &str, var: &Var) -> String {
     }
 }
 
-fn print_vars(shell: &Shell, name: &str, filter: impl Fn(&Var) -> bool) -> i32 {
+/// The visible variables `filter` keeps (given each one's name and value), as declarations.
+fn print_vars(shell: &Shell, name: &str, filter: impl Fn(&str, &Var) -> bool) -> i32 {
     let mut out = String::new();
     for (var_name, var) in shell.vars.visible() {
-        if filter(var) {
+        if filter(var_name, var) {
             out.push_str(&declaration_line(var_name, var));
         }
     }
@@ -219,7 +220,7 @@ pub fn export(shell: &mut Shell, argv: &[String]) -> Outcome {
         return Ok(2);
     }
     if args.is_empty() {
-        return Ok(print_vars(shell, "export", |v| v.exported));
+        return Ok(print_vars(shell, "export", |_, v| v.exported));
     }
     if flags.export.is_none() {
         flags.export = Some(true);
@@ -233,7 +234,7 @@ pub fn readonly(shell: &mut Shell, argv: &[String]) -> Outcome {
         Err(status) => return Ok(status),
     };
     if args.is_empty() {
-        return Ok(print_vars(shell, "readonly", |v| v.readonly));
+        return Ok(print_vars(shell, "readonly", |_, v| v.readonly));
     }
     flags.readonly = true;
     Ok(declare_each(shell, "readonly", args, &flags, false))
@@ -252,21 +253,12 @@ pub fn local(shell: &mut Shell, argv: &[String]) -> Outcome {
         return Ok(print_declarations(shell, "local", args, true));
     }
     if args.is_empty() {
-        return Ok(print_locals(shell));
+        // The function's own variables (the innermost scope's, not its caller's).
+        return Ok(print_vars(shell, "local", |name, _| {
+            shell.vars.innermost_holds(name)
+        }));
     }
     Ok(declare_each(shell, "local", args, &flags, true))
-}
-
-/// `local` alone, or `local -p`: the function's own variables (the innermost scope's, not
-/// its caller's), as declarations.
-fn print_locals(shell: &Shell) -> i32 {
-    let mut out = String::new();
-    for (name, var) in shell.vars.visible() {
-        if shell.vars.innermost_holds(name) {
-            out.push_str(&declaration_line(name, var));
-        }
-    }
-    shell.write_out("local", out.as_bytes())
 }
 
 pub fn declare(shell: &mut Shell, argv: &[String]) -> Outcome {
@@ -289,7 +281,7 @@ pub fn declare(shell: &mut Shell, argv: &[String]) -> Outcome {
 fn print_declarations(shell: &Shell, builtin: &str, names: &[String], as_declare: bool) -> i32 {
     if names.is_empty() {
         if as_declare {
-            return print_vars(shell, builtin, |_| true);
+            return print_vars(shell, builtin, |_, _| true);
         }
         let mut out = String::new();
         for (name, var) in shell.vars.visible() {
