@@ -200,7 +200,7 @@ impl std::fmt::Display for SpawnError {
 /// Opens the program at `path` (canonical) again, as seen from `root` (the read-only view's
 /// root, in its own mount namespace), and only if it is still the decided file `dev`/`ino`:
 /// executed through rsh's own mount, a program's `/proc/self/exe` would lead it back to a
-/// writable mount (`chmod /proc/self/exe`). Moved to a high number like `open_program`'s.
+/// writable mount (`chmod /proc/self/exe`). Moved to a high number, as `open_program`'s is.
 pub fn reopen_program_in(
     root: std::os::fd::BorrowedFd<'_>,
     path: &Path,
@@ -217,10 +217,7 @@ pub fn reopen_program_in(
     if (st.st_dev as u64, st.st_ino as u64) != (dev, ino) {
         return Err(SpawnError::Swapped);
     }
-    match fd::save(file.as_raw_fd(), PROGRAM_FD_MIN) {
-        Ok(Some(high)) => Ok(high),
-        _ => Ok(file),
-    }
+    Ok(to_high(file))
 }
 
 /// Opens a program for execution: O_PATH pins the inode that is decided and later executed.
@@ -231,11 +228,15 @@ pub fn open_program(path: &Path) -> std::io::Result<OwnedFd> {
         .read(true)
         .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
         .open(path)?;
-    let file = OwnedFd::from(file);
+    Ok(to_high(OwnedFd::from(file)))
+}
+
+/// A program's descriptor moved to a high number, out of the way of redirections.
+fn to_high(file: OwnedFd) -> OwnedFd {
     match fd::save(file.as_raw_fd(), PROGRAM_FD_MIN) {
-        Ok(Some(high)) => Ok(high),
+        Ok(Some(high)) => high,
         // No high number free: the low one is still checked before exec.
-        _ => Ok(file),
+        _ => file,
     }
 }
 
