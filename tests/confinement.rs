@@ -2507,6 +2507,64 @@ fn memory_and_open_file_limits() {
     run.assert_status(0);
 }
 
+/// Forks children that wait for it until a fork fails or there are 40; prints how many and
+/// the errno of the failure (None when there was none).
+const FORK_UNTIL_REFUSED: &str = "import os
+r, w = os.pipe()
+n, err = 0, None
+while n < 40:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        err = e.errno
+        break
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)
+        os._exit(0)
+    n += 1
+print('forked', n, 'errno', err)
+os.close(w)
+for _ in range(n):
+    os.wait()
+";
+
+/// `limits.processes` stops a program that may start others from starting more than that
+/// many, as its user: a fork bomb through an allowed interpreter ends at the limit. The
+/// kernel counts every process and thread of the user, and exempts root.
+#[test]
+fn process_limit_stops_a_fork_bomb() {
+    require_confinement!();
+    let Some(ids) = common::test_user() else {
+        return;
+    };
+    let case = case_for_test_user(ids.0, ids.1);
+    case.write("bomb.py", FORK_UNTIL_REFUSED);
+    let as_user = |command: &mut Command| {
+        command.uid(ids.0).gid(ids.1);
+    };
+    let policy = Policy::new().commands("python3 = { subprocesses = true }");
+    let limited = policy.clone().limits("timeout = 10\nprocesses = 20");
+
+    let run = case.run_with(&limited, "python3 bomb.py", as_user);
+    run.assert_stdout_has(&format!(" errno {}\n", libc::EAGAIN));
+    let forked: usize = run
+        .stdout
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count\n{}", run.describe()));
+    // rsh and python3 count too, and any other process of the user.
+    assert!(forked < 20, "{forked} children forked\n{}", run.describe());
+    run.assert_status(0);
+
+    let control = case.run_with(&policy, "python3 bomb.py", as_user);
+    control.assert_stdout_has("forked 40 errno None\n");
+    // As documented: the kernel does not apply the limit to root.
+    let root = case.run(&limited, "python3 bomb.py");
+    root.assert_stdout_has("forked 40 errno None\n");
+}
+
 #[test]
 fn timeout_ends_a_command() {
     require_confinement!();

@@ -1394,6 +1394,7 @@ impl Loader<'_> {
             config.limits.memory = limits.memory.map(|v| v.into_inner().0);
             config.limits.file_size = limits.file_size.map(|v| v.into_inner().0);
             config.limits.open_files = limits.open_files.map(|v| v.into_inner());
+            config.limits.processes = limits.processes.map(|v| v.into_inner());
             if let Some(timeout) = limits.timeout {
                 let seconds = *timeout.get_ref();
                 if seconds == 0 || seconds > MAX_TIMEOUT {

@@ -83,6 +83,8 @@ pub struct Limits {
     /// Largest file a program may write, bytes.
     pub file_size: Option<u64>,
     pub open_files: Option<u64>,
+    /// Processes and threads of the user, all counted (RLIMIT_NPROC; the kernel exempts root).
+    pub processes: Option<u64>,
     /// Wall-clock seconds before the command's process group is ended.
     pub timeout: u64,
 }
@@ -98,6 +100,7 @@ impl Default for Limits {
             memory: None,
             file_size: None,
             open_files: None,
+            processes: None,
             timeout: DEFAULT_TIMEOUT,
         }
     }

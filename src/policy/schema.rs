@@ -152,6 +152,7 @@ impl RawSection {
             set(&mut l.memory, o.memory);
             set(&mut l.file_size, o.file_size);
             set(&mut l.open_files, o.open_files);
+            set(&mut l.processes, o.processes);
             set(&mut l.timeout, o.timeout);
         }
         if let Some(o) = over.env {
@@ -206,13 +207,14 @@ pub(crate) struct RawPaths {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table with keys `cpu`, `memory`, `file_size`, `open_files` and `timeout`"
+    expecting = "a table with keys `cpu`, `memory`, `file_size`, `open_files`, `processes` and `timeout`"
 )]
 pub(crate) struct RawLimits {
     pub cpu: Option<Spanned<u64>>,
     pub memory: Option<Spanned<Size>>,
     pub file_size: Option<Spanned<Size>>,
     pub open_files: Option<Spanned<u64>>,
+    pub processes: Option<Spanned<u64>>,
     pub timeout: Option<Spanned<u64>>,
 }
 

@@ -604,6 +604,7 @@ cpu = 30
 memory = "512M"
 file_size = 1048576
 open_files = 64
+processes = 200
 timeout = 600
 [env]
 allow = ["HOME", "LC_*"]
@@ -640,6 +641,7 @@ allow = ["HOME", "LC_*"]
             memory: Some(512 << 20),
             file_size: Some(1 << 20),
             open_files: Some(64),
+            processes: Some(200),
             timeout: 600,
         }
     );

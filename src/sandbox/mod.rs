@@ -803,6 +803,7 @@ fn rlimits(config: &SandboxConfig) -> Vec<(libc::c_int, libc::rlimit)> {
         (libc::RLIMIT_AS, limits.memory, 0),
         (libc::RLIMIT_FSIZE, limits.file_size, 0),
         (libc::RLIMIT_NOFILE, limits.open_files, 0),
+        (libc::RLIMIT_NPROC, limits.processes, 0),
         (libc::RLIMIT_CORE, Some(0), 0),
     ];
     wanted
