@@ -1114,6 +1114,38 @@ fn a_wrapped_command_is_decided_as_if_typed() {
     }
 }
 
+/// A wrapper's options read as its getopt_long reads them: an abbreviated long option, a
+/// value inside a group of short options, an optional value that is not the next word. Read
+/// otherwise, rsh would decide python3 (allowed, and may start programs) while the wrapper
+/// runs the shell.
+#[test]
+fn a_wrapped_command_is_found_as_the_wrapper_finds_it() {
+    let sb = Sandbox::with_policy(WRAPPERS);
+    fs::write(sb.path().join("python3"), "touch CANARY\n").expect("write the script");
+    for (script, command) in [
+        (
+            "env --sp=\"sh -c 'touch CANARY'\"",
+            "env '--sp=sh -c '\\''touch CANARY'\\'''",
+        ),
+        (
+            "env -iu python3 sh -c 'touch CANARY'",
+            "env -iu python3 sh -c 'touch CANARY'",
+        ),
+        (
+            "echo x | xargs -0I python3 sh -c 'touch CANARY'",
+            "xargs -0I python3 sh -c 'touch CANARY'",
+        ),
+        (
+            "echo x | xargs --replace sh python3",
+            "xargs --replace sh python3",
+        ),
+        ("echo x | xargs -l sh python3", "xargs -l sh python3"),
+    ] {
+        sb.denied(script, command, 126);
+        sb.control(script);
+    }
+}
+
 #[test]
 fn a_wrapped_command_that_is_allowed_runs() {
     let sb = Sandbox::with_policy(WRAPPERS);

@@ -12,80 +12,188 @@ pub enum Inner {
     Unknowable(String),
 }
 
-/// Options of each wrapper that take a value (separately, or attached to a short option).
+/// What an option takes, as getopt_long says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    Nothing,
+    /// Attached (`-n5`, `--max-args=5`) or the next word.
+    Value,
+    /// Only attached (`-i{}`, `--replace={}`): the next word is not its value.
+    Optional,
+}
+
+use Takes::{Nothing, Optional, Value};
+
+/// A wrapper's options, as its own getopt_long reads them (each stops at the first word that
+/// is not an option). An option is named by its short form when it has one (`-S`), else by
+/// its long form (`--block-signal`).
 struct Wrapper {
     names: &'static [&'static str],
-    values: &'static [&'static str],
+    /// Short options: each letter with what it takes.
+    short: &'static [(char, Takes)],
+    /// Long options: each name (without `--`), what it takes, and the option it is.
+    long: &'static [(&'static str, Takes, &'static str)],
     /// Options that make the inner command unknowable, with why.
     opaque: &'static [(&'static str, &'static str)],
+    /// Options after which the words are not a command (`ionice -p PID...`).
+    no_command: &'static [&'static str],
     /// Positional words before the command (`timeout DURATION`).
     leading: usize,
 }
+
+const HELP: (&str, Takes, &str) = ("help", Nothing, "--help");
+const VERSION: (&str, Takes, &str) = ("version", Nothing, "--version");
 
 #[rustfmt::skip]
 const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         names: &["env"],
-        values: &["-u", "--unset", "-C", "--chdir"],
+        short: &[('i', Nothing), ('0', Nothing), ('u', Value), ('C', Value), ('S', Value),
+            ('v', Nothing), ('a', Value)],
+        long: &[
+            ("ignore-environment", Nothing, "-i"), ("null", Nothing, "-0"),
+            ("unset", Value, "-u"), ("chdir", Value, "-C"), ("split-string", Value, "-S"),
+            ("block-signal", Optional, "--block-signal"),
+            ("default-signal", Optional, "--default-signal"),
+            ("ignore-signal", Optional, "--ignore-signal"),
+            ("list-signal-handling", Nothing, "--list-signal-handling"),
+            ("debug", Nothing, "-v"), ("argv0", Value, "-a"), HELP, VERSION,
+        ],
         opaque: &[
             ("-S", "env -S splits a string into a command"),
-            ("--split-string", "env -S splits a string into a command"),
             ("-C", "env -C runs the command from another directory"),
-            ("--chdir", "env -C runs the command from another directory"),
             // A multi-call program does what its name says: the name must be the one decided.
             ("-a", "env -a runs the command under another name"),
-            ("--argv0", "env -a runs the command under another name"),
         ],
+        no_command: &[],
         leading: 0,
     },
-    Wrapper { names: &["nice"], values: &["-n", "--adjustment"], opaque: &[], leading: 0 },
+    Wrapper {
+        names: &["nice"],
+        short: &[('n', Value)],
+        long: &[("adjustment", Value, "-n"), HELP, VERSION],
+        opaque: &[],
+        no_command: &[],
+        leading: 0,
+    },
     Wrapper {
         names: &["timeout"],
-        values: &["-s", "--signal", "-k", "--kill-after"],
+        short: &[('k', Value), ('s', Value), ('v', Nothing)],
+        long: &[
+            ("foreground", Nothing, "--foreground"), ("kill-after", Value, "-k"),
+            ("preserve-status", Nothing, "--preserve-status"), ("signal", Value, "-s"),
+            ("verbose", Nothing, "-v"), HELP, VERSION,
+        ],
         opaque: &[],
+        no_command: &[],
         leading: 1,
     },
     Wrapper {
         names: &["stdbuf"],
-        values: &["-i", "-o", "-e", "--input", "--output", "--error"],
+        short: &[('i', Value), ('o', Value), ('e', Value)],
+        long: &[("input", Value, "-i"), ("output", Value, "-o"), ("error", Value, "-e"), HELP, VERSION],
         opaque: &[],
+        no_command: &[],
         leading: 0,
     },
-    Wrapper { names: &["nohup", "setsid"], values: &[], opaque: &[], leading: 0 },
+    Wrapper {
+        names: &["nohup"],
+        short: &[],
+        long: &[HELP, VERSION],
+        opaque: &[],
+        no_command: &[],
+        leading: 0,
+    },
+    Wrapper {
+        names: &["setsid"],
+        short: &[('c', Nothing), ('f', Nothing), ('w', Nothing), ('V', Nothing), ('h', Nothing)],
+        long: &[("ctty", Nothing, "-c"), ("fork", Nothing, "-f"), ("wait", Nothing, "-w"),
+            ("version", Nothing, "-V"), ("help", Nothing, "-h")],
+        opaque: &[],
+        no_command: &[],
+        leading: 0,
+    },
     Wrapper {
         names: &["ionice"],
-        values: &["-c", "--class", "-n", "--classdata"],
+        short: &[('c', Value), ('n', Value), ('p', Value), ('P', Value), ('u', Value),
+            ('t', Nothing), ('V', Nothing), ('h', Nothing)],
+        long: &[("class", Value, "-c"), ("classdata", Value, "-n"), ("pid", Value, "-p"),
+            ("pgid", Value, "-P"), ("uid", Value, "-u"), ("ignore", Nothing, "-t"),
+            ("version", Nothing, "-V"), ("help", Nothing, "-h")],
         opaque: &[],
+        no_command: &["-p", "-P", "-u"],
         leading: 0,
     },
-    Wrapper { names: &["time"], values: &["-f", "--format", "-o", "--output"], opaque: &[], leading: 0 },
+    Wrapper {
+        names: &["time"],
+        short: &[('a', Nothing), ('f', Value), ('o', Value), ('p', Nothing), ('q', Nothing),
+            ('v', Nothing), ('V', Nothing)],
+        long: &[("append", Nothing, "-a"), ("format", Value, "-f"), ("output", Value, "-o"),
+            ("portability", Nothing, "-p"), ("quiet", Nothing, "-q"), ("verbose", Nothing, "-v"),
+            ("version", Nothing, "-V"), HELP],
+        opaque: &[],
+        no_command: &[],
+        leading: 0,
+    },
     Wrapper {
         names: &["xargs"],
-        values: &[
-            "-a", "--arg-file", "-d", "--delimiter", "-E", "--eof", "-I", "--replace", "-L",
-            "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars",
-            "--process-slot-var",
+        short: &[('0', Nothing), ('a', Value), ('E', Value), ('e', Optional), ('i', Optional),
+            ('I', Value), ('l', Optional), ('L', Value), ('n', Value), ('o', Nothing),
+            ('p', Nothing), ('r', Nothing), ('s', Value), ('t', Nothing), ('x', Nothing),
+            ('P', Value), ('d', Value)],
+        long: &[
+            ("null", Nothing, "-0"), ("arg-file", Value, "-a"), ("delimiter", Value, "-d"),
+            ("eof", Optional, "-e"), ("replace", Optional, "-i"), ("max-lines", Optional, "-l"),
+            ("max-args", Value, "-n"), ("open-tty", Nothing, "-o"),
+            ("interactive", Nothing, "-p"), ("no-run-if-empty", Nothing, "-r"),
+            ("max-chars", Value, "-s"), ("verbose", Nothing, "-t"),
+            ("show-limits", Nothing, "--show-limits"), ("exit", Nothing, "-x"),
+            ("max-procs", Value, "-P"), ("process-slot-var", Value, "--process-slot-var"),
+            HELP, VERSION,
         ],
         opaque: &[],
+        no_command: &[],
         leading: 0,
     },
     Wrapper {
-        names: &["sudo", "doas"],
-        values: &[
-            "-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h",
-            "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user",
-            "-T", "--command-timeout",
+        names: &["sudo"],
+        short: &[('A', Nothing), ('a', Value), ('B', Nothing), ('b', Nothing), ('C', Value),
+            ('c', Value), ('D', Value), ('E', Nothing), ('e', Nothing), ('g', Value),
+            ('H', Nothing), ('h', Optional), ('i', Nothing), ('K', Nothing), ('k', Nothing),
+            ('l', Nothing), ('N', Nothing), ('n', Nothing), ('P', Nothing), ('p', Value),
+            ('R', Value), ('r', Value), ('S', Nothing), ('s', Nothing), ('T', Value),
+            ('t', Value), ('U', Value), ('u', Value), ('V', Nothing), ('v', Nothing)],
+        long: &[
+            ("askpass", Nothing, "-A"), ("auth-type", Value, "-a"), ("bell", Nothing, "-B"),
+            ("background", Nothing, "-b"), ("close-from", Value, "-C"),
+            ("login-class", Value, "-c"), ("chdir", Value, "-D"),
+            ("preserve-env", Optional, "-E"), ("edit", Nothing, "-e"), ("group", Value, "-g"),
+            ("set-home", Nothing, "-H"), ("help", Nothing, "--help"), ("host", Value, "--host"),
+            ("login", Nothing, "-i"), ("remove-timestamp", Nothing, "-K"),
+            ("reset-timestamp", Nothing, "-k"), ("list", Nothing, "-l"),
+            ("no-update", Nothing, "-N"), ("non-interactive", Nothing, "-n"),
+            ("preserve-groups", Nothing, "-P"), ("prompt", Value, "-p"), ("chroot", Value, "-R"),
+            ("role", Value, "-r"), ("stdin", Nothing, "-S"), ("shell", Nothing, "-s"),
+            ("command-timeout", Value, "-T"), ("type", Value, "-t"), ("other-user", Value, "-U"),
+            ("user", Value, "-u"), ("version", Nothing, "-V"), ("validate", Nothing, "-v"),
         ],
         opaque: &[
             ("-i", "sudo -i runs a login shell"),
-            ("--login", "sudo -i runs a login shell"),
             ("-s", "sudo -s runs a shell"),
-            ("--shell", "sudo -s runs a shell"),
             ("-e", "sudo -e runs an editor"),
-            ("--edit", "sudo -e runs an editor"),
             ("-D", "sudo -D runs the command from another directory"),
-            ("--chdir", "sudo -D runs the command from another directory"),
+            ("-R", "sudo -R runs the command under another root directory"),
         ],
+        no_command: &[],
+        leading: 0,
+    },
+    Wrapper {
+        names: &["doas"],
+        short: &[('a', Value), ('C', Value), ('L', Nothing), ('n', Nothing), ('s', Nothing),
+            ('u', Value)],
+        long: &[],
+        opaque: &[("-s", "doas -s runs a shell")],
+        no_command: &[],
         leading: 0,
     },
 ];
@@ -97,55 +205,144 @@ pub fn is_wrapper(name: &str) -> bool {
 
 /// The command the wrapper `name` runs with `argv` (argv\[0\] first). None when `name` is not
 /// a wrapper, or when it runs no command (`env` alone prints the environment, `nice` alone
-/// its niceness).
+/// its niceness). Its options are read as its own getopt_long reads them (abbreviated long
+/// options, short ones grouped, values attached or not): an option it would read otherwise
+/// than rsh, or refuse, makes the command unknowable.
 pub fn inner(name: &str, argv: &[String]) -> Option<Inner> {
     let wrapper = WRAPPERS.iter().find(|w| w.names.contains(&name))?;
-    let mut i = 1;
-    let mut leading = wrapper.leading;
-    // env reads options only before its first assignment.
-    let mut assigned = false;
-    while let Some(arg) = argv.get(i) {
-        if arg == "--" {
+    let options = match read_options(wrapper, argv) {
+        Ok(options) => options,
+        Err(why) => {
+            return Some(Inner::Unknowable(format!(
+                "{name} runs a command past {why}"
+            )));
+        }
+    };
+    if let Some((_, why)) = wrapper
+        .opaque
+        .iter()
+        .find(|(o, _)| options.seen.iter().any(|s| s == o))
+    {
+        return Some(Inner::Unknowable((*why).to_owned()));
+    }
+    if wrapper
+        .no_command
+        .iter()
+        .any(|o| options.seen.iter().any(|s| s == o))
+    {
+        return None;
+    }
+    let mut i = options.end;
+    if name == "env" {
+        // A lone `-` after the options is -i; then the assignments, then the command.
+        if argv.get(i).is_some_and(|a| a == "-") {
             i += 1;
-            break;
         }
-        let option = arg.split_once('=').map_or(arg.as_str(), |(o, _)| o);
-        if let Some((_, why)) = wrapper.opaque.iter().find(|(o, _)| opt_is(arg, o)) {
-            return Some(Inner::Unknowable((*why).to_owned()));
-        }
-        if arg.starts_with('-') && arg.len() > 1 && !assigned {
-            i += 1;
-            let takes = wrapper.values.contains(&option);
-            // A separate value: `-n 5`, `--signal KILL`; not `-n5` or `--signal=KILL`.
-            if takes && (option == arg && (arg.starts_with("--") || arg.len() == 2)) {
-                i += 1;
-            }
-            // `nice -5 cmd`: the old form of -n.
-            continue;
-        }
-        if name == "env" && arg.contains('=') {
+        while let Some(arg) = argv.get(i).filter(|a| a.contains('=')) {
             if arg.starts_with("PATH=") {
                 return Some(Inner::Unknowable(
                     "env PATH=... changes where the command is found".to_owned(),
                 ));
             }
-            assigned = true;
             i += 1;
-            continue;
         }
-        if leading > 0 {
-            leading -= 1;
-            i += 1;
-            continue;
-        }
-        break;
     }
-    let rest = argv.get(i..).unwrap_or_default();
+    let rest = argv.get(i + wrapper.leading..).unwrap_or_default();
     if rest.is_empty() {
         // xargs without a command runs echo.
         return (name == "xargs").then(|| Inner::Runs(vec!["echo".to_owned()]));
     }
     Some(Inner::Runs(rest.to_vec()))
+}
+
+/// The options a wrapper's argv starts with: which were given, and where the words after them
+/// start.
+struct Options {
+    /// Each as its short form (`-S`) when it has one, else its long form.
+    seen: Vec<String>,
+    end: usize,
+}
+
+/// Reads `argv`'s options as getopt_long does for `wrapper` in its "stop at the first
+/// non-option" mode; Err says why the wrapper would read them otherwise than rsh can.
+fn read_options(wrapper: &Wrapper, argv: &[String]) -> Result<Options, String> {
+    let mut seen = Vec::new();
+    let mut i = 1;
+    while let Some(arg) = argv.get(i) {
+        i += 1;
+        if arg == "--" {
+            break;
+        }
+        if wrapper.names.contains(&"nice") && old_nice_adjustment(arg) {
+            continue;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            let (takes, option) = long_option(wrapper, name)?;
+            seen.push(option.to_owned());
+            match (takes, attached) {
+                (Nothing, Some(_)) => {
+                    return Err(format!("an option given a value it does not take ({arg})"));
+                }
+                (Value, None) => {
+                    argv.get(i)
+                        .ok_or(format!("an option without its value ({arg})"))?;
+                    i += 1;
+                }
+                _ => {}
+            }
+            continue;
+        }
+        let Some(letters) = arg.strip_prefix('-').filter(|l| !l.is_empty()) else {
+            // The first word that is not an option (a lone `-` is not one).
+            i -= 1;
+            break;
+        };
+        for (at, letter) in letters.char_indices() {
+            let Some(&(_, takes)) = wrapper.short.iter().find(|(l, _)| *l == letter) else {
+                return Err(format!("an option rsh does not know (-{letter})"));
+            };
+            seen.push(format!("-{letter}"));
+            let attached = at + letter.len_utf8() < letters.len();
+            match takes {
+                Nothing => continue,
+                Value if !attached => {
+                    argv.get(i)
+                        .ok_or(format!("an option without its value (-{letter})"))?;
+                    i += 1;
+                }
+                Value | Optional => {}
+            }
+            // The rest of the word is the value.
+            break;
+        }
+    }
+    Ok(Options { seen, end: i })
+}
+
+/// The option a long name (exact or abbreviated) is, and what it takes.
+fn long_option(wrapper: &Wrapper, name: &str) -> Result<(Takes, &'static str), String> {
+    if let Some(&(_, takes, option)) = wrapper.long.iter().find(|(n, ..)| *n == name) {
+        return Ok((takes, option));
+    }
+    let mut matches = wrapper.long.iter().filter(|(n, ..)| n.starts_with(name));
+    let Some(&(_, takes, option)) = matches.next() else {
+        return Err(format!("an option rsh does not know (--{name})"));
+    };
+    if name.is_empty() || matches.any(|&(_, t, o)| (t, o) != (takes, option)) {
+        return Err(format!("an ambiguous option (--{name})"));
+    }
+    Ok((takes, option))
+}
+
+/// `nice -5`, `nice --5`, `nice -+5`: the old form of -n, read before getopt.
+fn old_nice_adjustment(arg: &str) -> bool {
+    let bytes = arg.as_bytes();
+    let digit_at = 1 + usize::from(matches!(bytes.get(1), Some(b'-' | b'+')));
+    bytes.first() == Some(&b'-') && bytes.get(digit_at).is_some_and(u8::is_ascii_digit)
 }
 
 /// What rsh does itself in place of a wrapper it can perform: `env` and `nice` change only
@@ -399,15 +596,6 @@ fn signal_number(text: &str) -> Option<i32> {
         .map(|s| s as i32)
 }
 
-/// A short option bundle or a long option naming `option` (`-is` names `-i` and `-s`).
-fn opt_is(arg: &str, option: &str) -> bool {
-    if option.starts_with("--") {
-        return arg == option || arg.starts_with(&format!("{option}="));
-    }
-    let letter = &option[1..];
-    arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(letter)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,8 +649,62 @@ mod tests {
             "sudo -i",
             "sudo -s ls",
             "sudo -is",
+            "sudo -R /srv ls",
         ] {
             assert!(matches!(runs(line), Some(Inner::Unknowable(_))), "{line}");
+        }
+    }
+
+    /// The options are read as the wrapper's getopt_long reads them: otherwise rsh would
+    /// decide one command while the wrapper runs another (`env -iu ls sh` runs sh).
+    #[test]
+    fn options_are_read_as_getopt_reads_them() {
+        // Long options abbreviated.
+        assert_eq!(inner_line("env --ignore-e sh -c x"), "sh -c x");
+        assert_eq!(inner_line("env --uns ls sh -c x"), "sh -c x");
+        assert_eq!(inner_line("timeout --sig KILL 5 sh"), "sh");
+        assert_eq!(inner_line("nice --adj 5 sh"), "sh");
+        // Short options grouped, a value in the next word or attached.
+        assert_eq!(inner_line("env -iu ls sh -c x"), "sh -c x");
+        assert_eq!(inner_line("env -iuls sh -c x"), "sh -c x");
+        assert_eq!(inner_line("xargs -0I ls sh -c x"), "sh -c x");
+        assert_eq!(inner_line("xargs -0n1 rm -f"), "rm -f");
+        assert_eq!(inner_line("stdbuf -oLeL grep x"), "grep x");
+        // xargs' optional values are attached or absent: the next word is the command.
+        assert_eq!(inner_line("xargs --replace sh ls"), "sh ls");
+        assert_eq!(inner_line("xargs -i sh ls"), "sh ls");
+        assert_eq!(inner_line("xargs -i{} echo {}"), "echo {}");
+        assert_eq!(inner_line("xargs --replace={} echo {}"), "echo {}");
+        assert_eq!(inner_line("xargs --max-lines make all"), "make all");
+        assert_eq!(inner_line("xargs -e sh ls"), "sh ls");
+        // A lone `-` is env's -i.
+        assert_eq!(inner_line("env - A=1 sh"), "sh");
+        assert_eq!(inner_line("nice -+5 sh"), "sh");
+        // ionice on other processes runs no command.
+        assert_eq!(runs("ionice -c 3 -p 123 456"), None);
+        for line in [
+            // Abbreviations of opaque options.
+            "env --sp=x",
+            "env --s x",
+            "env --split 'sh -c x'",
+            "env -iS x",
+            "env --ch /tmp ./x",
+            "env --argv=sh ls",
+            // Ambiguous, unknown, a value missing or given where none is taken.
+            "env --i sh",
+            "xargs --max 1 sh",
+            "env -x sh",
+            "env --frobnicate sh",
+            "timeout --verbose=1 5 sh",
+            "nice -n",
+            "env --unset",
+            "env --=x sh",
+        ] {
+            assert!(
+                matches!(runs(line), Some(Inner::Unknowable(_))),
+                "{line}: {:?}",
+                runs(line)
+            );
         }
     }
 
