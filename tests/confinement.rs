@@ -2565,6 +2565,54 @@ fn process_limit_stops_a_fork_bomb() {
     root.assert_stdout_has("forked 40 errno None\n");
 }
 
+/// Sets its parent-death signal to SIGKILL again, then tries to clear it and to change it to
+/// SIGTERM, which it ignores (recording the three results in `ready`), then writes CANARY two
+/// seconds later.
+const OUTLIVE_RSH: &str = "import ctypes, signal, time
+libc = ctypes.CDLL(None, use_errno=True)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+again = libc.prctl(1, 9, 0, 0, 0)
+cleared = libc.prctl(1, 0, 0, 0, 0), ctypes.get_errno()
+changed = libc.prctl(1, 15, 0, 0, 0), ctypes.get_errno()
+with open('ready', 'w') as f:
+    f.write('%d %d %d %d %d' % ((again,) + cleared + changed))
+time.sleep(2)
+open('CANARY', 'w').close()
+";
+
+/// A program cannot keep running after rsh is killed (and with it the command's timeout) by
+/// clearing or changing the parent-death signal rsh gave it.
+#[test]
+fn a_program_dies_with_rsh_whatever_it_tries() {
+    require_confinement!();
+    let case = Case::new();
+    case.write("outlive.py", OUTLIVE_RSH);
+    let attempt = |policy: &Policy| {
+        let mut running = case.spawn(policy, "python3 outlive.py", |_| {});
+        let started = Instant::now();
+        while !case.exists("ready") && started.elapsed() < TIMEOUT {
+            thread::sleep(Duration::from_millis(10));
+        }
+        running.child.kill().expect("kill rsh");
+        running.child.wait().expect("wait for rsh");
+        thread::sleep(Duration::from_secs(3));
+        let results = fs::read_to_string(case.file("ready")).unwrap_or_default();
+        fs::remove_file(case.file("ready")).ok();
+        results
+    };
+    let eperm = libc::EPERM;
+    let results = attempt(&Policy::new());
+    assert_eq!(results, format!("0 -1 {eperm} -1 {eperm}"));
+    assert!(!case.exists("CANARY"), "the program outlived rsh");
+
+    let control = attempt(&Policy::new().off());
+    assert_eq!(control, "0 0 0 0 0");
+    assert!(
+        case.exists("CANARY"),
+        "the control's program did not outlive rsh"
+    );
+}
+
 #[test]
 fn timeout_ends_a_command() {
     require_confinement!();

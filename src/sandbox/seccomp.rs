@@ -356,6 +356,23 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
         test(None, Op::Eq, PER_LINUX, allow(), deny()),
     );
     rules.insert(libc::SYS_personality as u32, personality);
+    // rsh gives each program SIGKILL as its parent-death signal, so that it ends if rsh is
+    // killed; a program may set that again, not change it (0 or a signal it catches would let
+    // it outlive rsh and its timeout).
+    let prctl = test(
+        Some(arg_low(0)),
+        Op::Eq,
+        libc::PR_SET_PDEATHSIG as u32,
+        test(
+            Some(arg_low(1)),
+            Op::Eq,
+            libc::SIGKILL as u32,
+            allow(),
+            deny(),
+        ),
+        allow(),
+    );
+    rules.insert(libc::SYS_prctl as u32, prctl);
     // The domain is an `int` for the kernel.
     let families: &[libc::c_int] = if profile.network {
         &NETWORK_FAMILIES
@@ -1075,6 +1092,7 @@ mod tests {
             libc::SYS_setpriority if low(0) != 0 || low(1) != 0 => DENY,
             libc::SYS_ioprio_set if low(0) != 1 || low(1) != 0 => DENY,
             libc::SYS_personality if low(0) != 0xffff_ffff && low(0) != 0 => DENY,
+            libc::SYS_prctl if low(0) == 1 && low(1) != libc::SIGKILL as u32 => DENY,
             libc::SYS_socket if !network && family != libc::AF_UNIX => DENY,
             libc::SYS_socket
                 if ![
@@ -1134,6 +1152,9 @@ mod tests {
                 [0, 0o755],
                 [1, 0],
                 [0, libc::TIOCSETD as u64],
+                [1, libc::SIGKILL as u64],
+                [1 | 1 << 32, libc::SIGKILL as u64 | 1 << 32],
+                [1, libc::SIGTERM as u64],
             ]
             .iter()
             .map(|&[a, b]| [a, b, 0, 0, 0, 0])
