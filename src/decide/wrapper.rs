@@ -218,18 +218,10 @@ pub fn inner(name: &str, argv: &[String]) -> Option<Inner> {
             )));
         }
     };
-    if let Some((_, why)) = wrapper
-        .opaque
-        .iter()
-        .find(|(o, _)| options.seen.iter().any(|s| s == o))
-    {
+    if let Some((_, why)) = wrapper.opaque.iter().find(|(o, _)| options.gave(o)) {
         return Some(Inner::Unknowable((*why).to_owned()));
     }
-    if wrapper
-        .no_command
-        .iter()
-        .any(|o| options.seen.iter().any(|s| s == o))
-    {
+    if wrapper.no_command.iter().any(|o| options.gave(o)) {
         return None;
     }
     let mut i = options.end;
@@ -261,6 +253,13 @@ struct Options {
     /// Each as its short form (`-S`) when it has one, else its long form.
     seen: Vec<String>,
     end: usize,
+}
+
+impl Options {
+    /// Whether `option` (as `seen` names it) was given.
+    fn gave(&self, option: &str) -> bool {
+        self.seen.iter().any(|s| s == option)
+    }
 }
 
 /// Reads `argv`'s options as getopt_long does for `wrapper` in its "stop at the first
