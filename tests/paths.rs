@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip"]
 
 [paths]
 read = ["."]
@@ -343,6 +343,91 @@ fn startup_files_may_be_read_but_not_written() {
         );
         run.assert_stderr_has("sensitive.high \"write:.bashrc\"");
     }
+}
+
+/// `work/stage` holds a git config and a hook under harmless names, `work/.git` an empty
+/// repository directory and a compressed config, `work/repo` a repository with its config.
+fn stage(case: &Case) {
+    let work = case.work();
+    fs::create_dir_all(work.join("stage/hooks")).unwrap();
+    fs::write(
+        work.join("stage/config"),
+        "[core]\n\tfsmonitor = touch planted\n",
+    )
+    .unwrap();
+    fs::write(work.join("stage/hooks/pre-commit"), "touch planted\n").unwrap();
+    fs::create_dir_all(work.join(".git")).unwrap();
+    fs::create_dir_all(work.join("d")).unwrap();
+    let gzip = Command::new("gzip")
+        .args(["-c", "stage/config"])
+        .current_dir(&work)
+        .output()
+        .expect("gzip");
+    fs::write(work.join(".git/config.gz"), gzip.stdout).unwrap();
+    fs::create_dir_all(work.join("repo/.git")).unwrap();
+    fs::write(work.join("repo/.git/config"), "[core]\n").unwrap();
+}
+
+#[test]
+fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
+    for (script, planted, pattern) in [
+        ("cp stage/config .git", ".git/config", ".git/config"),
+        ("cp -t .git stage/config", ".git/config", ".git/config"),
+        (
+            "cp --target=.git stage/config",
+            ".git/config",
+            ".git/config",
+        ),
+        ("mv -t .git stage/config", ".git/config", ".git/config"),
+        (
+            "ln -s \"$PWD/stage/config\" .git",
+            ".git/config",
+            ".git/config",
+        ),
+        (
+            "cd .git && ln -s ../stage/config",
+            ".git/config",
+            ".git/config",
+        ),
+        (
+            "cp -r stage/hooks .git/",
+            ".git/hooks/pre-commit",
+            ".git/hooks",
+        ),
+        ("cp -r stage/. .git", ".git/config", ".git/config"),
+        ("cp -rT stage .git", ".git/config", ".git/config"),
+        ("mv stage d/.git", "d/.git/config", ".git/config"),
+        ("ln -s ../stage d/.git", "d/.git/config", ".git/config"),
+        ("gunzip .git/config.gz", ".git/config", ".git/config"),
+    ] {
+        let control = Case::new("");
+        stage(&control);
+        let run = control.run_with("open.toml", script);
+        assert!(
+            control.work().join(planted).exists(),
+            "control: {script} should plant {planted}\n{}",
+            run.describe()
+        );
+        let case = Case::new("");
+        stage(&case);
+        let run = case.run(script);
+        assert!(
+            !case.work().join(planted).exists(),
+            "{script} planted {planted}\n{}",
+            run.describe()
+        );
+        assert_eq!(run.status, 126, "{script}\n{}", run.describe());
+        run.assert_stderr_has(&format!("sensitive.high \"write:{pattern}\""));
+    }
+    // Files that had the name already keep it: a repository may be copied and moved.
+    let case = Case::new("");
+    stage(&case);
+    for script in ["cp -r repo backup", "mv repo renamed", "cp stage/config d"] {
+        let run = case.run(script);
+        assert_eq!(run.status, 0, "{script}\n{}", run.describe());
+    }
+    assert!(case.work().join("backup/.git/config").exists());
+    assert!(case.work().join("renamed/.git/config").exists());
 }
 
 #[test]

@@ -81,6 +81,30 @@ struct Spec<'a> {
     flags: Option<&'static str>,
     /// Operands of the form `name=value` are assignments, not files (awk).
     assignments: bool,
+    /// The program reads its options with getopt_long, which takes any unambiguous
+    /// abbreviation of a long option (`--target=DIR` is `--target-directory=DIR`).
+    abbreviates: bool,
+}
+
+impl Spec<'_> {
+    /// The listed long option `name` abbreviates, or `name` itself. An abbreviation of a
+    /// listed option and of an unlisted one is ambiguous: the program refuses it, whatever
+    /// is read here.
+    fn long_option(&self, name: String) -> String {
+        if !self.abbreviates || name.len() < 3 {
+            return name;
+        }
+        let listed = self
+            .options
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(self.writes.iter().copied());
+        let mut matching = listed.filter(|n| n.starts_with(name.as_str()));
+        match (matching.next(), matching.next()) {
+            (Some(only), None) => only.to_owned(),
+            _ => name,
+        }
+    }
 }
 
 const fn spec(names: &'static [&'static str], operands: Operands) -> Spec<'static> {
@@ -91,6 +115,7 @@ const fn spec(names: &'static [&'static str], operands: Operands) -> Spec<'stati
         writes: &[],
         flags: None,
         assignments: false,
+        abbreviates: false,
     }
 }
 
@@ -415,15 +440,18 @@ const SPECS: &[Spec<'static>] = &[
     },
     Spec {
         options: COPY,
+        abbreviates: true,
         ..spec(&["cp", "ln"], Operands::Copy)
     },
     Spec {
         options: COPY,
+        abbreviates: true,
         writes: &["-d", "--directory"],
         ..spec(&["install"], Operands::Copy)
     },
     Spec {
         options: COPY,
+        abbreviates: true,
         ..spec(&["mv"], Operands::All(W))
     },
     Spec {
@@ -432,6 +460,7 @@ const SPECS: &[Spec<'static>] = &[
             ("-#", Text), ("-T", Text), ("--threads", Text), ("-D", Read), ("--patch-from", Read),
         ],
         writes: &[],
+        abbreviates: true,
         ..spec(
             &[
                 "gzip", "gunzip", "xz", "unxz", "lzma", "unlzma", "bzip2", "bunzip2", "zstd",
@@ -531,7 +560,176 @@ pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
         _ => {}
     }
     let spec = SPECS.iter().find(|s| s.names.contains(&name))?;
-    Some(by_spec(spec, args))
+    let mut touches = by_spec(spec, args);
+    if let Some(suffixes) = compression_suffixes(name) {
+        touches.extend(compressed_names(spec, args, suffixes));
+    }
+    Some(touches)
+}
+
+/// A file a copy, move or link creates: `source` put at `dest`, or inside it under the
+/// source's name (`cp F DIR` writes DIR/F). A directory brings everything in it along.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arrival {
+    /// As written (relative names are relative to the current directory, except a relative
+    /// `ln -s` target, which is relative to the link).
+    pub source: String,
+    pub dest: String,
+    pub into: Into,
+    /// `ln -s`: what arrives is a link to the source.
+    pub link: bool,
+    /// `--parents`: the source arrives under its whole name, not only its last component.
+    pub parents: bool,
+}
+
+/// Where an arrival lands relative to its destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Into {
+    /// Inside it (`-t DIR`, a destination written with a trailing `/`, several sources).
+    Directory,
+    /// Inside it if it is a directory, else at it (`cp A B`).
+    IfDirectory,
+    /// At it (`-T`, `--no-target-directory`).
+    Itself,
+}
+
+/// What `cp`, `mv`, `ln` and `install` (named by `name`, argv\[0\] first) create from
+/// their sources; nothing for any other command.
+pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
+    if !matches!(name, "cp" | "mv" | "ln" | "install") {
+        return Vec::new();
+    }
+    let Some(spec) = SPECS.iter().find(|s| s.names.contains(&name)) else {
+        return Vec::new();
+    };
+    let scan = scan(spec, argv.get(1..).unwrap_or_default());
+    // `install -d` makes its operands, as directories; they are written operands already.
+    if scan.writes {
+        return Vec::new();
+    }
+    // A long option is given by any abbreviation of it; one the program finds ambiguous
+    // stops it before it copies anything.
+    let gave = |short: &str, long: &str| {
+        scan.seen.iter().any(|s| {
+            s == short || (s.len() > 2 && s.starts_with("--") && long.starts_with(s.as_str()))
+        })
+    };
+    let link = name == "ln" && gave("-s", "--symbolic");
+    let parents = gave("--parents", "--parents");
+    let mut sources: Vec<String> = scan.operands.iter().flatten().cloned().collect();
+    let (dest, into) = match &scan.target {
+        Some(dir) => (dir.clone(), Into::Directory),
+        None if scan.target_dir => return Vec::new(),
+        // `ln -s TARGET` makes a link named after it in the current directory.
+        None if sources.len() == 1 && name == "ln" => (".".to_owned(), Into::Directory),
+        None if sources.len() < 2 => return Vec::new(),
+        None => {
+            let dest = sources.pop().unwrap_or_default();
+            let into = if gave("-T", "--no-target-directory") {
+                Into::Itself
+            } else if sources.len() > 1 || dest.ends_with('/') {
+                Into::Directory
+            } else {
+                Into::IfDirectory
+            };
+            (dest, into)
+        }
+    };
+    sources
+        .into_iter()
+        .map(|source| Arrival {
+            source,
+            dest: dest.clone(),
+            into,
+            link,
+            parents,
+        })
+        .collect()
+}
+
+/// The suffixes a compressor adds (the first) and takes off, each with the name's new
+/// ending (`.tgz` becomes `.tar`).
+fn compression_suffixes(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    Some(match name {
+        "gzip" | "gunzip" => &[
+            (".gz", ""),
+            ("-gz", ""),
+            (".z", ""),
+            ("-z", ""),
+            ("_z", ""),
+            (".Z", ""),
+            (".tgz", ".tar"),
+            (".taz", ".tar"),
+        ],
+        "bzip2" | "bunzip2" => &[
+            (".bz2", ""),
+            (".bz", ""),
+            (".tbz2", ".tar"),
+            (".tbz", ".tar"),
+        ],
+        "xz" | "unxz" | "lzma" | "unlzma" => &[
+            (".xz", ""),
+            (".lzma", ""),
+            (".txz", ".tar"),
+            (".tlz", ".tar"),
+        ],
+        "zstd" | "unzstd" => &[(".zst", ""), (".tzst", ".tar")],
+        "lz4" => &[(".lz4", "")],
+        _ => return None,
+    })
+}
+
+/// The files a compressor writes besides its operands: each compressed (`f` to `f.gz`) and
+/// each uncompressed (`f.gz` to `f`), whichever it does (`gunzip .git/config.gz` writes
+/// `.git/config`). A suffix given with `-S` counts too.
+fn compressed_names(spec: &Spec, args: &[String], suffixes: &[(&str, &str)]) -> Vec<Touch> {
+    let given = given_suffix(spec, args);
+    let added = given.as_deref().unwrap_or(suffixes[0].0);
+    let given: Vec<(&str, &str)> = given.as_deref().map(|g| (g, "")).into_iter().collect();
+    let mut touches = Vec::new();
+    for operand in scan(spec, args).operands.into_iter().flatten() {
+        touches.push(Touch {
+            path: format!("{operand}{added}"),
+            write: true,
+        });
+        for (suffix, ending) in suffixes.iter().chain(&given) {
+            if let Some(stem) = operand.strip_suffix(suffix)
+                && !stem.is_empty()
+                && !stem.ends_with('/')
+            {
+                touches.push(Touch {
+                    path: format!("{stem}{ending}"),
+                    write: true,
+                });
+            }
+        }
+    }
+    touches
+}
+
+/// The suffix given with `-S SUF`, `-SSUF` or `--suffix=SUF`, the last one.
+fn given_suffix(spec: &Spec, args: &[String]) -> Option<String> {
+    let mut given = None;
+    for (i, arg) in args.iter().enumerate() {
+        let (name, attached) = match arg.split_once('=') {
+            Some((n, v)) => (n.to_owned(), Some(v)),
+            None => (arg.clone(), None),
+        };
+        if name.starts_with("--") && spec.long_option(name) == "--suffix" {
+            given = attached.or(args.get(i + 1).map(String::as_str));
+        } else if let Some(attached) = arg.strip_prefix("-S") {
+            given = Some(attached)
+                .filter(|a| !a.is_empty())
+                .or(args.get(i + 1).map(String::as_str));
+        }
+    }
+    given.map(str::to_owned)
+}
+
+/// Whether `touched` knows the command named `name`.
+pub fn knows(name: &str) -> bool {
+    matches!(name, "find" | "tar" | "gtar" | "bsdtar" | "dd")
+        || SPECS.iter().any(|s| s.names.contains(&name))
 }
 
 /// For a command this module does not know: every operand and every `--name=VALUE` value
@@ -558,8 +756,12 @@ struct Scan {
     operands: Vec<Option<String>>,
     script_given: bool,
     target_dir: bool,
+    /// The directory the operands go to (`cp -t DIR`), placed.
+    target: Option<String>,
     writes: bool,
     base: Option<String>,
+    /// Every option given, by name (`-r`, `--parents`): bundles are taken apart.
+    seen: Vec<String>,
 }
 
 impl Scan {
@@ -569,8 +771,10 @@ impl Scan {
             operands: Vec::new(),
             script_given: false,
             target_dir: false,
+            target: None,
             writes: false,
             base: None,
+            seen: Vec::new(),
         }
     }
 
@@ -615,6 +819,7 @@ impl Scan {
             }
             Value::TargetDir => {
                 self.target_dir = true;
+                self.target = self.place(value);
                 self.touch(value, W);
             }
             Value::BaseDir => {
@@ -660,6 +865,8 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
                 Some((n, v)) => (format!("--{n}"), Some(v)),
                 None => (arg.clone(), None),
             };
+            let name = spec.long_option(name);
+            scan.seen.push(name.clone());
             if spec.writes.contains(&name.as_str()) {
                 scan.writes = true;
                 continue;
@@ -693,6 +900,7 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
         let letters: Vec<char> = arg[1..].chars().collect();
         for (k, letter) in letters.iter().enumerate() {
             let option = format!("-{letter}");
+            scan.seen.push(option.clone());
             let rest: String = letters[k + 1..].iter().collect();
             if spec.writes.contains(&option.as_str()) {
                 scan.writes = true;
@@ -709,7 +917,7 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
             }
         }
     }
-    let operands = std::mem::take(&mut scan.operands);
+    let operands = scan.operands.clone();
     let file = |access: Access| if scan.writes { W } else { access };
     let accesses: Vec<Access> = match spec.operands {
         Operands::All(a) => vec![file(a); operands.len()],
@@ -959,8 +1167,60 @@ mod tests {
         assert_eq!(t("chmod --reference=r f"), ["r:r", "w:f"]);
         assert_eq!(t("uniq in out"), ["r:in", "w:out"]);
         assert_eq!(t("dd if=/dev/zero of=img bs=1M"), ["r:/dev/zero", "w:img"]);
-        assert_eq!(t("gzip f"), ["w:f"]);
+        assert_eq!(t("gzip f"), ["w:f", "w:f.gz"]);
+        assert_eq!(t("gunzip d/c.gz"), ["w:d/c.gz", "w:d/c.gz.gz", "w:d/c"]);
+        assert!(t("gzip -dk -S .x d/c.x").contains(&"w:d/c".to_owned()));
+        assert!(t("gzip --suf=.x -d d/c.x").contains(&"w:d/c".to_owned()));
+        assert!(t("bunzip2 a.tbz2").contains(&"w:a.tar".to_owned()));
         assert_eq!(t("install -d a b"), ["w:a", "w:b"]);
+    }
+
+    #[test]
+    fn copies_moves_and_links_put_their_sources_in_a_destination() {
+        let arrivals = |line: &str| {
+            let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            args_arrivals(&argv)
+        };
+        assert_eq!(
+            arrivals("cp a b dst"),
+            ["a>dst:Directory", "b>dst:Directory"]
+        );
+        assert_eq!(arrivals("cp a dst"), ["a>dst:IfDirectory"]);
+        assert_eq!(arrivals("mv a dst/"), ["a>dst/:Directory"]);
+        assert_eq!(arrivals("cp -t d a"), ["a>d:Directory"]);
+        assert_eq!(arrivals("cp --target d a"), ["a>d:Directory"]);
+        assert_eq!(
+            arrivals("install --target-directory=d -m 644 a"),
+            ["a>d:Directory"]
+        );
+        assert_eq!(arrivals("cp -rT a d"), ["a>d:Itself"]);
+        assert_eq!(arrivals("mv --no-target a d"), ["a>d:Itself"]);
+        assert_eq!(arrivals("ln -s t"), ["t>.:Directory link"]);
+        assert_eq!(arrivals("ln -sf ../t d"), ["../t>d:IfDirectory link"]);
+        assert_eq!(
+            arrivals("cp --parents a/b d"),
+            ["a/b>d:IfDirectory parents"]
+        );
+        assert!(arrivals("install -d a b").is_empty());
+        assert!(arrivals("cp a").is_empty());
+        assert!(arrivals("cat a b").is_empty());
+    }
+
+    /// "SOURCE>DEST:INTO" and the flags of each arrival.
+    fn args_arrivals(argv: &[String]) -> Vec<String> {
+        arrivals(&argv[0], argv)
+            .into_iter()
+            .map(|a| {
+                let mut text = format!("{}>{}:{:?}", a.source, a.dest, a.into);
+                if a.link {
+                    text.push_str(" link");
+                }
+                if a.parents {
+                    text.push_str(" parents");
+                }
+                text
+            })
+            .collect()
     }
 
     #[test]

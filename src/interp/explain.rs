@@ -20,7 +20,7 @@ use crate::policy::Verdict;
 use super::Shell;
 use super::builtins;
 use super::redirect::ReadError;
-use super::simple::{FileKind, Files, Lookup, Refusal, Target, riskiest, strongest, touches};
+use super::simple::{FileKind, Files, Lookup, Refusal, Target, riskiest, strongest};
 
 /// Variables whose value changes by itself: never known in advance.
 const VOLATILE: &[&str] = &[
@@ -823,7 +823,7 @@ impl Explainer<'_> {
     /// The files the command names in its arguments, checked as a run checks them.
     fn files(&mut self, argv: &[String], target: &Target) -> Vec<PathCheck> {
         let mut checks = Vec::new();
-        for touch in touches(argv, target) {
+        for touch in self.shell.named_files(argv, target) {
             let access = touch.access();
             let (verdict, reason) = if self.moved && !touch.path.starts_with('/') {
                 let why = "decided when it runs: it is found from the directory `cd` leads to";

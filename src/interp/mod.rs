@@ -6,6 +6,7 @@
 //! copies of the shell that go on interpreting, as in bash. Nothing here runs a program without
 //! a decision; there is no path from a line of text to `execve` that skips `decide`.
 
+mod arrival;
 mod audit;
 pub mod builtins;
 mod complete;

@@ -753,7 +753,7 @@ impl Shell {
         files: Files,
     ) -> Vec<Refusal> {
         let decisions = self.decide_external(argv, resolved);
-        let touches = file_touches(argv, resolved);
+        let touches = self.program_files(argv, resolved);
         let mut decisions = self.with_touches(decisions, touches, files);
         decisions.extend(self.wrapped_decisions_of(argv, resolved, depth));
         decisions
@@ -767,7 +767,8 @@ impl Shell {
         target: &Target,
         files: Files,
     ) -> Vec<Refusal> {
-        self.with_touches(decisions, touches(argv, target), files)
+        let touches = self.named_files(argv, target);
+        self.with_touches(decisions, touches, files)
     }
 
     fn with_touches(
@@ -1205,11 +1206,33 @@ pub(crate) fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
 
 /// `touches` of a program file.
 fn file_touches(argv: &[String], resolved: &Resolved) -> Vec<Touch> {
+    args::touched(program_name(argv, resolved), argv).unwrap_or_else(|| args::generic(argv))
+}
+
+/// The name a program's arguments are read by: its own file name when that is a program
+/// known here, else the name it was called by.
+fn program_name<'a>(argv: &'a [String], resolved: &'a Resolved) -> &'a str {
     let called = argv[0].rsplit('/').next().unwrap_or_default();
     let name = resolved.canonical.file_name().and_then(|n| n.to_str());
-    name.and_then(|name| args::touched(name, argv))
-        .or_else(|| args::touched(called, argv))
-        .unwrap_or_else(|| args::generic(argv))
+    name.filter(|name| args::knows(name)).unwrap_or(called)
+}
+
+impl Shell {
+    /// `touches`, and the files a copy, move or link creates from those it names.
+    pub(crate) fn named_files(&self, argv: &[String], target: &Target) -> Vec<Touch> {
+        match target {
+            Target::External(resolved) => self.program_files(argv, resolved),
+            _ => touches(argv, target),
+        }
+    }
+
+    /// `named_files` of a program file.
+    fn program_files(&self, argv: &[String], resolved: &Resolved) -> Vec<Touch> {
+        let mut touches = file_touches(argv, resolved);
+        let arrivals = args::arrivals(program_name(argv, resolved), argv);
+        touches.extend(self.arrived(&arrivals));
+        touches
+    }
 }
 
 /// Which of the files a command names are decided.

@@ -132,6 +132,17 @@ impl PathPattern {
             Anchor::Anywhere => (0..path.len()).any(at),
         }
     }
+
+    /// How many components below a path of `depth` components a match that begins in it
+    /// can end (`home`: the number of components of the home directory).
+    fn reach(&self, depth: usize, home: usize) -> usize {
+        let n = self.components.len();
+        match self.anchor {
+            Anchor::Anywhere => n - 1,
+            Anchor::Root => n.saturating_sub(depth),
+            Anchor::Home => (home + n).saturating_sub(depth),
+        }
+    }
 }
 
 /// The names of a path's components, as patterns match them.
@@ -197,12 +208,54 @@ impl Sensitive {
         home: &Path,
         write: bool,
     ) -> Option<(Level, &'a SensitiveEntry)> {
+        self.level_unless(path, home, write, None)
+    }
+
+    /// The level of writing `created`, a file that had the name `was` before a copy, move
+    /// or link gave it this one, from the entries that name it but did not name it before.
+    pub fn level_renamed<'a>(
+        &'a self,
+        created: &Path,
+        was: &Path,
+        home: &Path,
+    ) -> Option<(Level, &'a SensitiveEntry)> {
+        self.level_unless(created, home, true, Some(was))
+    }
+
+    /// How far below `created` (absolute, canonical), a directory a copy, move or link
+    /// creates, a file can lie and still have a name `level_renamed` finds: a pattern
+    /// without an anchor must match from a component of `created` on, since below it the
+    /// names are those the files had.
+    pub fn depth_at_risk(&self, created: &Path, home: &Path) -> usize {
+        let (created, home) = (names(created).len(), names(home).len());
+        self.high
+            .iter()
+            .chain(&self.medium)
+            .map(|e| e.pattern.reach(created, home))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn level_unless<'a>(
+        &'a self,
+        path: &Path,
+        home: &Path,
+        write: bool,
+        was: Option<&Path>,
+    ) -> Option<(Level, &'a SensitiveEntry)> {
         let (path, home) = (names(path), names(home));
+        let was = was.map(names);
         let named = |e: &&SensitiveEntry| e.pattern.matches_names(&path, &home, write);
         if self.allow.iter().any(|e| named(&e)) {
             return None;
         }
-        let first = |list: &'a [SensitiveEntry]| list.iter().find(named);
+        let new = |e: &&SensitiveEntry| {
+            named(e)
+                && !was
+                    .as_ref()
+                    .is_some_and(|was| e.pattern.matches_names(was, &home, write))
+        };
+        let first = |list: &'a [SensitiveEntry]| list.iter().find(new);
         first(&self.high)
             .map(|e| (Level::High, e))
             .or_else(|| first(&self.medium).map(|e| (Level::Medium, e)))
@@ -251,6 +304,41 @@ mod tests {
         let (path, home) = (Path::new("/home/ann/.bashrc"), Path::new("/home/ann"));
         assert!(!p.matches(path, home, false));
         assert!(p.matches(path, home, true));
+    }
+
+    #[test]
+    fn a_copy_is_judged_by_the_names_it_gives() {
+        let s = Sensitive::built_in();
+        let home = Path::new("/home/ann");
+        let renamed = |created: &str, was: &str| {
+            s.level_renamed(Path::new(created), Path::new(was), home)
+                .map(|(_, e)| e.text.to_string())
+        };
+        assert_eq!(
+            renamed("/w/.git/config", "/w/stage/config").as_deref(),
+            Some("write:.git/config")
+        );
+        // The file had the name already: copying a repository is not planting a hook.
+        assert_eq!(renamed("/b/r/.git/config", "/a/r/.git/config"), None);
+        // Another pattern naming the old file does not excuse the new name.
+        assert_eq!(
+            renamed("/w/.git/config", "/w/x.pem/config").as_deref(),
+            Some("write:.git/config")
+        );
+        // Below `/w/.git`, `.git/config` ends one level down; below `/w`, patterns of one
+        // name end in `/w` itself (a deeper match has its names already in the source).
+        assert_eq!(s.depth_at_risk(Path::new("/w/.git"), home), 1);
+        let one = Sensitive {
+            high: vec![SensitiveEntry {
+                key: "sensitive.high".into(),
+                text: "~/a/b".into(),
+                pattern: PathPattern::parse("~/a/b").unwrap(),
+                at: None,
+            }],
+            ..Sensitive::default()
+        };
+        assert_eq!(one.depth_at_risk(Path::new("/home"), home), 3);
+        assert_eq!(one.depth_at_risk(Path::new("/home/ann/a/b/c"), home), 0);
     }
 
     #[test]

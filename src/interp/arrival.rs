@@ -1,0 +1,119 @@
+//! The files a copy, move or link creates under names of its own making. `cp stage/config
+//! .git` writes `.git/config` though no argument says so; `cp -r stage/. .git` writes every
+//! name in `stage` into `.git`; `ln -s ../stage repo/.git` makes `repo/.git/config` out of
+//! `stage/config`. These are decided as if the command had named them.
+
+use std::path::{Path, PathBuf};
+
+use crate::decide::args::{Arrival, Into, Touch};
+
+use super::Shell;
+use super::redirect::would_open;
+
+impl Shell {
+    /// The files `arrivals` create that the policy may have something to say about: each
+    /// file put inside a directory (`cp F DIR` writes `DIR/F`), and, below a directory that
+    /// arrives, each file whose new name is sensitive where its old one was not. A file that
+    /// keeps a sensitive name (`cp -r repo backup` copies `repo/.git/config`) is not one:
+    /// the name was decided when the file got it.
+    pub(crate) fn arrived(&self, arrivals: &[Arrival]) -> Vec<Touch> {
+        let mut touches = Vec::new();
+        for arrival in arrivals {
+            let Some(created) = self.created(arrival) else {
+                continue;
+            };
+            if created != arrival.dest {
+                touches.push(Touch {
+                    path: created.clone(),
+                    write: true,
+                });
+            }
+            let source = self.source_of(arrival, &created);
+            if source.is_dir() {
+                touches.extend(self.renamed_below(&source, &created));
+            }
+        }
+        touches
+    }
+
+    /// Where the source lands, as the command will name it; None when it has no name.
+    fn created(&self, arrival: &Arrival) -> Option<String> {
+        let inside = match arrival.into {
+            Into::Directory => true,
+            Into::Itself => false,
+            Into::IfDirectory => self.absolute(Path::new(&arrival.dest)).is_dir(),
+        };
+        if !inside {
+            return Some(arrival.dest.clone());
+        }
+        let source = arrival.source.trim_end_matches('/');
+        let name = if arrival.parents {
+            source.trim_start_matches('/')
+        } else {
+            source.rsplit('/').next().unwrap_or(source)
+        };
+        let dest = arrival.dest.trim_end_matches('/');
+        match name {
+            "" => None,
+            // `cp -r stage/. dir` copies what is in stage into dir itself.
+            "." => Some(arrival.dest.clone()),
+            _ => Some(format!("{dest}/{name}")),
+        }
+    }
+
+    /// The source as the file system finds it: a relative `ln -s` target is relative to
+    /// the link.
+    fn source_of(&self, arrival: &Arrival, created: &str) -> PathBuf {
+        let source = Path::new(&arrival.source);
+        if arrival.link && source.is_relative() {
+            let link = self.absolute(Path::new(created));
+            return link.parent().unwrap_or(Path::new("/")).join(source);
+        }
+        self.absolute(source)
+    }
+
+    /// The files below `source`, a directory arriving as `created`, whose new names are
+    /// sensitive where their old ones were not; as deep as a pattern could reach.
+    fn renamed_below(&self, source: &Path, created: &str) -> Vec<Touch> {
+        let home = self.home();
+        let landing = would_open(&self.absolute(Path::new(created))).0;
+        let depth = self.policy().sensitive().depth_at_risk(&landing, home);
+        let was = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
+        let mut touches = Vec::new();
+        self.walk_renamed(&was, &landing, created, depth, &mut touches);
+        touches
+    }
+
+    fn walk_renamed(
+        &self,
+        was: &Path,
+        landing: &Path,
+        created: &str,
+        depth: usize,
+        touches: &mut Vec<Touch>,
+    ) {
+        if depth == 0 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(was) else {
+            return;
+        };
+        let sensitive = self.policy().sensitive();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let (was, landing) = (was.join(&name), landing.join(&name));
+            let created = format!("{created}/{}", name.to_string_lossy());
+            if sensitive
+                .level_renamed(&landing, &was, self.home())
+                .is_some()
+            {
+                touches.push(Touch {
+                    path: created,
+                    write: true,
+                });
+            } else if was.is_dir() {
+                self.walk_renamed(&was, &landing, &created, depth - 1, touches);
+            }
+        }
+    }
+}
