@@ -1146,6 +1146,31 @@ fn a_wrapped_command_is_found_as_the_wrapper_finds_it() {
     }
 }
 
+/// A policy that denies `source` and `test`: their other names, `.` and `[`.
+const SYNONYMS: &str = r#"[shell]
+path = ["/usr/local/bin", "/usr/bin", "/bin"]
+unknown = "deny"
+
+[commands]
+allow = ["touch"]
+deny = ["source", "test"]
+"#;
+
+#[test]
+fn a_builtin_denied_by_one_name_is_denied_by_the_other() {
+    let sb = Sandbox::with_policy(SYNONYMS);
+    fs::write(sb.path().join("dotf"), "touch CANARY\n").expect("write the script");
+    for (script, command) in [
+        (". ./dotf", ". ./dotf"),
+        ("command . ./dotf", ". ./dotf"),
+        ("builtin . ./dotf", ". ./dotf"),
+        ("[ 1 = 1 ] && touch CANARY", "'[' 1 = 1 ']'"),
+    ] {
+        sb.denied(script, command, 126);
+        sb.control(script);
+    }
+}
+
 #[test]
 fn a_wrapped_command_that_is_allowed_runs() {
     let sb = Sandbox::with_policy(WRAPPERS);

@@ -859,6 +859,23 @@ mod tests {
     }
 
     #[test]
+    fn a_builtin_is_named_by_either_of_its_names() {
+        let fx = Fixture::new(&[]);
+        let p = fx.policy("", "[commands]\ndeny = [\"source\", \"[\", \"typeset\"]\n");
+        for line in [
+            ". f",
+            "source f",
+            "test -e f",
+            "[ -e f ]",
+            "declare x",
+            "typeset x",
+        ] {
+            assert_eq!(builtin(&p, line).verdict, Verdict::Deny, "{line}");
+        }
+        assert_eq!(builtin(&p, "eval x").verdict, Verdict::Allow);
+    }
+
+    #[test]
     fn builtins_not_named_are_allowed_whatever_unknown_says() {
         let fx = Fixture::new(&[]);
         let p = fx.policy("unknown = \"deny\"", "");
@@ -1109,6 +1126,7 @@ allow = ["npm run test:*"]
             "busybox",
             "make",
             "rm",
+            "date",
             "sort",
             "fd",
             "frobnicate",
@@ -1126,6 +1144,10 @@ allow = ["npm run test:*"]
             "sort -u file",
             "fd -e txt",
             "sed -n 1p",
+            "date -u",
+            "date -dyesterday",
+            "date -Rd tomorrow",
+            "rm -r --preserve-root dir",
         ] {
             assert_eq!(verdict(line), Verdict::Allow, "{line}");
         }
@@ -1148,6 +1170,11 @@ allow = ["npm run test:*"]
             "git fetch --upload-pack=evil origin",
             "git fetch --upl=evil origin",
             "git clone -u evil url",
+            "git clone --template=/tmp/t url",
+            "git init --temp /tmp/t",
+            "date -us 2020-01-01",
+            "date -u -Rs 2020-01-01",
+            "rm -r --no-pres /",
             "git grep -Oevil x",
             "rm -rf /",
             "rm -r --no-preserve-root /",

@@ -113,9 +113,10 @@ impl CommandRef {
         }
     }
 
-    /// A shell builtin matches by name only.
+    /// A shell builtin matches by name only, under either of its names: a policy that
+    /// denies `source` denies `.`.
     pub(crate) fn matches_builtin(&self, builtin: &str) -> bool {
-        self.name == builtin
+        self.name == builtin || synonym(builtin) == Some(&*self.name)
     }
 
     /// An external program matches when it is one of the files the name resolved to: same
@@ -341,6 +342,19 @@ fn target_of(path: &Path) -> Option<Target> {
         return None;
     }
     Some(Target::new(None, meta.dev(), meta.ino()))
+}
+
+/// The other name of a builtin that has two.
+fn synonym(builtin: &str) -> Option<&'static str> {
+    Some(match builtin {
+        "." => "source",
+        "source" => ".",
+        "[" => "test",
+        "test" => "[",
+        "typeset" => "declare",
+        "declare" => "typeset",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
