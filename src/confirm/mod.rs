@@ -50,6 +50,41 @@ pub struct Confirmation {
     pub by: By,
 }
 
+/// `text` as it may be shown on a terminal: control characters as `\xNN`, so that a file
+/// name cannot redraw the question, and characters that are invisible or reorder the text
+/// around them (bidirectional overrides, zero-width spaces, line separators) as `\u{NNNN}`,
+/// so that what is shown is what runs.
+pub fn printable(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            shown.push_str(&format!("\\x{:02x}", c as u32));
+        } else if invisible(c) {
+            shown.push_str(&format!("\\u{{{:04x}}}", c as u32));
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
+/// Unicode's format characters that change how text around them looks or draw nothing,
+/// and the line and paragraph separators.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
+}
+
 /// Asks on the controlling terminal, else the approver; None when there is neither
 /// (`on_no_tty = "deny"`). `prepare` runs in the approver's process before its exec (it must
 /// be async-signal-safe): the shell puts back there what it changed for itself.
@@ -81,4 +116,17 @@ pub fn ask(question: &Question, config: &ApprovalConfig, prepare: fn()) -> Optio
         answer,
         by: By::Approver,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn what_is_shown_is_what_runs() {
+        assert_eq!(printable("rm a\u{1b}[2Jb"), "rm a\\x1b[2Jb");
+        assert_eq!(printable("cat \u{202e}txt.sh"), "cat \\u{202e}txt.sh");
+        assert_eq!(printable("a\u{200b}b\rc"), "a\\u{200b}b\\x0dc");
+        assert_eq!(printable("café ls"), "café ls");
+    }
 }

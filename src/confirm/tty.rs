@@ -195,7 +195,7 @@ impl Drop for Restore<'_> {
 const COMMAND_SHOWN: usize = 8192;
 
 fn question_text(q: &Question, timeout: Duration, always: bool) -> String {
-    let mut command = printable(q.command);
+    let mut command = super::printable(q.command);
     if command.len() > COMMAND_SHOWN {
         let mut end = COMMAND_SHOWN;
         while !command.is_char_boundary(end) {
@@ -209,13 +209,13 @@ fn question_text(q: &Question, timeout: Duration, always: bool) -> String {
     }
     let mut text = format!("rsh: confirm: {command}\n");
     if let Some(program) = q.program {
-        text.push_str(&format!("  program: {}\n", printable(program)));
+        text.push_str(&format!("  program: {}\n", super::printable(program)));
     }
-    text.push_str(&format!("  why:     {}\n", printable(q.reason)));
+    text.push_str(&format!("  why:     {}\n", super::printable(q.reason)));
     text.push_str(&format!(
         "  risk:    {}: {}\n",
         q.risk,
-        printable(q.risk_reason)
+        super::printable(q.risk_reason)
     ));
     let choices = if always {
         "[y] allow once  [a] always (this session)  [n] deny"
@@ -224,18 +224,4 @@ fn question_text(q: &Question, timeout: Duration, always: bool) -> String {
     };
     text.push_str(&format!("  {choices}  ({} s) ", timeout.as_secs()));
     text
-}
-
-/// `text` with control characters shown as `\xNN`, so that a file name cannot redraw the
-/// question on the terminal.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                format!("\\x{:02x}", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }

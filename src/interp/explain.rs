@@ -1102,8 +1102,17 @@ fn compound_text(compound: &parse::CompoundCommand) -> String {
 
 // ----- output ------------------------------------------------------------------------------
 
-/// The explanation for people: one block per command.
+/// The explanation for people: one block per command, each line as it may be shown on a
+/// terminal (the line explained, and the file names in it, may hold escapes and invisible
+/// characters).
 pub fn render_text(segments: &[Segment]) -> String {
+    render_lines(segments)
+        .lines()
+        .map(|line| crate::confirm::printable(line) + "\n")
+        .collect()
+}
+
+fn render_lines(segments: &[Segment]) -> String {
     let mut out = String::new();
     for s in segments {
         out.push_str(&s.text);
