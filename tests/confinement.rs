@@ -1633,6 +1633,67 @@ fn only_harmless_devices_are_reachable() {
     );
 }
 
+/// Another process's System V shared memory is reached by its key, which no file rule
+/// covers: a confined program can neither read nor change it.
+#[test]
+fn shared_memory_of_another_process_is_out_of_reach() {
+    require_confinement!();
+    const SECRET_WORD: &str = "TOPSECRET";
+    let case = Case::new();
+    let key = 0x7273_0000 | (std::process::id() as i32 & 0xffff);
+    // SAFETY: a new segment of this test's own, attached, written, detached.
+    let id = unsafe { libc::shmget(key, 4096, libc::IPC_CREAT | libc::IPC_EXCL | 0o666) };
+    assert!(id >= 0, "shmget: {}", std::io::Error::last_os_error());
+    // SAFETY: attaches the segment just made.
+    let segment = unsafe { libc::shmat(id, std::ptr::null(), 0) } as *mut u8;
+    assert_ne!(
+        segment as isize,
+        -1,
+        "shmat: {}",
+        std::io::Error::last_os_error()
+    );
+    // SAFETY: the segment is 4096 bytes long.
+    unsafe { std::ptr::copy_nonoverlapping(SECRET_WORD.as_ptr(), segment, SECRET_WORD.len()) };
+    // SAFETY: reads the start of the attached segment.
+    let content = || unsafe { std::slice::from_raw_parts(segment, SECRET_WORD.len()).to_vec() };
+    case.write(
+        "shm.py",
+        &format!(
+            "import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+sid = libc.shmget({key}, 0, 0)
+if sid == -1:
+    print('shmget errno', ctypes.get_errno()); sys.exit(0)
+a = libc.shmat(sid, None, 0)
+if a in (None, ctypes.c_void_p(-1).value):
+    print('shmat errno', ctypes.get_errno()); sys.exit(0)
+print('read', ctypes.string_at(a, {len}).decode())
+ctypes.memmove(a, b'X' * {len}, {len})
+",
+            len = SECRET_WORD.len()
+        ),
+    );
+    let run = case.run(&Policy::new(), "python3 shm.py");
+    let confined = content();
+    let control = case.run(&Policy::new().off(), "python3 shm.py");
+    let unconfined = content();
+    // SAFETY: detaches and removes the segment made above.
+    unsafe {
+        libc::shmdt(segment as *const libc::c_void);
+        libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut());
+    }
+    run.assert_stdout_has(&format!("shmget errno {}\n", libc::EPERM));
+    assert!(!run.stdout.contains(SECRET_WORD), "{}", run.describe());
+    assert_eq!(
+        confined,
+        SECRET_WORD.as_bytes(),
+        "the confined program changed it"
+    );
+    control.assert_stdout_has(&format!("read {SECRET_WORD}\n"));
+    assert_ne!(unconfined, SECRET_WORD.as_bytes(), "control: unchanged");
+}
+
 /// A device the policy denies gets no rule of its own: the kernel refuses it like any other
 /// device, and the terminals under a denied /dev/pts too.
 #[test]

@@ -102,7 +102,8 @@ const SYS_FILE_SETATTR: c_long = 469;
 /// leaving the command's session or process group (which would escape its timeout), and
 /// changing owners and inode flags: Landlock does not govern them, so a program could
 /// otherwise change them on files it may only read, or not reach at all. Extended
-/// attributes likewise, but see `NO_ATTRIBUTES`.
+/// attributes likewise, but see `NO_ATTRIBUTES`. And System V IPC, shared with every process
+/// of the machine's IPC namespace.
 const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_ptrace,
     libc::SYS_process_vm_readv,
@@ -163,6 +164,20 @@ const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_lchown,
     libc::SYS_fchownat,
     SYS_FILE_SETATTR,
+    // System V IPC: its shared memory, semaphores and message queues are reached by key,
+    // not path, so neither Landlock nor its scoping holds a program to its own.
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmdt,
+    libc::SYS_shmctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semtimedop,
+    libc::SYS_semctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
 ];
 
 /// Setting or removing an extended attribute fails with EOPNOTSUPP under every profile, as on
@@ -1619,6 +1634,19 @@ mod tests {
             ("lchown", libc::SYS_lchown, [1, 0, 0, 0, 0, 0]),
             ("fchownat", libc::SYS_fchownat, [NONE, 1, 0, 0, 0, 0]),
             ("file_setattr", SYS_FILE_SETATTR, [NONE, 1, 0, 0, 0, 0]),
+            // A key nobody uses, without IPC_CREAT: ENOENT. No such identifier: EINVAL.
+            ("shmget", libc::SYS_shmget, [0x7273_6801, 0, 0, 0, 0, 0]),
+            ("shmat", libc::SYS_shmat, [NONE, 0, 0, 0, 0, 0]),
+            ("shmdt", libc::SYS_shmdt, [1, 0, 0, 0, 0, 0]),
+            ("shmctl", libc::SYS_shmctl, [NONE, 2, 0, 0, 0, 0]),
+            ("semget", libc::SYS_semget, [0x7273_6802, 0, 0, 0, 0, 0]),
+            ("semop", libc::SYS_semop, [NONE, 0, 0, 0, 0, 0]),
+            ("semtimedop", libc::SYS_semtimedop, [NONE, 0, 0, 0, 0, 0]),
+            ("semctl", libc::SYS_semctl, [NONE, 0, 2, 0, 0, 0]),
+            ("msgget", libc::SYS_msgget, [0x7273_6803, 0, 0, 0, 0, 0]),
+            ("msgsnd", libc::SYS_msgsnd, [NONE, 0, 0, 0, 0, 0]),
+            ("msgrcv", libc::SYS_msgrcv, [NONE, 0, 0, 0, 0, 0]),
+            ("msgctl", libc::SYS_msgctl, [NONE, 2, 0, 0, 0, 0]),
         ]
     };
 
@@ -1670,6 +1698,18 @@ mod tests {
                 "pidfd_getfd",
                 "iopl",
                 "ioperm",
+                "shmget",
+                "shmat",
+                "shmdt",
+                "shmctl",
+                "semget",
+                "semop",
+                "semtimedop",
+                "semctl",
+                "msgget",
+                "msgsnd",
+                "msgrcv",
+                "msgctl",
             ];
             if unprivileged.contains(&name) {
                 assert_ne!(*got, EPERM, "{name} without the filter");
