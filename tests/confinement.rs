@@ -2546,6 +2546,26 @@ fn file_size_limit_stops_a_write() {
     assert_eq!(size, 1 << 20, "{}", run.describe());
 }
 
+/// A builtin writes from rsh itself, and is held to the same size: the write fails, the
+/// shell goes on.
+#[test]
+fn file_size_limit_holds_what_builtins_write() {
+    require_confinement!();
+    let case = Case::new();
+    let line = "x".repeat(1023);
+    let script =
+        format!("i=0; while [ $i -lt 2000 ]; do echo {line}; i=$((i+1)); done > big; echo after");
+    let size = || fs::metadata(case.file("big")).unwrap().len();
+    let control = case.run(&Policy::new().limits("timeout = 10"), &script);
+    assert_eq!(size(), 2000 << 10, "control\n{}", control.describe());
+    let policy = Policy::new().limits("timeout = 10\nfile_size = \"1M\"");
+    let run = case.run(&policy, &script);
+    assert_eq!(size(), 1 << 20, "{}", run.describe());
+    run.assert_stderr_has("rsh: echo: write error: File too large");
+    run.assert_stdout_has("after\n");
+    run.assert_status(0);
+}
+
 #[test]
 fn memory_and_open_file_limits() {
     require_confinement!();

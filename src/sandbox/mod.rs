@@ -263,7 +263,34 @@ impl Sandbox {
                 close_inherited();
             }
         }
+        self.hold_own_writes();
         Ok(())
+    }
+
+    /// What rsh writes itself for a command (a builtin's output into a file: `while :; do
+    /// echo x; done > f`) is held to the policy's file size, as its programs' writes are. Only
+    /// the soft limit: each program still gets the policy's limits of its own. SIGXFSZ is
+    /// ignored, so that such a write fails with EFBIG instead of ending the shell; programs
+    /// get it back as rsh found it (see `spawn`).
+    fn hold_own_writes(&self) {
+        let fsize = libc::RLIMIT_FSIZE as libc::c_int;
+        let Some(&(_, limit)) = self.rlimits.iter().find(|(r, _)| *r == fsize) else {
+            return;
+        };
+        let mut own = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit on a struct we own; setting a disposition to
+        // "ignore" has no memory effects.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_FSIZE, &mut own) != 0 {
+                return;
+            }
+            own.rlim_cur = limit.rlim_cur.min(own.rlim_max);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            libc::setrlimit(libc::RLIMIT_FSIZE, &own);
+        }
     }
 
     /// Whether rsh may open `path` on behalf of the commands it runs (a redirection, a file

@@ -87,7 +87,8 @@ fn entry_disposition(sig: libc::c_int) -> libc::sighandler_t {
 /// Signals whose disposition the shell may change for itself and every child must get back.
 /// SIGWINCH, SIGCHLD and SIGHUP are there for the line editor's handlers and the interactive
 /// shell's own, which must not run in a child that still shares rsh's memory.
-const RESET_SIGNALS: [libc::c_int; 10] = [
+/// SIGXFSZ is ignored by rsh when it holds its own writes to the policy's file size.
+const RESET_SIGNALS: [libc::c_int; 11] = [
     libc::SIGWINCH,
     libc::SIGCHLD,
     libc::SIGHUP,
@@ -98,6 +99,7 @@ const RESET_SIGNALS: [libc::c_int; 10] = [
     libc::SIGTTIN,
     libc::SIGTTOU,
     libc::SIGPIPE,
+    libc::SIGXFSZ,
 ];
 
 /// A program ready to run: everything resolved and converted before the fork.
