@@ -1171,6 +1171,17 @@ fn a_builtin_denied_by_one_name_is_denied_by_the_other() {
     }
 }
 
+/// A refusal shows the command as the confirmation question would: a right-to-left override
+/// in a file name cannot make the line read as another.
+#[test]
+fn a_refusal_shows_invisible_characters_escaped() {
+    let sb = Sandbox::new();
+    let run = sb.run("sh -c 'touch CANARY' \u{202e}txt.sh");
+    sb.assert_no_canary("sh", &run);
+    assert!(!run.stderr.contains('\u{202e}'), "{}", run.describe());
+    assert!(run.stderr.contains("\\u{202e}txt.sh"), "{}", run.describe());
+}
+
 #[test]
 fn a_wrapped_command_that_is_allowed_runs() {
     let sb = Sandbox::with_policy(WRAPPERS);

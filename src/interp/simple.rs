@@ -950,7 +950,9 @@ impl Shell {
         if let Some(interpreter) = &refusal.interpreter {
             reason = format!("its #! interpreter {interpreter}: {reason}");
         }
-        self.error(&format!("denied: {command}: {reason}"));
+        // As the question shows it: the line refused is the one the person sees.
+        let message = crate::confirm::printable(&format!("denied: {command}: {reason}"));
+        self.error(&message);
         self.audit_refused(argv, refusal);
         126
     }
