@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip"]
 
 [paths]
 read = ["."]
@@ -363,7 +363,8 @@ fn stage(case: &Case) {
         .current_dir(&work)
         .output()
         .expect("gzip");
-    fs::write(work.join(".git/config.gz"), gzip.stdout).unwrap();
+    fs::write(work.join(".git/config.gz"), &gzip.stdout).unwrap();
+    fs::write(work.join(".git/config.x"), &gzip.stdout).unwrap();
     fs::create_dir_all(work.join("repo/.git")).unwrap();
     fs::write(work.join("repo/.git/config"), "[core]\n").unwrap();
 }
@@ -399,6 +400,7 @@ fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
         ("mv stage d/.git", "d/.git/config", ".git/config"),
         ("ln -s ../stage d/.git", "d/.git/config", ".git/config"),
         ("gunzip .git/config.gz", ".git/config", ".git/config"),
+        ("gzip -dS .x .git/config.x", ".git/config", ".git/config"),
     ] {
         let control = Case::new("");
         stage(&control);

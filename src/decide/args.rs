@@ -560,11 +560,12 @@ pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
         _ => {}
     }
     let spec = SPECS.iter().find(|s| s.names.contains(&name))?;
-    let mut touches = by_spec(spec, args);
+    let mut scan = scan(spec, args);
     if let Some(suffixes) = compression_suffixes(name) {
-        touches.extend(compressed_names(spec, args, suffixes));
+        let compressed = compressed_names(&scan, suffixes);
+        scan.touches.extend(compressed);
     }
-    Some(touches)
+    Some(scan.touches)
 }
 
 /// A file a copy, move or link creates: `source` put at `dest`, or inside it under the
@@ -681,49 +682,35 @@ fn compression_suffixes(name: &str) -> Option<&'static [(&'static str, &'static 
 
 /// The files a compressor writes besides its operands: each compressed (`f` to `f.gz`) and
 /// each uncompressed (`f.gz` to `f`), whichever it does (`gunzip .git/config.gz` writes
-/// `.git/config`). A suffix given with `-S` counts too.
-fn compressed_names(spec: &Spec, args: &[String], suffixes: &[(&str, &str)]) -> Vec<Touch> {
-    let given = given_suffix(spec, args);
-    let added = given.as_deref().unwrap_or(suffixes[0].0);
-    let given: Vec<(&str, &str)> = given.as_deref().map(|g| (g, "")).into_iter().collect();
-    let mut touches = Vec::new();
-    for operand in scan(spec, args).operands.into_iter().flatten() {
-        touches.push(Touch {
-            path: format!("{operand}{added}"),
-            write: true,
-        });
-        for (suffix, ending) in suffixes.iter().chain(&given) {
+/// `.git/config`). Every suffix given with `-S`/`--suffix` counts too.
+fn compressed_names(scan: &Scan, suffixes: &[(&str, &str)]) -> Vec<Touch> {
+    let given: Vec<&str> = scan
+        .values
+        .iter()
+        .filter(|(option, suffix)| (option == "-S" || option == "--suffix") && !suffix.is_empty())
+        .map(|(_, suffix)| suffix.as_str())
+        .collect();
+    let added = std::iter::once(suffixes[0].0).chain(given.iter().copied());
+    let taken_off = suffixes
+        .iter()
+        .copied()
+        .chain(given.iter().map(|g| (*g, "")));
+    let mut paths = Vec::new();
+    for operand in scan.operands.iter().flatten() {
+        paths.extend(added.clone().map(|suffix| format!("{operand}{suffix}")));
+        for (suffix, ending) in taken_off.clone() {
             if let Some(stem) = operand.strip_suffix(suffix)
                 && !stem.is_empty()
                 && !stem.ends_with('/')
             {
-                touches.push(Touch {
-                    path: format!("{stem}{ending}"),
-                    write: true,
-                });
+                paths.push(format!("{stem}{ending}"));
             }
         }
     }
-    touches
-}
-
-/// The suffix given with `-S SUF`, `-SSUF` or `--suffix=SUF`, the last one.
-fn given_suffix(spec: &Spec, args: &[String]) -> Option<String> {
-    let mut given = None;
-    for (i, arg) in args.iter().enumerate() {
-        let (name, attached) = match arg.split_once('=') {
-            Some((n, v)) => (n.to_owned(), Some(v)),
-            None => (arg.clone(), None),
-        };
-        if name.starts_with("--") && spec.long_option(name) == "--suffix" {
-            given = attached.or(args.get(i + 1).map(String::as_str));
-        } else if let Some(attached) = arg.strip_prefix("-S") {
-            given = Some(attached)
-                .filter(|a| !a.is_empty())
-                .or(args.get(i + 1).map(String::as_str));
-        }
-    }
-    given.map(str::to_owned)
+    paths
+        .into_iter()
+        .map(|path| Touch { path, write: true })
+        .collect()
 }
 
 /// Whether `touched` knows the command named `name`.
@@ -762,6 +749,8 @@ struct Scan {
     base: Option<String>,
     /// Every option given, by name (`-r`, `--parents`): bundles are taken apart.
     seen: Vec<String>,
+    /// The value of every option that takes one, with the option's name (`-S`, `.x`).
+    values: Vec<(String, String)>,
 }
 
 impl Scan {
@@ -775,6 +764,7 @@ impl Scan {
             writes: false,
             base: None,
             seen: Vec::new(),
+            values: Vec::new(),
         }
     }
 
@@ -807,7 +797,8 @@ impl Scan {
         }
     }
 
-    fn value(&mut self, value: &str, kind: Value) {
+    fn value(&mut self, option: &str, value: &str, kind: Value) {
+        self.values.push((option.to_owned(), value.to_owned()));
         match kind {
             Value::Text => {}
             Value::Read => self.touch(value, R),
@@ -872,12 +863,12 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
                 continue;
             }
             match (lookup(&name), attached) {
-                (Some(kind), Some(value)) => scan.value(value, kind),
+                (Some(kind), Some(value)) => scan.value(&name, value, kind),
                 (Some(Value::NoScript), None) => scan.script_given = true,
                 (Some(kind), None) => {
                     if let Some(value) = args.get(i) {
                         i += 1;
-                        scan.value(value, kind);
+                        scan.value(&name, value, kind);
                     }
                 }
                 (None, Some(value)) if output_like(&name) => scan.touch(value, W),
@@ -892,7 +883,7 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
             if arg.len() > 2 {
                 if let Some(value) = args.get(i) {
                     i += 1;
-                    scan.value(value, kind);
+                    scan.value(arg, value, kind);
                 }
                 continue;
             }
@@ -908,10 +899,10 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
             }
             if let Some(kind) = lookup(&option) {
                 if !rest.is_empty() {
-                    scan.value(&rest, kind);
+                    scan.value(&option, &rest, kind);
                 } else if let Some(value) = args.get(i) {
                     i += 1;
-                    scan.value(value, kind);
+                    scan.value(&option, value, kind);
                 }
                 break;
             }
@@ -1171,6 +1162,7 @@ mod tests {
         assert_eq!(t("gunzip d/c.gz"), ["w:d/c.gz", "w:d/c.gz.gz", "w:d/c"]);
         assert!(t("gzip -dk -S .x d/c.x").contains(&"w:d/c".to_owned()));
         assert!(t("gzip --suf=.x -d d/c.x").contains(&"w:d/c".to_owned()));
+        assert!(t("gzip -dS .x d/c.x").contains(&"w:d/c".to_owned()));
         assert!(t("bunzip2 a.tbz2").contains(&"w:a.tar".to_owned()));
         assert_eq!(t("install -d a b"), ["w:a", "w:b"]);
     }

@@ -1194,7 +1194,7 @@ impl Shell {
 /// The files a command names on its command line, by what its program is known to do with
 /// its arguments: the program's own name first (a link named `cat` to `rm` is rm), then the
 /// name it was called by (a multi-call binary acts on it), else the generic reading.
-pub(crate) fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
+fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
     match target {
         Target::Function(_) => Vec::new(),
         // The only builtins that take files (`source` opens its file itself, checked there).
@@ -1202,13 +1202,13 @@ pub(crate) fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
             args::touched(&argv[0], argv).unwrap_or_default()
         }
         Target::Builtin(_) => Vec::new(),
-        Target::External(resolved) => file_touches(argv, resolved),
+        Target::External(resolved) => file_touches(argv, program_name(argv, resolved)),
     }
 }
 
-/// `touches` of a program file.
-fn file_touches(argv: &[String], resolved: &Resolved) -> Vec<Touch> {
-    args::touched(program_name(argv, resolved), argv).unwrap_or_else(|| args::generic(argv))
+/// `touches` of a program file whose arguments are read by `name` (see `program_name`).
+fn file_touches(argv: &[String], name: &str) -> Vec<Touch> {
+    args::touched(name, argv).unwrap_or_else(|| args::generic(argv))
 }
 
 /// The name a program's arguments are read by: its own file name when that is a program
@@ -1230,8 +1230,9 @@ impl Shell {
 
     /// `named_files` of a program file.
     fn program_files(&self, argv: &[String], resolved: &Resolved) -> Vec<Touch> {
-        let mut touches = file_touches(argv, resolved);
-        let arrivals = args::arrivals(program_name(argv, resolved), argv);
+        let name = program_name(argv, resolved);
+        let mut touches = file_touches(argv, name);
+        let arrivals = args::arrivals(name, argv);
         touches.extend(self.arrived(&arrivals));
         touches
     }
