@@ -1182,6 +1182,32 @@ fn a_refusal_shows_invisible_characters_escaped() {
     assert!(run.stderr.contains("\\u{202e}txt.sh"), "{}", run.describe());
 }
 
+/// rsh's other messages show names the same way: an escape sequence in a file or command
+/// name (here one that clears the screen) reaches the terminal as text.
+#[test]
+fn messages_show_control_characters_in_names_escaped() {
+    let sb = Sandbox::new();
+    // The built-in policy, whose write roots leave /etc out.
+    let default = |script: &str| rsh(sb.path(), &["-c".as_ref(), script.as_ref()]);
+    for script in [
+        // A redirection refused: writing outside the write roots.
+        "echo x > \"/etc/$(printf 'a\\033[2Jb')\"",
+        // A redirection that fails: no such directory.
+        "cat < \"$(printf 'no\\033[2Jdir')/x\"",
+        // A command that is not there.
+        "\"$(printf 'no\\033[2Jcmd')\"",
+        // A builtin's complaint.
+        "cd \"$(printf 'no\\033[2Jdir')\"",
+    ] {
+        let run = default(script);
+        let shown = format!("{script}: {}", run.describe());
+        assert_ne!(run.status, 0, "{shown}");
+        assert!(!run.stderr.contains('\u{1b}'), "{shown}");
+        assert!(run.stderr.contains("\\x1b[2J"), "{shown}");
+    }
+    assert!(!std::path::Path::new("/etc/a\u{1b}[2Jb").exists());
+}
+
 #[test]
 fn a_wrapped_command_that_is_allowed_runs() {
     let sb = Sandbox::with_policy(WRAPPERS);

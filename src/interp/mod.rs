@@ -1445,8 +1445,11 @@ impl Shell {
     // ----- messages ---------------------------------------------------------------------------
 
     /// `rsh: message` on standard error.
+    /// Control and invisible characters in it are shown escaped, as the question shows them:
+    /// a file or command name can carry an escape sequence that would otherwise rewrite
+    /// what the person sees on the terminal.
     pub(crate) fn error(&self, message: &str) {
-        let line = format!("rsh: {message}\n");
+        let line = format!("rsh: {}\n", crate::confirm::printable(message));
         let _ = fd::write_all(2, line.as_bytes());
     }
 

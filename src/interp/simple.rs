@@ -950,9 +950,7 @@ impl Shell {
         if let Some(interpreter) = &refusal.interpreter {
             reason = format!("its #! interpreter {interpreter}: {reason}");
         }
-        // As the question shows it: the line refused is the one the person sees.
-        let message = crate::confirm::printable(&format!("denied: {command}: {reason}"));
-        self.error(&message);
+        self.error(&format!("denied: {command}: {reason}"));
         self.audit_refused(argv, refusal);
         126
     }
