@@ -202,12 +202,24 @@ fn legacy_scp_and_rsync_reach_only_the_home() {
 fn the_account_has_no_shell_and_no_other_program() {
     let account = Account::new();
     let policy = account.path("policy.toml").display().to_string();
-    for (line, why) in [
-        ("sh -c id", "rsh: denied: sh -c id"),
-        ("ls", "rsh: denied: ls"),
-        ("rsync --daemon", "commands.rsync.default"),
-        ("scp -S /bin/sh -t x", "rsh: denied: scp"),
+    for (line, why, needs) in [
+        ("sh -c id", "rsh: denied: sh -c id", None),
+        ("ls", "rsh: denied: ls", None),
+        // Refused by its arguments, so the program must be there to be found.
+        (
+            "rsync --daemon",
+            "commands.rsync.default",
+            Some("/usr/bin/rsync"),
+        ),
+        (
+            "scp -S /bin/sh -t x",
+            "rsh: denied: scp",
+            Some("/usr/bin/scp"),
+        ),
     ] {
+        if needs.is_some_and(|program| missing(&[program])) {
+            continue;
+        }
         let run = account.run(
             RSH,
             &["--policy".into(), policy.clone(), "-c".into(), line.into()],
