@@ -401,6 +401,22 @@ fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
         ("ln -s ../stage d/.git", "d/.git/config", ".git/config"),
         ("gunzip .git/config.gz", ".git/config", ".git/config"),
         ("gzip -dS .x .git/config.x", ".git/config", ".git/config"),
+        // A backup renames the file already at the destination.
+        (
+            "cp stage/config .git/conf && mv -b -S ig stage/hooks/pre-commit .git/conf",
+            ".git/config",
+            ".git/config",
+        ),
+        (
+            "cp -r stage/hooks .git/ho && mkdir e && mv -T -b -S oks e .git/ho",
+            ".git/hooks/pre-commit",
+            ".git/hooks",
+        ),
+        (
+            "cp stage/config .git/commondir",
+            ".git/commondir",
+            ".git/commondir",
+        ),
     ] {
         let control = Case::new("");
         stage(&control);
@@ -430,6 +446,55 @@ fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
     }
     assert!(case.work().join("backup/.git/config").exists());
     assert!(case.work().join("renamed/.git/config").exists());
+}
+
+/// A protected file is not reached by another name: a hard link to it is refused (writing
+/// through the link would write it), and a name to read is checked even before the file is
+/// there, when another stage of the pipeline makes it before the program opens it.
+#[test]
+fn a_protected_file_is_not_reached_by_another_name() {
+    const KEPT: &str = "[core]\n";
+    for script in [
+        "ln .git/config c && cat stage/config >> c",
+        "cp -l .git/config c && cat stage/config >> c",
+    ] {
+        let config = |case: &Case| fs::read_to_string(case.work().join(".git/config")).unwrap();
+        let control = Case::new("");
+        stage(&control);
+        fs::write(control.work().join(".git/config"), KEPT).unwrap();
+        let run = control.run_with("open.toml", script);
+        assert_ne!(
+            config(&control),
+            KEPT,
+            "control: {script}\n{}",
+            run.describe()
+        );
+        let case = Case::new("");
+        stage(&case);
+        fs::write(case.work().join(".git/config"), KEPT).unwrap();
+        let run = case.run(script);
+        assert_eq!(config(&case), KEPT, "{script}\n{}", run.describe());
+        assert_eq!(run.status, 126, "{script}\n{}", run.describe());
+        run.assert_stderr_has("sensitive.high \"write:.git/config\"");
+    }
+    // `cat` reads its standard input to the end, after the move, then opens x/.env.
+    let script = "ln -s d x; { mv real d; echo; } | cat - x/.env";
+    let made = |policy: &str| {
+        let case = Case::new("");
+        fs::create_dir(case.work().join("real")).unwrap();
+        fs::write(case.work().join("real/.env"), ENV_SECRET).unwrap();
+        case.run_with(policy, script)
+    };
+    let control = made("open.toml");
+    assert!(
+        control.stdout.contains(ENV_SECRET),
+        "control\n{}",
+        control.describe()
+    );
+    let run = made("policy.toml");
+    assert!(!run.stdout.contains(ENV_SECRET), "{}", run.describe());
+    assert_eq!(run.status, 126, "{}", run.describe());
+    run.assert_stderr_has("sensitive.high \".env\"");
 }
 
 #[test]

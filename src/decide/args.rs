@@ -279,7 +279,7 @@ const SPECS: &[Spec<'static>] = &[
     Spec {
         options: &[
             ("-f", ScriptFile), ("--from-file", ScriptFile), ("--arg", Text), ("--argjson", Text),
-            ("--slurpfile", Text), ("--rawfile", Text), ("--indent", Text), ("-L", Read),
+            ("--indent", Text), ("-L", Read),
         ],
         ..spec(&["jq"], Operands::AfterScript(R))
     },
@@ -458,6 +458,7 @@ const SPECS: &[Spec<'static>] = &[
         options: &[
             ("-o", Write), ("--output", Write), ("-S", Text), ("--suffix", Text), ("-b", Text),
             ("-#", Text), ("-T", Text), ("--threads", Text), ("-D", Read), ("--patch-from", Read),
+            ("--output-dir-flat", Write), ("--output-dir-mirror", Write),
         ],
         writes: &[],
         abbreviates: true,
@@ -557,15 +558,60 @@ pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
         "find" => return Some(find(args)),
         "tar" | "gtar" | "bsdtar" => return Some(tar(args)),
         "dd" => return Some(dd(args)),
+        "jq" => return Some(jq(args)),
         _ => {}
     }
     let spec = SPECS.iter().find(|s| s.names.contains(&name))?;
     let mut scan = scan(spec, args);
+    if links_hard(name, &scan) {
+        // A hard link is another name for the same file: whatever is written through the
+        // new name is written to the source (`ln .git/config c; cat x >> c`).
+        for touch in &mut scan.touches {
+            touch.write = true;
+        }
+    }
     if let Some(suffixes) = compression_suffixes(name) {
         let compressed = compressed_names(&scan, suffixes);
         scan.touches.extend(compressed);
     }
     Some(scan.touches)
+}
+
+/// jq: `--rawfile NAME FILE` and `--slurpfile NAME FILE` read FILE (their two values are
+/// more than a spec says), the rest as its spec reads it.
+fn jq(args: &[String]) -> Vec<Touch> {
+    let mut rest = Vec::with_capacity(args.len());
+    let mut files = Vec::new();
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        match arg.as_str() {
+            "--" => {
+                rest.push(arg.clone());
+                rest.extend(words.by_ref().cloned());
+            }
+            "--rawfile" | "--slurpfile" => {
+                let _name = words.next();
+                files.extend(words.next().cloned());
+            }
+            _ => rest.push(arg.clone()),
+        }
+    }
+    let spec = SPECS.iter().find(|s| s.names.contains(&"jq"));
+    let mut touches: Vec<Touch> = files
+        .into_iter()
+        .map(|path| Touch { path, write: false })
+        .collect();
+    touches.extend(spec.map(|spec| by_spec(spec, &rest)).unwrap_or_default());
+    touches
+}
+
+/// Whether `ln` or `cp` makes hard links rather than symbolic links or copies.
+fn links_hard(name: &str, scan: &Scan) -> bool {
+    match name {
+        "ln" => !scan.gave("-s", "--symbolic"),
+        "cp" => scan.gave("-l", "--link"),
+        _ => false,
+    }
 }
 
 /// A file a copy, move or link creates: `source` put at `dest`, or inside it under the
@@ -581,6 +627,9 @@ pub struct Arrival {
     pub link: bool,
     /// `--parents`: the source arrives under its whole name, not only its last component.
     pub parents: bool,
+    /// `-b`, `--backup` or `-S`: a file already where the source lands is first renamed to
+    /// its name with this suffix added (`mv -b -S ig f .git/conf` makes `.git/config`).
+    pub backup: Option<String>,
 }
 
 /// Where an arrival lands relative to its destination.
@@ -608,15 +657,10 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
     if scan.writes {
         return Vec::new();
     }
-    // A long option is given by any abbreviation of it; one the program finds ambiguous
-    // stops it before it copies anything.
-    let gave = |short: &str, long: &str| {
-        scan.seen.iter().any(|s| {
-            s == short || (s.len() > 2 && s.starts_with("--") && long.starts_with(s.as_str()))
-        })
-    };
+    let gave = |short: &str, long: &str| scan.gave(short, long);
     let link = name == "ln" && gave("-s", "--symbolic");
     let parents = gave("--parents", "--parents");
+    let backup = backup_suffix(&scan);
     let mut sources: Vec<String> = scan.operands.iter().flatten().cloned().collect();
     let (dest, into) = match &scan.target {
         Some(dir) => (dir.clone(), Into::Directory),
@@ -644,8 +688,25 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
             into,
             link,
             parents,
+            backup: backup.clone(),
         })
         .collect()
+}
+
+/// The suffix backups are made with, when they are: the last `-S`/`--suffix` given (which
+/// asks for backups by itself), else `~` with `-b` or `--backup`. Numbered backups
+/// (`.~1~`) and the suffix from the environment are not known here; no pattern names them.
+fn backup_suffix(scan: &Scan) -> Option<String> {
+    let given = scan
+        .values
+        .iter()
+        .rev()
+        .find(|(option, _)| option == "-S" || option == "--suffix");
+    match given {
+        Some((_, suffix)) => Some(suffix.clone()),
+        None if scan.gave("-b", "--backup") => Some("~".to_owned()),
+        None => None,
+    }
 }
 
 /// The suffixes a compressor adds (the first) and takes off, each with the name's new
@@ -707,10 +768,34 @@ fn compressed_names(scan: &Scan, suffixes: &[(&str, &str)]) -> Vec<Touch> {
             }
         }
     }
+    let elsewhere = output_dirs(scan, &paths);
     paths
         .into_iter()
+        .chain(elsewhere)
         .map(|path| Touch { path, write: true })
         .collect()
+}
+
+/// zstd's `--output-dir-flat DIR` puts each file it writes in DIR under its last name,
+/// `--output-dir-mirror DIR` under its whole relative name.
+fn output_dirs(scan: &Scan, paths: &[String]) -> Vec<String> {
+    let mut moved = Vec::new();
+    for (option, dir) in &scan.values {
+        let dir = dir.trim_end_matches('/');
+        for path in paths {
+            match option.as_str() {
+                "--output-dir-flat" => {
+                    let name = path.rsplit('/').next().unwrap_or(path);
+                    moved.push(format!("{dir}/{name}"));
+                }
+                "--output-dir-mirror" => {
+                    moved.push(format!("{dir}/{}", path.trim_start_matches("./")));
+                }
+                _ => {}
+            }
+        }
+    }
+    moved
 }
 
 /// Whether `touched` knows the command named `name`.
@@ -766,6 +851,14 @@ impl Scan {
             seen: Vec::new(),
             values: Vec::new(),
         }
+    }
+
+    /// Whether the option `short` or `long` was given. A long option is given by any
+    /// abbreviation of it; one the program finds ambiguous stops it before it does anything.
+    fn gave(&self, short: &str, long: &str) -> bool {
+        self.seen.iter().any(|s| {
+            s == short || (s.len() > 2 && s.starts_with("--") && long.starts_with(s.as_str()))
+        })
     }
 
     fn under_base(&self, path: &str) -> String {
@@ -1164,6 +1257,10 @@ mod tests {
         assert!(t("gzip --suf=.x -d d/c.x").contains(&"w:d/c".to_owned()));
         assert!(t("gzip -dS .x d/c.x").contains(&"w:d/c".to_owned()));
         assert!(t("bunzip2 a.tbz2").contains(&"w:a.tar".to_owned()));
+        assert!(
+            t("zstd -d s/config.zst --output-dir-flat .git").contains(&"w:.git/config".to_owned())
+        );
+        assert!(t("zstd -d s/c.zst --output-dir-mirror m").contains(&"w:m/s/c".to_owned()));
         assert_eq!(t("install -d a b"), ["w:a", "w:b"]);
     }
 
@@ -1196,6 +1293,38 @@ mod tests {
         assert!(arrivals("install -d a b").is_empty());
         assert!(arrivals("cp a").is_empty());
         assert!(arrivals("cat a b").is_empty());
+        // Backups: a file already at the destination is renamed first.
+        assert_eq!(arrivals("mv -b a d"), ["a>d:IfDirectory backup ~"]);
+        assert_eq!(arrivals("mv -b -S ig a d"), ["a>d:IfDirectory backup ig"]);
+        assert_eq!(
+            arrivals("cp --suffix=ig a d"),
+            ["a>d:IfDirectory backup ig"]
+        );
+        assert_eq!(arrivals("ln -fbSig a d"), ["a>d:IfDirectory backup ig"]);
+        assert_eq!(
+            arrivals("mv --backup=numbered -T a d"),
+            ["a>d:Itself backup ~"]
+        );
+    }
+
+    #[test]
+    fn jq_reads_the_files_of_rawfile_and_slurpfile() {
+        assert_eq!(t("jq -n --rawfile a .env $a"), ["r:.env"]);
+        assert_eq!(
+            t("jq --slurpfile a x.json . in.json"),
+            ["r:x.json", "r:in.json"]
+        );
+        assert_eq!(t("jq . -- --rawfile"), ["r:--rawfile"]);
+    }
+
+    /// A hard link is a second name for its source: writing through it writes the source.
+    #[test]
+    fn a_hard_link_writes_its_source() {
+        assert_eq!(t("ln .git/config c"), ["w:.git/config", "w:c"]);
+        assert_eq!(t("cp -l .git/config c"), ["w:.git/config", "w:c"]);
+        assert_eq!(t("cp --link a b"), ["w:a", "w:b"]);
+        assert_eq!(t("ln -s .git/config c"), ["r:.git/config", "w:c"]);
+        assert_eq!(t("cp a b"), ["r:a", "w:b"]);
     }
 
     /// "SOURCE>DEST:INTO" and the flags of each arrival.
@@ -1209,6 +1338,9 @@ mod tests {
                 }
                 if a.parents {
                     text.push_str(" parents");
+                }
+                if let Some(suffix) = a.backup {
+                    text.push_str(&format!(" backup {suffix}"));
                 }
                 text
             })

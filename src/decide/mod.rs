@@ -1179,6 +1179,8 @@ allow = ["npm run test:*"]
             "rm -rf /",
             "rm -r --no-preserve-root /",
             "sort --compress-prog=sh file",
+            "sort --files0-from=names",
+            "sort --fil names",
             "fd -x rm",
             "fd -HX rm",
         ] {

@@ -1,7 +1,8 @@
 //! The files a copy, move or link creates under names of its own making. `cp stage/config
 //! .git` writes `.git/config` though no argument says so; `cp -r stage/. .git` writes every
 //! name in `stage` into `.git`; `ln -s ../stage repo/.git` makes `repo/.git/config` out of
-//! `stage/config`. These are decided as if the command had named them.
+//! `stage/config`; `mv -b -S ig f .git/conf` renames the `.git/conf` already there to
+//! `.git/config`. These are decided as if the command had named them.
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +33,24 @@ impl Shell {
             if source.is_dir() {
                 touches.extend(self.renamed_below(&source, &created));
             }
+            if let Some(suffix) = &arrival.backup {
+                touches.extend(self.backed_up(&created, suffix));
+            }
+        }
+        touches
+    }
+
+    /// What a backup of whatever is at `created` makes: the same file or directory under
+    /// its name with `suffix` added, and, for a directory, the files below it.
+    fn backed_up(&self, created: &str, suffix: &str) -> Vec<Touch> {
+        let backup = format!("{}{suffix}", created.trim_end_matches('/'));
+        let mut touches = vec![Touch {
+            path: backup.clone(),
+            write: true,
+        }];
+        let old = self.absolute(Path::new(created));
+        if old.is_dir() {
+            touches.extend(self.renamed_below(&old, &backup));
         }
         touches
     }

@@ -392,6 +392,11 @@ impl Shell {
         if let Err(why) = rules {
             return Some(decide::refused(self.policy(), "paths", why));
         }
+        self.sensitive_name(landing, links, write)
+    }
+
+    /// The `[sensitive]` verdict on the names a file is reached by.
+    fn sensitive_name(&self, landing: &Path, links: &[PathBuf], write: bool) -> Option<Decision> {
         let home = self.home().to_path_buf();
         std::iter::once(landing)
             .chain(links.iter().map(PathBuf::as_path))
@@ -399,15 +404,17 @@ impl Shell {
     }
 
     /// What the policy says about a command reading or writing `touch`, a file named on its
-    /// command line. A file to read that does not exist is not looked at further: there is
-    /// nothing to read.
+    /// command line. A file to read that does not exist is looked at for its name only: it
+    /// may be there by the time the program opens it (another stage of the pipeline makes
+    /// it, or turns a link on the way), and a word that is no file at all is no read to
+    /// refuse against the read roots.
     pub(crate) fn touch_decision(&mut self, touch: &Touch) -> Option<Decision> {
         if standard_descriptor(&touch.path).is_some() {
             return None;
         }
         let (landing, links, exists) = would_open(&self.absolute(Path::new(&touch.path)));
         if !touch.write && !exists {
-            return None;
+            return self.sensitive_name(&landing, &links, false);
         }
         self.landing_decision(&landing, &links, touch.write)
     }

@@ -28,6 +28,9 @@ pub const BUILT_IN_HIGH: &[&str] = &[
     "write:.bashrc", "write:.bash_profile", "write:.bash_login", "write:.bash_logout",
     "write:.profile", "write:.zshrc", "write:.zshenv", "write:.zprofile", "write:.zlogin",
     "write:.config/fish", "write:.git/hooks", "write:.git/config",
+    // Where git takes its configuration from too: another repository's (`commondir`), a
+    // linked worktree's, the user's own.
+    "write:.git/commondir", "write:.git/worktrees", "write:~/.gitconfig", "write:~/.config/git",
 ];
 
 /// Needs confirmation unless `sensitive.allow` names the file.
@@ -327,7 +330,19 @@ mod tests {
         );
         // Below `/w/.git`, `.git/config` ends one level down; below `/w`, patterns of one
         // name end in `/w` itself (a deeper match has its names already in the source).
-        assert_eq!(s.depth_at_risk(Path::new("/w/.git"), home), 1);
+        // Patterns from the home directory count from its depth, wherever the directory is:
+        // `~/.config/git` (home /home/ann) could end two levels below any directory of two.
+        let anywhere = Sensitive {
+            high: s
+                .high
+                .iter()
+                .filter(|e| !e.text.contains('~'))
+                .cloned()
+                .collect(),
+            ..Sensitive::built_in()
+        };
+        assert_eq!(anywhere.depth_at_risk(Path::new("/w/.git"), home), 1);
+        assert_eq!(s.depth_at_risk(Path::new("/w/.git"), home), 2);
         let one = Sensitive {
             high: vec![SensitiveEntry {
                 key: "sensitive.high".into(),
