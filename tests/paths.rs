@@ -307,6 +307,9 @@ fn sensitive_files_are_refused_under_every_spelling() {
         "grep -h -e ENV .env plain.txt",
         "sed -n p .env",
         "tar -cf - .env",
+        // Named inside the script.
+        "sed 'R .env' plain.txt",
+        "sed -e '1r .env' plain.txt",
     ] {
         case.refuses_read(script, ENV_SECRET, "matches sensitive.high");
     }
@@ -416,6 +419,17 @@ fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
             "cp stage/config .git/commondir",
             ".git/commondir",
             ".git/commondir",
+        ),
+        // Files a sed script names.
+        (
+            "sed -n 'w .git/config' stage/config",
+            ".git/config",
+            ".git/config",
+        ),
+        (
+            "sed -n 's/^/#/w .git/config' stage/config",
+            ".git/config",
+            ".git/config",
         ),
     ] {
         let control = Case::new("");

@@ -574,7 +574,31 @@ pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
         let compressed = compressed_names(&scan, suffixes);
         scan.touches.extend(compressed);
     }
+    let named_inside = match name {
+        "sed" => super::scripts::sed_files,
+        "awk" | "gawk" | "mawk" | "nawk" => super::scripts::awk_files,
+        _ => return Some(scan.touches),
+    };
+    let files: Vec<Touch> = scripts(&scan).into_iter().flat_map(named_inside).collect();
+    scan.touches.extend(files);
     Some(scan.touches)
+}
+
+/// The scripts or programs given on the command line: those of `-e` (and gawk's
+/// `--source`), else the first operand.
+fn scripts(scan: &Scan) -> Vec<&str> {
+    let mut scripts: Vec<&str> = scan
+        .values
+        .iter()
+        .filter(|(option, _)| matches!(option.as_str(), "-e" | "--expression" | "--source"))
+        .map(|(_, script)| script.as_str())
+        .collect();
+    if !scan.script_given
+        && let Some(Some(first)) = scan.operands.first()
+    {
+        scripts.push(first);
+    }
+    scripts
 }
 
 /// jq: `--rawfile NAME FILE` and `--slurpfile NAME FILE` read FILE (their two values are
@@ -1305,6 +1329,15 @@ mod tests {
             arrivals("mv --backup=numbered -T a d"),
             ["a>d:Itself backup ~"]
         );
+    }
+
+    #[test]
+    fn sed_and_awk_programs_name_files() {
+        assert_eq!(t("sed -n w.git/config in"), ["r:in", "w:.git/config"]);
+        assert_eq!(t("sed -e 1r.env -e p in"), ["r:in", "r:.env"]);
+        assert_eq!(t("sed -f script in"), ["r:script", "r:in"]);
+        assert_eq!(t("awk BEGIN{print>\".git/config\"}"), ["w:.git/config"]);
+        assert_eq!(t("gawk --source {getline<\"k.pem\"} f"), ["r:f", "r:k.pem"]);
     }
 
     #[test]

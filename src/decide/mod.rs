@@ -8,6 +8,7 @@
 
 pub mod args;
 pub mod risk;
+pub mod scripts;
 pub mod wrapper;
 
 use std::fmt;
