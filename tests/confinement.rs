@@ -2694,6 +2694,57 @@ fn a_program_dies_with_rsh_whatever_it_tries() {
     );
 }
 
+/// rsh's own copies of itself (a subshell, a stage of a pipeline, a process substitution)
+/// end with it, however it ends: killed or hung up, it could no longer end them when their
+/// time is up, and they would go on starting programs unwatched.
+#[test]
+fn the_shells_copies_end_with_it() {
+    require_confinement!();
+    let case = Case::new();
+    let policy = Policy::new();
+    let looping = "while :; do touch CANARY; sleep 0.2; done";
+    for script in [
+        format!("( {looping} ); echo after"),
+        format!("{looping} | cat"),
+        format!("echo <({looping}); sleep 100"),
+    ] {
+        for signal in [libc::SIGKILL, libc::SIGHUP, libc::SIGTERM] {
+            let mut running = case.spawn(&policy, &script, |_| {});
+            let pid = running.child.id() as i32;
+            // Running: the canary comes back once removed.
+            for _ in 0..2 {
+                let started = Instant::now();
+                while !case.exists("CANARY") && started.elapsed() < TIMEOUT {
+                    thread::sleep(Duration::from_millis(20));
+                }
+                assert!(case.exists("CANARY"), "{script}: the loop does not run");
+                fs::remove_file(case.file("CANARY")).unwrap();
+            }
+            let below = descendants(pid);
+            // SAFETY: kill with a pid this test started.
+            unsafe { libc::kill(pid, signal) };
+            running.child.wait().expect("wait for rsh");
+            thread::sleep(Duration::from_millis(300));
+            fs::remove_file(case.file("CANARY")).ok();
+            thread::sleep(Duration::from_secs(1));
+            let outlived = case.exists("CANARY");
+            // What is left of this case's rsh (its copies keep its command line).
+            let ours = case.conf.path().join("policy.toml");
+            for orphan in below {
+                let line = fs::read(format!("/proc/{orphan}/cmdline")).unwrap_or_default();
+                if String::from_utf8_lossy(&line).contains(&*ours.to_string_lossy()) {
+                    // SAFETY: kill with a pid that runs this case's rsh.
+                    unsafe { libc::kill(orphan, libc::SIGKILL) };
+                }
+            }
+            assert!(
+                !outlived,
+                "{script}: a copy of rsh outlived signal {signal}"
+            );
+        }
+    }
+}
+
 #[test]
 fn timeout_ends_a_command() {
     require_confinement!();

@@ -345,8 +345,15 @@ impl Shell {
     /// built on another thread is waited for first: the child would have no such thread.
     pub(crate) fn fork(&mut self) -> Result<spawn::Fork, nix::errno::Errno> {
         self.settle_descriptors();
+        let shell = nix::unistd::getpid();
         let forked = spawn::fork_shell()?;
         if let Fork::Child = forked {
+            // A copy of the shell runs only as long as the shell that made it: killed or hung
+            // up, that shell can no longer end it when its time is up, and it would go on
+            // starting programs unwatched.
+            if !spawn::dies_with(shell) {
+                spawn::exit_child(1);
+            }
             // The parent's: its records are its own to complete, its jobs its own to
             // continue or end.
             self.handoff = None;

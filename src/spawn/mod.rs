@@ -737,6 +737,16 @@ pub fn fork_shell() -> Result<Fork, Errno> {
     }
 }
 
+/// In a forked child: asks for SIGKILL when `parent`, the process that forked it, ends.
+/// False when it could not be asked, or `parent` has ended already.
+pub fn dies_with(parent: Pid) -> bool {
+    // SAFETY: prctl with integer arguments; getppid has no preconditions.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0
+            && libc::getppid() == parent.as_raw()
+    }
+}
+
 /// Ends a forked child without running destructors or flushing buffers it shares with the
 /// parent.
 pub fn exit_child(status: i32) -> ! {
