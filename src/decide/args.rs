@@ -571,8 +571,16 @@ pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
         }
     }
     if let Some(suffixes) = compression_suffixes(name) {
-        let compressed = compressed_names(&scan, suffixes);
-        scan.touches.extend(compressed);
+        if to_standard_output(&scan) {
+            // `gzip -c f` reads f and writes only its standard output.
+            let operands: Vec<String> = scan.operands.iter().flatten().cloned().collect();
+            for touch in &mut scan.touches {
+                touch.write &= !operands.contains(&touch.path);
+            }
+        } else {
+            let compressed = compressed_names(&scan, suffixes);
+            scan.touches.extend(compressed);
+        }
     }
     let named_inside = match name {
         "sed" => super::scripts::sed_files,
@@ -763,6 +771,12 @@ fn compression_suffixes(name: &str) -> Option<&'static [(&'static str, &'static 
         "lz4" => &[(".lz4", "")],
         _ => return None,
     })
+}
+
+/// A compressor's `-c` (`--stdout`, `--to-stdout`): the result goes to standard output and
+/// the operands stay as they are.
+fn to_standard_output(scan: &Scan) -> bool {
+    scan.gave("-c", "--stdout") || scan.gave("-c", "--to-stdout")
 }
 
 /// The files a compressor writes besides its operands: each compressed (`f` to `f.gz`) and
@@ -1281,6 +1295,10 @@ mod tests {
         assert!(t("gzip --suf=.x -d d/c.x").contains(&"w:d/c".to_owned()));
         assert!(t("gzip -dS .x d/c.x").contains(&"w:d/c".to_owned()));
         assert!(t("bunzip2 a.tbz2").contains(&"w:a.tar".to_owned()));
+        assert_eq!(t("gzip -c f"), ["r:f"]);
+        assert_eq!(t("zstd -dc f.zst"), ["r:f.zst"]);
+        assert_eq!(t("gunzip --stdout f.gz"), ["r:f.gz"]);
+        assert_eq!(t("zstd -c -o out f"), ["w:out", "r:f"]);
         assert!(
             t("zstd -d s/config.zst --output-dir-flat .git").contains(&"w:.git/config".to_owned())
         );
