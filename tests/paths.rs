@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod"]
 
 [paths]
 read = ["."]
@@ -56,7 +56,12 @@ struct Case {
 
 impl Case {
     fn new(extra: &str) -> Case {
-        let dir = tempfile::tempdir().unwrap();
+        Case::new_in(&std::env::temp_dir(), extra)
+    }
+
+    /// The same, in a temporary directory under `base`.
+    fn new_in(base: &Path, extra: &str) -> Case {
+        let dir = tempfile::tempdir_in(base).unwrap();
         let root = dir.path();
         fs::write(root.join("policy.toml"), policy(extra)).unwrap();
         fs::write(root.join("open.toml"), OPEN).unwrap();
@@ -420,6 +425,14 @@ fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
             ".git/commondir",
             ".git/commondir",
         ),
+        // Below a directory gone through, and the name a gzip file holds.
+        ("gunzip -r .git", ".git/config", ".git/config"),
+        ("gzip -dr .", ".git/config", ".git/config"),
+        (
+            "mv .git/config.gz .git/x.gz && gunzip -N .git/x.gz",
+            ".git/config",
+            ".git/config",
+        ),
         // Files a sed script names.
         (
             "sed -n 'w .git/config' stage/config",
@@ -491,6 +504,31 @@ fn a_protected_file_is_not_reached_by_another_name() {
         assert_eq!(run.status, 126, "{script}\n{}", run.describe());
         run.assert_stderr_has("sensitive.high \"write:.git/config\"");
     }
+    // chmod -R goes through the hooks: none may be made executable.
+    let mode = |case: &Case| {
+        use std::os::unix::fs::PermissionsExt;
+        let hook = case.work().join(".git/hooks/pre-commit");
+        fs::metadata(hook).unwrap().permissions().mode() & 0o777
+    };
+    let hooked = |case: &Case| {
+        stage(case);
+        fs::create_dir_all(case.work().join(".git/hooks")).unwrap();
+        fs::write(case.work().join(".git/hooks/pre-commit"), "touch planted\n").unwrap();
+    };
+    let control = Case::new("");
+    hooked(&control);
+    control.run_with("open.toml", "chmod -R +x .git");
+    assert_eq!(
+        mode(&control) & 0o111,
+        0o111,
+        "control: chmod -R did not run"
+    );
+    let case = Case::new("");
+    hooked(&case);
+    let run = case.run("chmod -R +x .git");
+    assert_eq!(mode(&case) & 0o111, 0, "{}", run.describe());
+    assert_eq!(run.status, 126, "{}", run.describe());
+    run.assert_stderr_has("sensitive.high \"write:.git/");
     // `cat` reads its standard input to the end, after the move, then opens x/.env.
     let script = "ln -s d x; { mv real d; echo; } | cat - x/.env";
     let made = |policy: &str| {
@@ -509,6 +547,31 @@ fn a_protected_file_is_not_reached_by_another_name() {
     assert!(!run.stdout.contains(ENV_SECRET), "{}", run.describe());
     assert_eq!(run.status, 126, "{}", run.describe());
     run.assert_stderr_has("sensitive.high \".env\"");
+}
+
+/// Below a directory with too many files to look through for sensitive names, a command
+/// that goes through it is refused rather than run unlooked at.
+#[test]
+fn too_many_files_below_to_look_through() {
+    // A hundred thousand files are made in a second in memory, in a minute on some disks.
+    let shm = Path::new("/dev/shm");
+    let case = match shm.is_dir() {
+        true => Case::new_in(shm, ""),
+        false => Case::new(""),
+    };
+    let many = case.work().join("many");
+    for dir in 0..101 {
+        let dir = many.join(dir.to_string());
+        fs::create_dir_all(&dir).unwrap();
+        for file in 0..1000 {
+            fs::write(dir.join(file.to_string()), "").unwrap();
+        }
+    }
+    let run = case.run("chmod -R u+w many");
+    assert_eq!(run.status, 126, "{}", run.describe());
+    run.assert_stderr_has("too many to look through");
+    let run = case.run("chmod -R u+w many/7");
+    assert_eq!(run.status, 0, "{}", run.describe());
 }
 
 #[test]

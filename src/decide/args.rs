@@ -741,6 +741,85 @@ fn backup_suffix(scan: &Scan) -> Option<String> {
     }
 }
 
+/// What a command changes that its arguments do not name: everything below the
+/// directories it goes through (`chmod -R`, `gzip -r`), and for `gunzip -N` the name each
+/// file holds. The caller looks at the files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Beyond {
+    /// The operands, as written.
+    pub operands: Vec<String>,
+    /// Directories among them are gone through, to the bottom.
+    pub recursive: bool,
+    pub change: Change,
+    /// `gunzip -N`: a file is restored under the name it holds, in its own directory.
+    pub stored_names: bool,
+}
+
+/// How a file below such a directory is changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Its mode or owner, in place.
+    Attributes,
+    /// Compressed: written under its name with `suffix`, and removed.
+    Compressed { suffix: String },
+    /// Uncompressed: a name ending in one of `suffixes` is written without it (or with
+    /// its replacement: `.tgz` gives `.tar`), and the compressed file removed.
+    Uncompressed { suffixes: Vec<(String, String)> },
+}
+
+/// What `argv` (argv\[0\] first) changes beyond the files it names, for the command named
+/// `name`; None when that is nothing (see [`Beyond`]).
+pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
+    let spec = SPECS.iter().find(|s| s.names.contains(&name))?;
+    let scan = scan(spec, argv.get(1..).unwrap_or_default());
+    let operands: Vec<String> = scan.operands.iter().flatten().cloned().collect();
+    if matches!(name, "chmod" | "chown" | "chgrp") {
+        // The first operand is the mode or owner, unless --reference gave it.
+        let files = operands.into_iter().skip(usize::from(!scan.script_given));
+        return scan.gave("-R", "--recursive").then(|| Beyond {
+            operands: files.collect(),
+            recursive: true,
+            change: Change::Attributes,
+            stored_names: false,
+        });
+    }
+    let suffixes = compression_suffixes(name)?;
+    if to_standard_output(&scan) {
+        return None;
+    }
+    let given = scan
+        .values
+        .iter()
+        .rev()
+        .find(|(option, _)| option == "-S" || option == "--suffix")
+        .map(|(_, suffix)| suffix.clone());
+    let uncompressing = name.starts_with("un")
+        || name == "gunzip"
+        || name == "bunzip2"
+        || scan.gave("-d", "--decompress")
+        || scan.gave("-d", "--uncompress");
+    let change = if uncompressing {
+        let mut all: Vec<(String, String)> = suffixes
+            .iter()
+            .map(|(s, e)| ((*s).to_owned(), (*e).to_owned()))
+            .collect();
+        all.extend(given.map(|g| (g, String::new())));
+        Change::Uncompressed { suffixes: all }
+    } else {
+        let suffix = given.unwrap_or_else(|| suffixes[0].0.to_owned());
+        Change::Compressed { suffix }
+    };
+    let recursive = scan.gave("-r", "--recursive");
+    let stored_names =
+        uncompressing && matches!(name, "gzip" | "gunzip") && scan.gave("-N", "--name");
+    (recursive || stored_names).then_some(Beyond {
+        operands,
+        recursive,
+        change,
+        stored_names,
+    })
+}
+
 /// The suffixes a compressor adds (the first) and takes off, each with the name's new
 /// ending (`.tgz` becomes `.tar`).
 fn compression_suffixes(name: &str) -> Option<&'static [(&'static str, &'static str)]> {
@@ -1347,6 +1426,39 @@ mod tests {
             arrivals("mv --backup=numbered -T a d"),
             ["a>d:Itself backup ~"]
         );
+    }
+
+    #[test]
+    fn what_a_command_changes_below_a_directory() {
+        let beyond = |line: &str| {
+            let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            super::beyond(&argv[0], &argv)
+        };
+        let b = beyond("chmod -R +x .git d").unwrap();
+        assert_eq!(
+            (b.operands, b.change),
+            (vec![".git".into(), "d".into()], Change::Attributes)
+        );
+        assert_eq!(beyond("chmod --reference=r -R d").unwrap().operands, ["d"]);
+        assert_eq!(beyond("chmod +x f"), None);
+        let b = beyond("gunzip -r d").unwrap();
+        assert!(b.recursive && !b.stored_names);
+        assert!(matches!(b.change, Change::Uncompressed { .. }));
+        let b = beyond("gzip -dN -S .x f.x").unwrap();
+        assert!(!b.recursive && b.stored_names);
+        assert!(
+            matches!(b.change, Change::Uncompressed { suffixes } if suffixes.contains(&(".x".into(), "".into())))
+        );
+        let b = beyond("zstd --recursive d").unwrap();
+        assert_eq!(
+            b.change,
+            Change::Compressed {
+                suffix: ".zst".into()
+            }
+        );
+        assert_eq!(beyond("gzip -N f"), None);
+        assert_eq!(beyond("gzip -rc d"), None);
+        assert_eq!(beyond("gzip f"), None);
     }
 
     #[test]

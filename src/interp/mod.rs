@@ -8,6 +8,7 @@
 
 mod arrival;
 mod audit;
+mod beyond;
 pub mod builtins;
 mod complete;
 mod cond;

@@ -753,8 +753,15 @@ impl Shell {
         files: Files,
     ) -> Vec<Refusal> {
         let decisions = self.decide_external(argv, resolved);
-        let touches = self.program_files(argv, resolved);
+        let mut touches = self.program_files(argv, resolved);
+        let beyond = self.changed_beyond(program_name(argv, resolved), argv);
+        let unseen = beyond.as_ref().err().map(|why| Refusal {
+            decision: decide::refused(self.policy(), "sensitive", why.clone()),
+            interpreter: None,
+        });
+        touches.extend(beyond.unwrap_or_default());
         let mut decisions = self.with_touches(decisions, touches, files);
+        decisions.extend(unseen);
         decisions.extend(self.wrapped_decisions_of(argv, resolved, depth));
         decisions
     }

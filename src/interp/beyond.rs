@@ -1,0 +1,171 @@
+//! The files a command changes without naming them: those below the directories `chmod -R`
+//! and `gzip -r` go through, and the name `gunzip -N` takes from inside each file. Only the
+//! ones with a sensitive name are decided: the write to the directory itself is decided with
+//! the command's arguments, and the sandbox holds every write to the write roots.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::decide::args::{self, Beyond, Change, Touch};
+
+use super::Shell;
+
+/// How many entries rsh looks through below a command's directories before it refuses the
+/// command instead (a `chmod -R` of a home directory full of caches).
+const MOST_ENTRIES: usize = 100_000;
+
+impl Shell {
+    /// The files below the directories `argv` goes through, and those it restores under the
+    /// names they hold, that have a sensitive name; Err when there are too many to look at.
+    pub(crate) fn changed_beyond(&self, name: &str, argv: &[String]) -> Result<Vec<Touch>, String> {
+        let Some(beyond) = args::beyond(name, argv) else {
+            return Ok(Vec::new());
+        };
+        let mut walk = Walk {
+            shell: self,
+            beyond: &beyond,
+            seen: 0,
+            touches: Vec::new(),
+        };
+        for operand in &beyond.operands {
+            let path = self.absolute(Path::new(operand));
+            // The operand as the command finds it; below it, nothing is followed.
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            walk.visit(operand, &path, true).map_err(|()| {
+                format!(
+                    "more than {MOST_ENTRIES} files below {operand}: too many to look through \
+                     for sensitive names; name the directories it should go through"
+                )
+            })?;
+        }
+        Ok(walk.touches)
+    }
+}
+
+struct Walk<'a> {
+    shell: &'a Shell,
+    beyond: &'a Beyond,
+    seen: usize,
+    touches: Vec<Touch>,
+}
+
+impl Walk<'_> {
+    /// `path`, shown as `shown`: a directory is gone through when the command is recursive,
+    /// a file looked at for the names it gets.
+    fn visit(&mut self, shown: &str, path: &Path, top: bool) -> Result<(), ()> {
+        let Ok(meta) = path.symlink_metadata() else {
+            return Ok(());
+        };
+        if meta.is_dir() {
+            if self.beyond.recursive {
+                self.go_through(shown, path)?;
+            }
+            return Ok(());
+        }
+        if meta.is_file() {
+            self.changes(shown, path, top);
+        }
+        Ok(())
+    }
+
+    /// Err when there are more than `MOST_ENTRIES` entries to go through.
+    fn go_through(&mut self, shown: &str, dir: &Path) -> Result<(), ()> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(());
+        };
+        for entry in entries.flatten() {
+            self.seen += 1;
+            if self.seen > MOST_ENTRIES {
+                return Err(());
+            }
+            let name = entry.file_name();
+            let shown = format!("{}/{}", shown.trim_end_matches('/'), name.to_string_lossy());
+            self.visit(&shown, &dir.join(&name), false)?;
+        }
+        Ok(())
+    }
+
+    /// The names the command writes for the file at `path` (a file it names itself, `top`,
+    /// is decided with its arguments already), each kept when it is sensitive.
+    fn changes(&mut self, shown: &str, path: &Path, top: bool) {
+        let mut written: Vec<(String, PathBuf)> = Vec::new();
+        let whole = path.to_string_lossy().into_owned();
+        // The name with `from` taken off its end and `to` put on, as shown and as it is.
+        let renamed = |from: &str, to: &str| -> Option<(String, PathBuf)> {
+            let shown_stem = shown.strip_suffix(from)?;
+            let stem = whole.strip_suffix(from).filter(|s| !s.ends_with('/'))?;
+            Some((
+                format!("{shown_stem}{to}"),
+                PathBuf::from(format!("{stem}{to}")),
+            ))
+        };
+        let itself = (shown.to_owned(), path.to_path_buf());
+        match &self.beyond.change {
+            Change::Attributes if !top => written.push(itself),
+            Change::Attributes => {}
+            // Replaced by its compressed copy, unless it has the suffix already.
+            Change::Compressed { suffix } if !top && !whole.ends_with(suffix.as_str()) => {
+                written.extend(renamed("", suffix));
+                written.push(itself);
+            }
+            Change::Compressed { .. } => {}
+            Change::Uncompressed { suffixes } => {
+                // Only a name with a suffix it knows is uncompressed (and then removed).
+                let names: Vec<_> = suffixes
+                    .iter()
+                    .filter_map(|(suffix, ending)| renamed(suffix, ending))
+                    .collect();
+                if !top && !names.is_empty() {
+                    written.extend(names);
+                    written.push(itself);
+                }
+                if self.beyond.stored_names
+                    && let Some(stored) = stored_name(path)
+                {
+                    let dir = path.parent().unwrap_or(Path::new("/"));
+                    let shown_dir = shown.rsplit_once('/').map_or(".", |(d, _)| d);
+                    written.push((format!("{shown_dir}/{stored}"), dir.join(&stored)));
+                }
+            }
+        }
+        let sensitive = self.shell.policy().sensitive();
+        for (shown, path) in written {
+            if sensitive.level(&path, self.shell.home(), true).is_some() {
+                self.touches.push(Touch {
+                    path: shown,
+                    write: true,
+                });
+            }
+        }
+    }
+}
+
+/// The name a gzip file holds (its header's FNAME), without any directory: what `gunzip -N`
+/// restores it as.
+fn stored_name(path: &Path) -> Option<String> {
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    if head.get(..3)? != [0x1f, 0x8b, 8] {
+        return None;
+    }
+    let flags = *head.get(3)?;
+    if flags & FNAME == 0 {
+        return None;
+    }
+    let mut at = 10;
+    if flags & FEXTRA != 0 {
+        let length = u16::from_le_bytes([*head.get(at)?, *head.get(at + 1)?]);
+        at += 2 + usize::from(length);
+    }
+    let name = head.get(at..)?;
+    let end = name.iter().position(|&b| b == 0)?;
+    let name = String::from_utf8_lossy(&name[..end]);
+    let last = name.rsplit('/').next()?;
+    (!last.is_empty() && last != "." && last != "..").then(|| last.to_owned())
+}
