@@ -504,6 +504,41 @@ fn a_protected_file_is_not_reached_by_another_name() {
         assert_eq!(run.status, 126, "{script}\n{}", run.describe());
         run.assert_stderr_has("sensitive.high \"write:.git/config\"");
     }
+    // Moving the repository's directory away takes its config out of the protection, and a
+    // file named .git points git at a copy of it.
+    for (script, gone, kept, why) in [
+        ("mv .git g", "g/config", ".git/config", "write:.git/config"),
+        (
+            "cp -r .git g && mkdir sub && echo 'gitdir: ../g' > sub/.git",
+            "sub/.git",
+            "g/config",
+            "a new .git points git at a configuration and hooks of its own",
+        ),
+    ] {
+        let staged = |case: &Case| {
+            stage(case);
+            fs::write(case.work().join(".git/config"), KEPT).unwrap();
+        };
+        let control = Case::new("");
+        staged(&control);
+        control.run_with("open.toml", script);
+        assert!(control.work().join(gone).exists(), "control: {script}");
+        let case = Case::new("");
+        staged(&case);
+        let run = case.run(script);
+        assert!(
+            !case.work().join(gone).exists(),
+            "{script}\n{}",
+            run.describe()
+        );
+        assert!(
+            case.work().join(kept).exists(),
+            "{script}\n{}",
+            run.describe()
+        );
+        assert_ne!(run.status, 0, "{script}\n{}", run.describe());
+        run.assert_stderr_has(why);
+    }
     // chmod -R goes through the hooks: none may be made executable.
     let mode = |case: &Case| {
         use std::os::unix::fs::PermissionsExt;

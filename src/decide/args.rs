@@ -662,6 +662,8 @@ pub struct Arrival {
     /// `-b`, `--backup` or `-S`: a file already where the source lands is first renamed to
     /// its name with this suffix added (`mv -b -S ig f .git/conf` makes `.git/config`).
     pub backup: Option<String>,
+    /// `mv`: the source is no longer where it was.
+    pub moves: bool,
 }
 
 /// Where an arrival lands relative to its destination.
@@ -721,6 +723,7 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
             link,
             parents,
             backup: backup.clone(),
+            moves: name == "mv",
         })
         .collect()
 }

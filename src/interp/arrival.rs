@@ -32,6 +32,9 @@ impl Shell {
             let source = self.source_of(arrival, &created);
             if source.is_dir() {
                 touches.extend(self.renamed_below(&source, &created));
+                if arrival.moves {
+                    touches.extend(self.unprotected_below(&source, &arrival.source, &created));
+                }
             }
             if let Some(suffix) = &arrival.backup {
                 touches.extend(self.backed_up(&created, suffix));
@@ -100,6 +103,40 @@ impl Shell {
         let was = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
         let mut touches = Vec::new();
         self.walk_renamed(&was, &landing, created, depth, &mut touches);
+        touches
+    }
+
+    /// The files below `source`, a directory moved to `created`, whose names are protected
+    /// for writing where they are and not where they go (`mv .git g` takes `.git/config` out
+    /// of its protection): shown by their name under `shown`, the source as written, and
+    /// decided as written to.
+    fn unprotected_below(&self, source: &Path, shown: &str, created: &str) -> Vec<Touch> {
+        let was = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
+        let landing = would_open(&self.absolute(Path::new(created))).0;
+        let home = self.home();
+        let sensitive = self.policy().sensitive();
+        let depth = sensitive.depth_at_risk(&was, home);
+        let mut touches = Vec::new();
+        let mut stack = vec![(was, landing, shown.trim_end_matches('/').to_owned(), depth)];
+        while let Some((was, landing, shown, depth)) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&was) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let (was, landing) = (was.join(&name), landing.join(&name));
+                let shown = format!("{shown}/{}", name.to_string_lossy());
+                let here = sensitive.level(&was, home, true).is_some();
+                if here && sensitive.level(&landing, home, true).is_none() {
+                    touches.push(Touch {
+                        path: shown,
+                        write: true,
+                    });
+                } else if !here && depth > 1 && was.is_dir() {
+                    stack.push((was, landing, shown, depth - 1));
+                }
+            }
+        }
         touches
     }
 

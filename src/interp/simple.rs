@@ -1236,9 +1236,11 @@ impl Shell {
     /// `named_files` of a program file.
     fn program_files(&self, argv: &[String], resolved: &Resolved) -> Vec<Touch> {
         let name = program_name(argv, resolved);
-        let mut touches = file_touches(argv, name);
+        // The names a copy, move or link makes first: a refusal names the file that matters
+        // (`mv stage d/.git` writes `d/.git/config`) rather than the directory it lands in.
         let arrivals = args::arrivals(name, argv);
-        touches.extend(self.arrived(&arrivals));
+        let mut touches = self.arrived(&arrivals);
+        touches.extend(file_touches(argv, name));
         touches
     }
 }
