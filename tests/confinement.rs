@@ -1406,7 +1406,7 @@ mv secret other/stolen; echo \"stolen=$?\"
         "rsh: denied: cat other/soft: reads other/soft: {denied}"
     ));
     run.assert_stderr_has(&format!(
-        "rsh: denied: ln secret/key other/hard: reads secret/key: {denied}"
+        "rsh: denied: ln secret/key other/hard: writes secret/key: {denied}"
     ));
     run.assert_stderr_has(&format!(
         "rsh: denied: mv secret/key other/moved: writes secret/key: {denied}"
