@@ -157,7 +157,7 @@ const SED: &[(&str, Value)] = &[
 #[rustfmt::skip]
 const AWK: &[(&str, Value)] = &[
     ("-f", ScriptFile), ("--file", ScriptFile), ("-e", Script), ("--source", Script), ("-v", Text),
-    ("--assign", Text), ("-F", Text), ("--field-separator", Text),
+    ("--assign", Text), ("-F", Text), ("--field-separator", Text), ("-W", Text),
 ];
 
 #[rustfmt::skip]
@@ -269,11 +269,13 @@ const SPECS: &[Spec<'static>] = &[
     Spec {
         options: SED,
         writes: &["-i", "--in-place"],
+        abbreviates: true,
         ..spec(&["sed"], Operands::AfterScript(R))
     },
     Spec {
         options: AWK,
         assignments: true,
+        abbreviates: true,
         ..spec(&["awk", "gawk", "mawk", "nawk"], Operands::AfterScript(R))
     },
     Spec {
@@ -582,14 +584,54 @@ pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
             scan.touches.extend(compressed);
         }
     }
-    let named_inside = match name {
-        "sed" => super::scripts::sed_files,
-        "awk" | "gawk" | "mawk" | "nawk" => super::scripts::awk_files,
-        _ => return Some(scan.touches),
+    let inside: Vec<Touch> = match name {
+        "sed" => scripts(&scan)
+            .into_iter()
+            .flat_map(super::scripts::sed_files)
+            .collect(),
+        "awk" | "gawk" | "mawk" | "nawk" => {
+            let assigned = assigned_values(&scan, args);
+            scripts(&scan)
+                .into_iter()
+                .flat_map(|program| super::scripts::awk_files(program, &assigned))
+                .collect()
+        }
+        _ => Vec::new(),
     };
-    let files: Vec<Touch> = scripts(&scan).into_iter().flat_map(named_inside).collect();
-    scan.touches.extend(files);
+    scan.touches.extend(inside);
     Some(scan.touches)
+}
+
+/// The files sed or awk (named `name`) take their script or program from (`-f FILE`); empty
+/// for any other command.
+pub fn script_files(name: &str, argv: &[String]) -> Vec<String> {
+    if !matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk") {
+        return Vec::new();
+    }
+    let Some(spec) = SPECS.iter().find(|s| s.names.contains(&name)) else {
+        return Vec::new();
+    };
+    let scan = scan(spec, argv.get(1..).unwrap_or_default());
+    scan.values
+        .into_iter()
+        .filter(|(option, _)| option == "-f" || option == "--file")
+        .map(|(_, file)| file)
+        .collect()
+}
+
+/// The values awk's command line assigns to variables: `-v NAME=VALUE` and operands of
+/// that form.
+fn assigned_values<'a>(scan: &'a Scan, args: &'a [String]) -> Vec<&'a str> {
+    let options = scan
+        .values
+        .iter()
+        .filter(|(option, _)| option == "-v" || option == "--assign")
+        .map(|(_, assignment)| assignment.as_str());
+    let operands = args.iter().map(String::as_str).filter(|a| is_assignment(a));
+    options
+        .chain(operands)
+        .filter_map(|assignment| assignment.split_once('=').map(|(_, value)| value))
+        .collect()
 }
 
 /// The scripts or programs given on the command line: those of `-e` (and gawk's
@@ -624,6 +666,11 @@ fn jq(args: &[String]) -> Vec<Touch> {
             "--rawfile" | "--slurpfile" => {
                 let _name = words.next();
                 files.extend(words.next().cloned());
+            }
+            // A name and a value, neither a file.
+            "--arg" | "--argjson" => {
+                words.next();
+                words.next();
             }
             _ => rest.push(arg.clone()),
         }
@@ -1471,6 +1518,11 @@ mod tests {
         assert_eq!(t("sed -f script in"), ["r:script", "r:in"]);
         assert_eq!(t("awk BEGIN{print>\".git/config\"}"), ["w:.git/config"]);
         assert_eq!(t("gawk --source {getline<\"k.pem\"} f"), ["r:f", "r:k.pem"]);
+        assert!(t("sed -n --expr=w.git/config in").contains(&"w:.git/config".to_owned()));
+        assert!(
+            t("mawk -W interactive BEGIN{print>\".git/config\"}")
+                .contains(&"w:.git/config".to_owned())
+        );
     }
 
     #[test]
@@ -1481,6 +1533,7 @@ mod tests {
             ["r:x.json", "r:in.json"]
         );
         assert_eq!(t("jq . -- --rawfile"), ["r:--rawfile"]);
+        assert_eq!(t("jq -n --arg x --rawfile --rawfile a .env $a"), ["r:.env"]);
     }
 
     /// A hard link is a second name for its source: writing through it writes the source.

@@ -23,7 +23,8 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
         chars.len()
     };
     // The rest of the line from `i`, blanks skipped first: a file name, and where it ends.
-    let rest_of_line = |mut i: usize| -> (String, usize) {
+    let rest_of_line = |i: usize| -> (String, usize) {
+        let mut i = i.min(chars.len());
         while i < chars.len() && matches!(chars[i], ' ' | '\t') {
             i += 1;
         }
@@ -43,16 +44,16 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
                 push(&mut files, name, matches!(c, 'w' | 'W'));
                 i = end;
             }
-            // Text, labels, comments and commands to run: up to the end of the line, and text
-            // on through the lines that end with a backslash.
-            'a' | 'i' | 'c' | 'e' | ':' | '#' | 'v' => {
+            // Text, comments and commands to run: up to the end of the line, and text on
+            // through the lines that end with a backslash that is not itself escaped.
+            'a' | 'i' | 'c' | 'e' | '#' => {
                 i = rest_of_line(i + 1).1;
-                while matches!(c, 'a' | 'i' | 'c') && i > 0 && chars[i - 1] == '\\' {
+                while matches!(c, 'a' | 'i' | 'c') && i < chars.len() && continued(&chars[..i]) {
                     i = rest_of_line(i + 1).1;
                 }
             }
-            // A branch's label ends at `;` too.
-            'b' | 't' | 'T' => {
+            // A label, a branch's label and `v`'s version end at `;` too.
+            ':' | 'v' | 'b' | 't' | 'T' => {
                 i += 1;
                 while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}') {
                     i += 1;
@@ -79,96 +80,140 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
     files
 }
 
-/// The files an awk program names as string literals: written by `print` and `printf`
-/// redirected with `>` or `>>`, read by `getline < "FILE"`.
-pub fn awk_files(program: &str) -> Vec<Touch> {
+/// The files an awk program may name. Which of its strings end up as a file name is only
+/// known as it runs (`f = ".git/config"; print > f`, `".git/" "config"`), so every string
+/// literal counts, and so does each run of literals written side by side, and every value
+/// assigned on the command line (`assigned`): as written to when the program redirects
+/// output, as read when it reads files of its own (`getline`, `ARGV`).
+pub fn awk_files(program: &str, assigned: &[&str]) -> Vec<Touch> {
+    let scanned = scan_awk(program);
     let mut files = Vec::new();
-    for statement in statements(program) {
-        let words = statement.trim_start();
-        let printing = ["print", "printf"].iter().any(|p| {
-            words
-                .strip_prefix(p)
-                .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
-        });
-        let mut depth = 0usize;
-        let mut chars = statement.char_indices().peekable();
-        while let Some((at, c)) = chars.next() {
-            match c {
-                '"' => skip_string(&mut chars),
-                '(' => depth += 1,
-                ')' => depth = depth.saturating_sub(1),
-                '>' if printing && depth == 0 => {
-                    if chars.peek().is_some_and(|(_, next)| *next == '>') {
-                        chars.next();
-                    }
-                    let after = statement[at + 1..].trim_start_matches('>');
-                    if let Some(name) = literal(after) {
-                        push(&mut files, name, true);
-                    }
-                }
-                '<' if statement[..at].contains("getline") => {
-                    if let Some(name) = literal(&statement[at + 1..]) {
-                        push(&mut files, name, false);
-                    }
-                }
-                _ => {}
-            }
+    let names = scanned
+        .literals
+        .iter()
+        .map(String::as_str)
+        .chain(assigned.iter().copied());
+    for name in names {
+        if scanned.redirects {
+            push(&mut files, name.to_owned(), true);
+        }
+        if scanned.reads {
+            push(&mut files, name.to_owned(), false);
         }
     }
     files
 }
 
-/// An awk program cut into statements at `;`, braces and line ends outside strings and
-/// regular expressions in slashes are not told apart from division: a cut inside one only
-/// loses a name, never invents one.
-fn statements(program: &str) -> Vec<&str> {
-    let mut cuts = Vec::new();
-    let mut start = 0;
-    let mut chars = program.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        match c {
-            '"' => skip_string(&mut chars),
-            ';' | '{' | '}' | '\n' => {
-                cuts.push(&program[start..at]);
-                start = at + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    cuts.push(&program[start..]);
-    cuts
+/// What `awk_files` needs of a program: its literals, and whether it redirects output or
+/// reads files by itself.
+struct Awk {
+    literals: Vec<String>,
+    redirects: bool,
+    reads: bool,
 }
 
-/// Past the end of an awk string whose opening quote was just read.
-fn skip_string(chars: &mut std::iter::Peekable<std::str::CharIndices>) {
-    while let Some((_, c)) = chars.next() {
+/// Reads an awk program for its string literals (each, and each run of them side by side),
+/// outside comments and regular expressions, and for `>` and `getline`/`ARGV` outside them.
+fn scan_awk(program: &str) -> Awk {
+    let chars: Vec<char> = program.chars().collect();
+    let mut scanned = Awk {
+        literals: Vec::new(),
+        redirects: false,
+        reads: false,
+    };
+    let mut words = String::new();
+    // The run of literals being read, and whether the last token was a literal.
+    let mut run: Option<String> = None;
+    // Whether a `/` here would start a regular expression rather than divide.
+    let mut regex_may_start = true;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' {
+            let (value, end) = awk_string(&chars, i + 1);
+            scanned.literals.push(value.clone());
+            run = Some(match run.take() {
+                Some(before) => {
+                    let joined = before + &value;
+                    scanned.literals.push(joined.clone());
+                    joined
+                }
+                None => value,
+            });
+            i = end;
+            regex_may_start = false;
+            continue;
+        }
+        if !c.is_whitespace() {
+            run = None;
+        }
         match c {
-            '\\' => {
-                chars.next();
+            '#' => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
             }
-            '"' => return,
+            '/' if regex_may_start => {
+                i += 1;
+                while i < chars.len() && chars[i] != '/' && chars[i] != '\n' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                regex_may_start = false;
+            }
+            '>' => scanned.redirects = true,
+            c if c.is_alphanumeric() || c == '_' => words.push(c),
             _ => {}
         }
+        if !(c.is_alphanumeric() || c == '_') {
+            words.push(' ');
+        }
+        if !c.is_whitespace() {
+            regex_may_start = !(c.is_alphanumeric() || matches!(c, '_' | ')' | ']' | '$' | '/'));
+        }
+        i += 1;
     }
+    scanned.reads = words.split(' ').any(|w| w == "getline" || w == "ARGV");
+    scanned
 }
 
-/// The string literal `text` starts with (blanks first), unescaped; None for anything else.
-fn literal(text: &str) -> Option<String> {
-    let body = text.trim_start().strip_prefix('"')?;
+/// The value of the awk string starting at `start` (after its opening quote), and the index
+/// after its closing quote.
+fn awk_string(chars: &[char], start: usize) -> (String, usize) {
     let mut value = String::new();
-    let mut chars = body.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some(value),
-            '\\' => match chars.next()? {
-                'n' => value.push('\n'),
-                't' => value.push('\t'),
-                other => value.push(other),
-            },
-            _ => value.push(c),
+    let mut i = start;
+    while i < chars.len() {
+        match chars[i] {
+            '"' => return (value, i + 1),
+            '\\' if i + 1 < chars.len() => {
+                i += 1;
+                let c = chars[i];
+                match c {
+                    'n' => value.push('\n'),
+                    't' => value.push('\t'),
+                    '0'..='7' => {
+                        let digits: String = chars[i..]
+                            .iter()
+                            .take(3)
+                            .take_while(|d| d.is_digit(8))
+                            .collect();
+                        i += digits.len() - 1;
+                        let code = u32::from_str_radix(&digits, 8).unwrap_or(0);
+                        value.extend(char::from_u32(code));
+                    }
+                    _ => value.push(c),
+                }
+            }
+            c => value.push(c),
         }
+        i += 1;
     }
-    None
+    (value, chars.len())
+}
+
+/// Whether a line of sed text ends with a backslash that continues it: an odd number of them.
+fn continued(line: &[char]) -> bool {
+    line.iter().rev().take_while(|&&c| c == '\\').count() % 2 == 1
 }
 
 fn push(files: &mut Vec<Touch>, path: String, write: bool) {
@@ -201,24 +246,64 @@ mod tests {
         assert_eq!(sed("y/wr/rw/"), Vec::<String>::new());
         assert_eq!(sed("a write this\nw f"), ["w:f"]);
         assert_eq!(sed(":wait\nb wait"), Vec::<String>::new());
+        assert_eq!(sed(":a;w f"), ["w:f"]);
+        assert_eq!(sed("v;w f"), ["w:f"]);
+        assert_eq!(sed("a foo\\\\\nw f"), ["w:f"]);
+        assert_eq!(sed("$a\\"), Vec::<String>::new());
+        assert_eq!(sed("a foo\\"), Vec::<String>::new());
+        assert_eq!(sed("i\\"), Vec::<String>::new());
         assert_eq!(sed("/x/a\\\nwhat\\\nwhere\nw f"), ["w:f"]);
     }
 
     #[test]
-    fn awk_names_literal_files_of_print_and_getline() {
-        let awk = |program: &str| shown(awk_files(program));
+    fn awk_names_every_literal_of_a_program_that_uses_files() {
+        let awk = |program: &str| shown(awk_files(program, &[]));
+        let writes = |program: &str, name: &str| awk(program).contains(&format!("w:{name}"));
+        let reads = |program: &str, name: &str| awk(program).contains(&format!("r:{name}"));
+        assert!(writes(
+            "BEGIN{print \"[core]\" > \".git/config\"}",
+            ".git/config"
+        ));
+        assert!(writes("{printf \"%s\", $0 >> \"log\"}", "log"));
+        assert!(reads(
+            "BEGIN{while((getline l < \".env\")>0) print l}",
+            ".env"
+        ));
+        assert!(writes(
+            "BEGIN{if(1) print \"x\" > \".git/config\"}",
+            ".git/config"
+        ));
+        assert!(writes(
+            "BEGIN{print \"x\" > (\".git/config\")}",
+            ".git/config"
+        ));
+        assert!(writes(
+            "BEGIN{print \"x\" > \".git/\" \"config\"}",
+            ".git/config"
+        ));
+        assert!(writes(
+            "BEGIN{print \"x\" > \".git/\\143onfig\"}",
+            ".git/config"
+        ));
+        assert!(writes("/\"/{print \"x\" > \".git/config\"}", ".git/config"));
+        assert!(writes(
+            "BEGIN{ # it\"s\nprint \"x\" > \".git/config\"}",
+            ".git/config"
+        ));
+        assert!(writes(
+            "BEGIN{f=\".git/config\"; print \"x\" > f}",
+            ".git/config"
+        ));
+        assert!(reads("BEGIN{ARGV[1]=\".env\";ARGC=2}{print}", ".env"));
+        assert!(reads("BEGIN{getline l < (\".e\" \"nv\")}", ".env"));
         assert_eq!(
-            awk("BEGIN{print \"[core]\" > \".git/config\"}"),
+            shown(awk_files("BEGIN{f=x; print 1 > f}", &[".git/config"])),
             ["w:.git/config"]
         );
-        assert_eq!(awk("{printf \"%s\", $0 >> \"log\"}"), ["w:log"]);
-        assert_eq!(
-            awk("BEGIN{while((getline l < \".env\")>0) print l}"),
-            ["r:.env"]
-        );
-        assert_eq!(awk("$1 > \"m\" {print}"), Vec::<String>::new());
-        assert_eq!(awk("{print ($1 > \"m\")}"), Vec::<String>::new());
-        assert_eq!(awk("{print \"a>b\" > \"o\"}"), ["w:o"]);
-        assert_eq!(awk("{print > $1 \".txt\"}"), Vec::<String>::new());
+        // Programs that neither redirect nor read files of their own name none.
+        assert!(awk("{print $1, \".env\"}").is_empty());
+        assert!(awk("NR > 1").is_empty());
+        // Division is not a regular expression.
+        assert!(writes("{x = a / 2; print \"o\" > \"f\"}", "f"));
     }
 }

@@ -1,5 +1,6 @@
 //! The files a command changes without naming them: those below the directories `chmod -R`
-//! and `gzip -r` go through, and the name `gunzip -N` takes from inside each file. Only the
+//! and `gzip -r` go through, the name `gunzip -N` takes from inside each file, and those
+//! named in the script files of sed and awk. Only the
 //! ones with a sensitive name are decided: the write to the directory itself is decided with
 //! the command's arguments, and the sandbox holds every write to the write roots.
 
@@ -39,6 +40,35 @@ impl Shell {
             })?;
         }
         Ok(walk.touches)
+    }
+}
+
+impl Shell {
+    /// The files named inside the script files sed and awk are given (`-f FILE`), read now
+    /// (the first MiB of each), as those named on the command line are.
+    pub(crate) fn named_in_script_files(&self, name: &str, argv: &[String]) -> Vec<Touch> {
+        let mut touches = Vec::new();
+        for file in args::script_files(name, argv) {
+            // A regular file only: a pipe or a terminal (`-f /dev/stdin`) is the program's to
+            // read, and would keep rsh waiting.
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut text = Vec::new();
+            let opened = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+                .open(self.absolute(Path::new(&file)));
+            if let Ok(opened) = opened
+                && opened.metadata().is_ok_and(|m| m.is_file())
+            {
+                let _ = opened.take(1 << 20).read_to_end(&mut text);
+            }
+            let text = String::from_utf8_lossy(&text);
+            touches.extend(match name {
+                "sed" => crate::decide::scripts::sed_files(&text),
+                _ => crate::decide::scripts::awk_files(&text, &[]),
+            });
+        }
+        touches
     }
 }
 

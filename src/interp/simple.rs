@@ -760,6 +760,7 @@ impl Shell {
             interpreter: None,
         });
         touches.extend(beyond.unwrap_or_default());
+        touches.extend(self.named_in_script_files(program_name(argv, resolved), argv));
         let mut decisions = self.with_touches(decisions, touches, files);
         decisions.extend(unseen);
         decisions.extend(self.wrapped_decisions_of(argv, resolved, depth));
