@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk"]
 
 [paths]
 read = ["."]
@@ -433,6 +433,17 @@ fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
             ".git/config",
             ".git/config",
         ),
+        (
+            "ln -s ../.git d/gl && gunzip -rf d",
+            ".git/config",
+            ".git/config",
+        ),
+        // Names an awk program only makes as it runs.
+        (
+            "awk 'BEGIN{f=\".git/\" \"config\"; print \"[core]\" > f}'",
+            ".git/config",
+            ".git/config",
+        ),
         // Files a sed script names.
         (
             "sed -n 'w .git/config' stage/config",
@@ -464,6 +475,10 @@ fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
         assert_eq!(run.status, 126, "{script}\n{}", run.describe());
         run.assert_stderr_has(&format!("sensitive.high \"write:{pattern}\""));
     }
+    // Scripts that name no file run as they are (`$a\` adds a missing last newline).
+    let case = Case::new("");
+    let run = case.run("sed '$a\\' plain.txt; awk '$1 > 1 {print}' plain.txt");
+    assert_eq!(run.status, 0, "{}", run.describe());
     // Files that had the name already keep it: a repository may be copied and moved.
     let case = Case::new("");
     stage(&case);

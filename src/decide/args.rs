@@ -709,7 +709,8 @@ pub struct Arrival {
     /// `-b`, `--backup` or `-S`: a file already where the source lands is first renamed to
     /// its name with this suffix added (`mv -b -S ig f .git/conf` makes `.git/config`).
     pub backup: Option<String>,
-    /// `mv`: the source is no longer where it was.
+    /// `mv`, or a `cp` that makes hard links: what arrives is the source itself, not a copy,
+    /// so that a file leaving its protected name can be written under the new one.
     pub moves: bool,
 }
 
@@ -770,7 +771,7 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
             link,
             parents,
             backup: backup.clone(),
-            moves: name == "mv",
+            moves: name == "mv" || links_hard(name, &scan),
         })
         .collect()
 }
@@ -803,6 +804,11 @@ pub struct Beyond {
     pub change: Change,
     /// `gunzip -N`: a file is restored under the name it holds, in its own directory.
     pub stored_names: bool,
+    /// Symbolic links to directories are gone through too (the compressors, which do with
+    /// `-f`; `chmod -R -L`).
+    pub follows: bool,
+    /// zstd's `--output-dir-flat DIR`: what it writes goes to DIR under its last name.
+    pub flat: Option<String>,
 }
 
 /// How a file below such a directory is changed.
@@ -831,6 +837,8 @@ pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
             recursive: true,
             change: Change::Attributes,
             stored_names: false,
+            follows: scan.gave("-L", "-L"),
+            flat: None,
         });
     }
     let suffixes = compression_suffixes(name)?;
@@ -862,11 +870,19 @@ pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
     let recursive = scan.gave("-r", "--recursive");
     let stored_names =
         uncompressing && matches!(name, "gzip" | "gunzip") && scan.gave("-N", "--name");
+    let flat = scan
+        .values
+        .iter()
+        .rev()
+        .find(|(option, _)| option == "--output-dir-flat")
+        .map(|(_, dir)| dir.clone());
     (recursive || stored_names).then_some(Beyond {
         operands,
         recursive,
         change,
         stored_names,
+        follows: true,
+        flat,
     })
 }
 

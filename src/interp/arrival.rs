@@ -159,9 +159,12 @@ impl Shell {
             let name = entry.file_name();
             let (was, landing) = (was.join(&name), landing.join(&name));
             let created = format!("{created}/{}", name.to_string_lossy());
-            if sensitive
-                .level_renamed(&landing, &was, self.home())
-                .is_some()
+            // A file named .git arriving is a gitfile (see `gitfile`); a directory is not.
+            let gitfile = name == ".git" && !was.is_dir();
+            if gitfile
+                || sensitive
+                    .level_renamed(&landing, &was, self.home())
+                    .is_some()
             {
                 touches.push(Touch {
                     path: created,

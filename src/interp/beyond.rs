@@ -26,18 +26,23 @@ impl Shell {
             shell: self,
             beyond: &beyond,
             seen: 0,
+            visited: Vec::new(),
             touches: Vec::new(),
         };
         for operand in &beyond.operands {
             let path = self.absolute(Path::new(operand));
             // The operand as the command finds it; below it, nothing is followed.
             let path = std::fs::canonicalize(&path).unwrap_or(path);
-            walk.visit(operand, &path, true).map_err(|()| {
-                format!(
-                    "more than {MOST_ENTRIES} files below {operand}: too many to look through \
+            walk.visit(operand, &path, true)
+                .map_err(|stop| match stop {
+                    Stop::TooMany => format!(
+                        "more than {MOST_ENTRIES} files below {operand}: too many to look through \
                      for sensitive names; name the directories it should go through"
-                )
-            })?;
+                    ),
+                    Stop::Unreadable(file) => format!(
+                        "{file}: the name it holds cannot be read (gunzip -N would restore it)"
+                    ),
+                })?;
         }
         Ok(walk.touches)
     }
@@ -76,37 +81,55 @@ struct Walk<'a> {
     shell: &'a Shell,
     beyond: &'a Beyond,
     seen: usize,
+    /// The directories gone through (device, inode): a link back up is not followed again.
+    visited: Vec<(u64, u64)>,
     touches: Vec<Touch>,
+}
+
+/// Why a walk stopped before its end.
+enum Stop {
+    TooMany,
+    /// A gzip file whose stored name could not be read.
+    Unreadable(String),
 }
 
 impl Walk<'_> {
     /// `path`, shown as `shown`: a directory is gone through when the command is recursive,
     /// a file looked at for the names it gets.
-    fn visit(&mut self, shown: &str, path: &Path, top: bool) -> Result<(), ()> {
-        let Ok(meta) = path.symlink_metadata() else {
+    fn visit(&mut self, shown: &str, path: &Path, top: bool) -> Result<(), Stop> {
+        let meta = match self.beyond.follows {
+            true => path.metadata(),
+            false => path.symlink_metadata(),
+        };
+        let Ok(meta) = meta else {
             return Ok(());
         };
         if meta.is_dir() {
-            if self.beyond.recursive {
-                self.go_through(shown, path)?;
+            use std::os::unix::fs::MetadataExt;
+            let id = (meta.dev(), meta.ino());
+            if self.beyond.recursive && !self.visited.contains(&id) {
+                self.visited.push(id);
+                // Through a link, the names below are those of where it leads.
+                let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+                self.go_through(shown, &real)?;
             }
             return Ok(());
         }
         if meta.is_file() {
-            self.changes(shown, path, top);
+            self.changes(shown, path, top)?;
         }
         Ok(())
     }
 
-    /// Err when there are more than `MOST_ENTRIES` entries to go through.
-    fn go_through(&mut self, shown: &str, dir: &Path) -> Result<(), ()> {
+    /// Stops when there are more than `MOST_ENTRIES` entries to go through.
+    fn go_through(&mut self, shown: &str, dir: &Path) -> Result<(), Stop> {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Ok(());
         };
         for entry in entries.flatten() {
             self.seen += 1;
             if self.seen > MOST_ENTRIES {
-                return Err(());
+                return Err(Stop::TooMany);
             }
             let name = entry.file_name();
             let shown = format!("{}/{}", shown.trim_end_matches('/'), name.to_string_lossy());
@@ -117,7 +140,7 @@ impl Walk<'_> {
 
     /// The names the command writes for the file at `path` (a file it names itself, `top`,
     /// is decided with its arguments already), each kept when it is sensitive.
-    fn changes(&mut self, shown: &str, path: &Path, top: bool) {
+    fn changes(&mut self, shown: &str, path: &Path, top: bool) -> Result<(), Stop> {
         let mut written: Vec<(String, PathBuf)> = Vec::new();
         let whole = path.to_string_lossy().into_owned();
         // The name with `from` taken off its end and `to` put on, as shown and as it is.
@@ -149,53 +172,75 @@ impl Walk<'_> {
                     written.extend(names);
                     written.push(itself);
                 }
-                if self.beyond.stored_names
-                    && let Some(stored) = stored_name(path)
-                {
-                    let dir = path.parent().unwrap_or(Path::new("/"));
-                    let shown_dir = shown.rsplit_once('/').map_or(".", |(d, _)| d);
-                    written.push((format!("{shown_dir}/{stored}"), dir.join(&stored)));
+                if self.beyond.stored_names {
+                    let stored = stored_name(path).map_err(|()| Stop::Unreadable(shown.into()))?;
+                    if let Some(stored) = stored {
+                        let dir = path.parent().unwrap_or(Path::new("/"));
+                        let shown_dir = shown.rsplit_once('/').map_or(".", |(d, _)| d);
+                        written.push((format!("{shown_dir}/{stored}"), dir.join(&stored)));
+                    }
                 }
             }
         }
+        // zstd --output-dir-flat: the new files go there instead.
+        if let Some(dir) = &self.beyond.flat {
+            let dir = self.shell.absolute(Path::new(dir));
+            let moved: Vec<_> = written
+                .iter()
+                .filter_map(|(_, path)| path.file_name())
+                .map(|name| {
+                    (
+                        dir.join(name).to_string_lossy().into_owned(),
+                        dir.join(name),
+                    )
+                })
+                .collect();
+            written.extend(moved);
+        }
         let sensitive = self.shell.policy().sensitive();
         for (shown, path) in written {
-            if sensitive.level(&path, self.shell.home(), true).is_some() {
+            // A file named .git is decided as a gitfile (see `gitfile`).
+            let gitfile = path.file_name().is_some_and(|n| n == ".git");
+            if gitfile || sensitive.level(&path, self.shell.home(), true).is_some() {
                 self.touches.push(Touch {
                     path: shown,
                     write: true,
                 });
             }
         }
+        Ok(())
     }
 }
 
 /// The name a gzip file holds (its header's FNAME), without any directory: what `gunzip -N`
 /// restores it as.
-fn stored_name(path: &Path) -> Option<String> {
+/// None when it holds none (or is no gzip file); Err when it says it holds one that cannot
+/// be read in full (past the extra field's 64 KiB, a name of more than 64 KiB).
+fn stored_name(path: &Path) -> Result<Option<String>, ()> {
     const FEXTRA: u8 = 4;
     const FNAME: u8 = 8;
     let mut head = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(64 * 1024)
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(None);
+    };
+    file.take(10 + 2 + 65_535 + 65_536)
         .read_to_end(&mut head)
-        .ok()?;
-    if head.get(..3)? != [0x1f, 0x8b, 8] {
-        return None;
+        .map_err(|_| ())?;
+    if head.get(..3) != Some(&[0x1f, 0x8b, 8][..]) || head.len() < 10 {
+        return Ok(None);
     }
-    let flags = *head.get(3)?;
+    let flags = head[3];
     if flags & FNAME == 0 {
-        return None;
+        return Ok(None);
     }
     let mut at = 10;
     if flags & FEXTRA != 0 {
-        let length = u16::from_le_bytes([*head.get(at)?, *head.get(at + 1)?]);
-        at += 2 + usize::from(length);
+        let length = head.get(at..at + 2).ok_or(())?;
+        at += 2 + usize::from(u16::from_le_bytes([length[0], length[1]]));
     }
-    let name = head.get(at..)?;
-    let end = name.iter().position(|&b| b == 0)?;
+    let name = head.get(at..).ok_or(())?;
+    let end = name.iter().position(|&b| b == 0).ok_or(())?;
     let name = String::from_utf8_lossy(&name[..end]);
-    let last = name.rsplit('/').next()?;
-    (!last.is_empty() && last != "." && last != "..").then(|| last.to_owned())
+    let last = name.rsplit('/').next().unwrap_or_default();
+    Ok((!last.is_empty() && last != "." && last != "..").then(|| last.to_owned()))
 }
