@@ -563,8 +563,7 @@ pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
         "jq" => return Some(jq(args)),
         _ => {}
     }
-    let spec = SPECS.iter().find(|s| s.names.contains(&name))?;
-    let mut scan = scan(spec, args);
+    let mut scan = scan(spec_of(name)?, args);
     if links_hard(name, &scan) {
         // A hard link is another name for the same file: whatever is written through the
         // new name is written to the source (`ln .git/config c; cat x >> c`).
@@ -608,25 +607,19 @@ pub fn script_files(name: &str, argv: &[String]) -> Vec<String> {
     if !matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk") {
         return Vec::new();
     }
-    let Some(spec) = SPECS.iter().find(|s| s.names.contains(&name)) else {
+    let Some(spec) = spec_of(name) else {
         return Vec::new();
     };
     let scan = scan(spec, argv.get(1..).unwrap_or_default());
-    scan.values
-        .into_iter()
-        .filter(|(option, _)| option == "-f" || option == "--file")
-        .map(|(_, file)| file)
+    scan.values_of(&["-f", "--file"])
+        .map(str::to_owned)
         .collect()
 }
 
 /// The values awk's command line assigns to variables: `-v NAME=VALUE` and operands of
 /// that form.
 fn assigned_values<'a>(scan: &'a Scan, args: &'a [String]) -> Vec<&'a str> {
-    let options = scan
-        .values
-        .iter()
-        .filter(|(option, _)| option == "-v" || option == "--assign")
-        .map(|(_, assignment)| assignment.as_str());
+    let options = scan.values_of(&["-v", "--assign"]);
     let operands = args.iter().map(String::as_str).filter(|a| is_assignment(a));
     options
         .chain(operands)
@@ -638,10 +631,7 @@ fn assigned_values<'a>(scan: &'a Scan, args: &'a [String]) -> Vec<&'a str> {
 /// `--source`), else the first operand.
 fn scripts(scan: &Scan) -> Vec<&str> {
     let mut scripts: Vec<&str> = scan
-        .values
-        .iter()
-        .filter(|(option, _)| matches!(option.as_str(), "-e" | "--expression" | "--source"))
-        .map(|(_, script)| script.as_str())
+        .values_of(&["-e", "--expression", "--source"])
         .collect();
     if !scan.script_given
         && let Some(Some(first)) = scan.operands.first()
@@ -675,7 +665,7 @@ fn jq(args: &[String]) -> Vec<Touch> {
             _ => rest.push(arg.clone()),
         }
     }
-    let spec = SPECS.iter().find(|s| s.names.contains(&"jq"));
+    let spec = spec_of("jq");
     let mut touches: Vec<Touch> = files
         .into_iter()
         .map(|path| Touch { path, write: false })
@@ -731,7 +721,7 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
     if !matches!(name, "cp" | "mv" | "ln" | "install") {
         return Vec::new();
     }
-    let Some(spec) = SPECS.iter().find(|s| s.names.contains(&name)) else {
+    let Some(spec) = spec_of(name) else {
         return Vec::new();
     };
     let scan = scan(spec, argv.get(1..).unwrap_or_default());
@@ -739,9 +729,8 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
     if scan.writes {
         return Vec::new();
     }
-    let gave = |short: &str, long: &str| scan.gave(short, long);
-    let link = name == "ln" && gave("-s", "--symbolic");
-    let parents = gave("--parents", "--parents");
+    let link = name == "ln" && scan.gave("-s", "--symbolic");
+    let parents = scan.gave("--parents", "--parents");
     let backup = backup_suffix(&scan);
     let mut sources: Vec<String> = scan.operands.iter().flatten().cloned().collect();
     let (dest, into) = match &scan.target {
@@ -752,7 +741,7 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
         None if sources.len() < 2 => return Vec::new(),
         None => {
             let dest = sources.pop().unwrap_or_default();
-            let into = if gave("-T", "--no-target-directory") {
+            let into = if scan.gave("-T", "--no-target-directory") {
                 Into::Itself
             } else if sources.len() > 1 || dest.ends_with('/') {
                 Into::Directory
@@ -780,13 +769,8 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
 /// asks for backups by itself), else `~` with `-b` or `--backup`. Numbered backups
 /// (`.~1~`) and the suffix from the environment are not known here; no pattern names them.
 fn backup_suffix(scan: &Scan) -> Option<String> {
-    let given = scan
-        .values
-        .iter()
-        .rev()
-        .find(|(option, _)| option == "-S" || option == "--suffix");
-    match given {
-        Some((_, suffix)) => Some(suffix.clone()),
+    match scan.values_of(SUFFIX).last() {
+        Some(suffix) => Some(suffix.to_owned()),
         None if scan.gave("-b", "--backup") => Some("~".to_owned()),
         None => None,
     }
@@ -826,10 +810,15 @@ pub enum Change {
 /// What `argv` (argv\[0\] first) changes beyond the files it names, for the command named
 /// `name`; None when that is nothing (see [`Beyond`]).
 pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
-    let spec = SPECS.iter().find(|s| s.names.contains(&name))?;
-    let scan = scan(spec, argv.get(1..).unwrap_or_default());
+    // Asked of every program rsh starts: only these are read further.
+    let attributes = matches!(name, "chmod" | "chown" | "chgrp");
+    let suffixes = compression_suffixes(name);
+    if !attributes && suffixes.is_none() {
+        return None;
+    }
+    let scan = scan(spec_of(name)?, argv.get(1..).unwrap_or_default());
     let operands: Vec<String> = scan.operands.iter().flatten().cloned().collect();
-    if matches!(name, "chmod" | "chown" | "chgrp") {
+    if attributes {
         // The first operand is the mode or owner, unless --reference gave it.
         let files = operands.into_iter().skip(usize::from(!scan.script_given));
         return scan.gave("-R", "--recursive").then(|| Beyond {
@@ -841,16 +830,11 @@ pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
             flat: None,
         });
     }
-    let suffixes = compression_suffixes(name)?;
+    let suffixes = suffixes?;
     if to_standard_output(&scan) {
         return None;
     }
-    let given = scan
-        .values
-        .iter()
-        .rev()
-        .find(|(option, _)| option == "-S" || option == "--suffix")
-        .map(|(_, suffix)| suffix.clone());
+    let given = scan.values_of(SUFFIX).last().map(str::to_owned);
     let uncompressing = name.starts_with("un")
         || name == "gunzip"
         || name == "bunzip2"
@@ -871,11 +855,9 @@ pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
     let stored_names =
         uncompressing && matches!(name, "gzip" | "gunzip") && scan.gave("-N", "--name");
     let flat = scan
-        .values
-        .iter()
-        .rev()
-        .find(|(option, _)| option == "--output-dir-flat")
-        .map(|(_, dir)| dir.clone());
+        .values_of(&["--output-dir-flat"])
+        .last()
+        .map(str::to_owned);
     (recursive || stored_names).then_some(Beyond {
         operands,
         recursive,
@@ -885,6 +867,9 @@ pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
         flat,
     })
 }
+
+/// The options that give the suffix of a backup or of a compressed file.
+const SUFFIX: &[&str] = &["-S", "--suffix"];
 
 /// The suffixes a compressor adds (the first) and takes off, each with the name's new
 /// ending (`.tgz` becomes `.tar`).
@@ -928,12 +913,7 @@ fn to_standard_output(scan: &Scan) -> bool {
 /// each uncompressed (`f.gz` to `f`), whichever it does (`gunzip .git/config.gz` writes
 /// `.git/config`). Every suffix given with `-S`/`--suffix` counts too.
 fn compressed_names(scan: &Scan, suffixes: &[(&str, &str)]) -> Vec<Touch> {
-    let given: Vec<&str> = scan
-        .values
-        .iter()
-        .filter(|(option, suffix)| (option == "-S" || option == "--suffix") && !suffix.is_empty())
-        .map(|(_, suffix)| suffix.as_str())
-        .collect();
+    let given: Vec<&str> = scan.values_of(SUFFIX).filter(|s| !s.is_empty()).collect();
     let added = std::iter::once(suffixes[0].0).chain(given.iter().copied());
     let taken_off = suffixes
         .iter()
@@ -981,10 +961,14 @@ fn output_dirs(scan: &Scan, paths: &[String]) -> Vec<String> {
     moved
 }
 
+/// How the command named `name` reads its arguments, when that is known here.
+fn spec_of(name: &str) -> Option<&'static Spec<'static>> {
+    SPECS.iter().find(|s| s.names.contains(&name))
+}
+
 /// Whether `touched` knows the command named `name`.
 pub fn knows(name: &str) -> bool {
-    matches!(name, "find" | "tar" | "gtar" | "bsdtar" | "dd")
-        || SPECS.iter().any(|s| s.names.contains(&name))
+    matches!(name, "find" | "tar" | "gtar" | "bsdtar" | "dd") || spec_of(name).is_some()
 }
 
 /// For a command this module does not know: every operand and every `--name=VALUE` value
@@ -1034,6 +1018,14 @@ impl Scan {
             seen: Vec::new(),
             values: Vec::new(),
         }
+    }
+
+    /// The values given to any of `options`, in order.
+    fn values_of<'a>(&'a self, options: &'a [&str]) -> impl Iterator<Item = &'a str> {
+        self.values
+            .iter()
+            .filter(|(option, _)| options.contains(&option.as_str()))
+            .map(|(_, value)| value.as_str())
     }
 
     /// Whether the option `short` or `long` was given. A long option is given by any
