@@ -4,6 +4,7 @@
 //! `stage/config`; `mv -b -S ig f .git/conf` renames the `.git/conf` already there to
 //! `.git/config`. These are decided as if the command had named them.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::decide::args::{Arrival, Into, Touch};
@@ -99,11 +100,18 @@ impl Shell {
     fn renamed_below(&self, source: &Path, created: &str) -> Vec<Touch> {
         let home = self.home();
         let landing = would_open(&self.absolute(Path::new(created))).0;
-        let depth = self.policy().sensitive().depth_at_risk(&landing, home);
+        let sensitive = self.policy().sensitive();
+        let depth = sensitive.depth_at_risk(&landing, home);
         let was = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
-        let mut touches = Vec::new();
-        self.walk_renamed(&was, &landing, created, depth, &mut touches);
-        touches
+        let found = self.pairs_below(&was, &landing, depth, &|was, landing, name| {
+            // A file named .git arriving is a gitfile (see `gitfile`); a directory is not.
+            let gitfile = name == ".git" && !was.is_dir();
+            match gitfile || sensitive.level_renamed(landing, was, home).is_some() {
+                true => Step::Found,
+                false => Step::Below,
+            }
+        });
+        written(created, found)
     }
 
     /// The files below `source`, a directory moved to `created`, whose names are protected
@@ -116,63 +124,67 @@ impl Shell {
         let home = self.home();
         let sensitive = self.policy().sensitive();
         let depth = sensitive.depth_at_risk(&was, home);
-        let mut touches = Vec::new();
-        let mut stack = vec![(was, landing, shown.trim_end_matches('/').to_owned(), depth)];
-        while let Some((was, landing, shown, depth)) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&was) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let name = entry.file_name();
-                let (was, landing) = (was.join(&name), landing.join(&name));
-                let shown = format!("{shown}/{}", name.to_string_lossy());
-                let here = sensitive.level(&was, home, true).is_some();
-                if here && sensitive.level(&landing, home, true).is_none() {
-                    touches.push(Touch {
-                        path: shown,
-                        write: true,
-                    });
-                } else if !here && depth > 1 && was.is_dir() {
-                    stack.push((was, landing, shown, depth - 1));
-                }
-            }
-        }
-        touches
+        let found = self.pairs_below(&was, &landing, depth, &|was, landing, _| match sensitive
+            .level(was, home, true)
+        {
+            Some(_) if sensitive.level(landing, home, true).is_none() => Step::Found,
+            Some(_) => Step::Past,
+            None => Step::Below,
+        });
+        written(shown.trim_end_matches('/'), found)
     }
 
-    fn walk_renamed(
+    /// The names, relative to `was`, of the entries below it (down to `depth` levels) that
+    /// `judge` finds, given each entry where it is, where it lands below `landing`, and its
+    /// name.
+    fn pairs_below(
         &self,
         was: &Path,
         landing: &Path,
-        created: &str,
         depth: usize,
-        touches: &mut Vec<Touch>,
-    ) {
-        if depth == 0 {
-            return;
-        }
-        let Ok(entries) = std::fs::read_dir(was) else {
-            return;
+        judge: &dyn Fn(&Path, &Path, &OsStr) -> Step,
+    ) -> Vec<String> {
+        let mut found = Vec::new();
+        let Some(below) = depth.checked_sub(1) else {
+            return found;
         };
-        let sensitive = self.policy().sensitive();
+        let Ok(entries) = std::fs::read_dir(was) else {
+            return found;
+        };
         for entry in entries.flatten() {
             let name = entry.file_name();
             let (was, landing) = (was.join(&name), landing.join(&name));
-            let created = format!("{created}/{}", name.to_string_lossy());
-            // A file named .git arriving is a gitfile (see `gitfile`); a directory is not.
-            let gitfile = name == ".git" && !was.is_dir();
-            if gitfile
-                || sensitive
-                    .level_renamed(&landing, &was, self.home())
-                    .is_some()
-            {
-                touches.push(Touch {
-                    path: created,
-                    write: true,
-                });
-            } else if was.is_dir() {
-                self.walk_renamed(&was, &landing, &created, depth - 1, touches);
+            let shown = name.to_string_lossy();
+            match judge(&was, &landing, &name) {
+                Step::Found => found.push(shown.into_owned()),
+                Step::Below if was.is_dir() => found.extend(
+                    self.pairs_below(&was, &landing, below, judge)
+                        .into_iter()
+                        .map(|rest| format!("{shown}/{rest}")),
+                ),
+                Step::Below | Step::Past => {}
             }
         }
+        found
     }
+}
+
+/// What `pairs_below` does with an entry.
+enum Step {
+    Found,
+    /// Looks below it (a directory).
+    Below,
+    /// Neither: nothing below it can be found.
+    Past,
+}
+
+/// Each of `found`, names below `top`, as a file written.
+fn written(top: &str, found: Vec<String>) -> Vec<Touch> {
+    found
+        .into_iter()
+        .map(|rest| Touch {
+            path: format!("{top}/{rest}"),
+            write: true,
+        })
+        .collect()
 }
