@@ -1,8 +1,8 @@
 //! The files a command changes without naming them: those below the directories `chmod -R`
 //! and `gzip -r` go through, the name `gunzip -N` takes from inside each file, and those
-//! named in the script files of sed and awk. Only the
-//! ones with a sensitive name are decided: the write to the directory itself is decided with
-//! the command's arguments, and the sandbox holds every write to the write roots.
+//! named in the script files of sed and awk. Only the ones with a sensitive name are decided:
+//! the write to the directory itself is decided with the command's arguments, and the
+//! sandbox holds every write to the write roots.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -31,7 +31,8 @@ impl Shell {
         };
         for operand in &beyond.operands {
             let path = self.absolute(Path::new(operand));
-            // The operand as the command finds it; below it, nothing is followed.
+            // The operand as the command finds it (below it, links are followed only where
+            // the command follows them: `Beyond::follows`).
             let path = std::fs::canonicalize(&path).unwrap_or(path);
             walk.visit(operand, &path, true)
                 .map_err(|stop| match stop {
@@ -46,9 +47,7 @@ impl Shell {
         }
         Ok(walk.touches)
     }
-}
 
-impl Shell {
     /// The files named inside the script files sed and awk are given (`-f FILE`), read now
     /// (the first MiB of each), as those named on the command line are.
     pub(crate) fn named_in_script_files(&self, name: &str, argv: &[String]) -> Vec<Touch> {
@@ -213,8 +212,7 @@ impl Walk<'_> {
 }
 
 /// The name a gzip file holds (its header's FNAME), without any directory: what `gunzip -N`
-/// restores it as.
-/// None when it holds none (or is no gzip file); Err when it says it holds one that cannot
+/// restores it as. None when it holds none (or is no gzip file); Err when it says it holds one that cannot
 /// be read in full (past the extra field's 64 KiB, a name of more than 64 KiB).
 fn stored_name(path: &Path) -> Result<Option<String>, ()> {
     const FEXTRA: u8 = 4;
