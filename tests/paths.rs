@@ -527,7 +527,7 @@ fn a_protected_file_is_not_reached_by_another_name() {
             "cp -r .git g && mkdir sub && echo 'gitdir: ../g' > sub/.git",
             "sub/.git",
             "g/config",
-            "a new .git points git at a configuration and hooks of its own",
+            "sensitive.high \"write:file:.git\"",
         ),
     ] {
         let staged = |case: &Case| {

@@ -577,9 +577,16 @@ pub fn refused(policy: &Policy, key: &str, reason: String) -> Decision {
 
 /// What `[sensitive]` says about a command reading or writing a file: None when nothing (or
 /// an allow entry) names it; else deny for `high` and ask for `medium`. `path` is absolute
-/// and canonical; `home` is what the policy's `~` means.
-pub fn sensitive(policy: &Policy, path: &Path, home: &Path, write: bool) -> Option<Decision> {
-    let (level, entry) = policy.sensitive().level(path, home, write)?;
+/// and canonical; `home` is what the policy's `~` means; `dir` tells whether `path` is a
+/// directory, for the entries that name files only.
+pub fn sensitive(
+    policy: &Policy,
+    path: &Path,
+    home: &Path,
+    write: bool,
+    dir: &dyn Fn() -> bool,
+) -> Option<Decision> {
+    let (level, entry) = policy.sensitive().level(path, home, write, dir)?;
     let (verdict, risk) = match level {
         Level::High => (Verdict::Deny, Risk::High),
         Level::Medium => (Verdict::Ask, Risk::Medium),

@@ -4,7 +4,6 @@
 //! `stage/config`; `mv -b -S ig f .git/conf` renames the `.git/conf` already there to
 //! `.git/config`. These are decided as if the command had named them.
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::decide::args::{Arrival, Into, Touch};
@@ -103,13 +102,12 @@ impl Shell {
         let sensitive = self.policy().sensitive();
         let depth = sensitive.depth_at_risk(&landing, home);
         let was = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
-        let found = self.pairs_below(&was, &landing, depth, &|was, landing, name| {
-            // A file named .git arriving is a gitfile (see `gitfile`); a directory is not.
-            let gitfile = name == ".git" && !was.is_dir();
-            match gitfile || sensitive.level_renamed(landing, was, home).is_some() {
-                true => Step::Found,
-                false => Step::Below,
-            }
+        let found = self.pairs_below(&was, &landing, depth, &|was, landing| match sensitive
+            .level_renamed(landing, was, home)
+            .is_some()
+        {
+            true => Step::Found,
+            false => Step::Below,
         });
         written(created, found)
     }
@@ -124,25 +122,26 @@ impl Shell {
         let home = self.home();
         let sensitive = self.policy().sensitive();
         let depth = sensitive.depth_at_risk(&was, home);
-        let found = self.pairs_below(&was, &landing, depth, &|was, landing, _| match sensitive
-            .level(was, home, true)
-        {
-            Some(_) if sensitive.level(landing, home, true).is_none() => Step::Found,
-            Some(_) => Step::Past,
-            None => Step::Below,
+        let found = self.pairs_below(&was, &landing, depth, &|was, landing| {
+            // Where it lands it is what it was.
+            let dir = || was.is_dir();
+            match sensitive.level(was, home, true, &dir) {
+                Some(_) if sensitive.level(landing, home, true, &dir).is_none() => Step::Found,
+                Some(_) => Step::Past,
+                None => Step::Below,
+            }
         });
         written(shown.trim_end_matches('/'), found)
     }
 
     /// The names, relative to `was`, of the entries below it (down to `depth` levels) that
-    /// `judge` finds, given each entry where it is, where it lands below `landing`, and its
-    /// name.
+    /// `judge` finds, given each entry where it is and where it lands below `landing`.
     fn pairs_below(
         &self,
         was: &Path,
         landing: &Path,
         depth: usize,
-        judge: &dyn Fn(&Path, &Path, &OsStr) -> Step,
+        judge: &dyn Fn(&Path, &Path) -> Step,
     ) -> Vec<String> {
         let mut found = Vec::new();
         let Some(below) = depth.checked_sub(1) else {
@@ -155,7 +154,7 @@ impl Shell {
             let name = entry.file_name();
             let (was, landing) = (was.join(&name), landing.join(&name));
             let shown = name.to_string_lossy();
-            match judge(&was, &landing, &name) {
+            match judge(&was, &landing) {
                 Step::Found => found.push(shown.into_owned()),
                 Step::Below if was.is_dir() => found.extend(
                     self.pairs_below(&was, &landing, below, judge)

@@ -198,9 +198,11 @@ impl Walk<'_> {
         }
         let sensitive = self.shell.policy().sensitive();
         for (shown, path) in written {
-            // A file named .git is decided as a gitfile (see `gitfile`).
-            let gitfile = path.file_name().is_some_and(|n| n == ".git");
-            if gitfile || sensitive.level(&path, self.shell.home(), true).is_some() {
+            let dir = || path.is_dir();
+            if sensitive
+                .level(&path, self.shell.home(), true, &dir)
+                .is_some()
+            {
                 self.touches.push(Touch {
                     path: shown,
                     write: true,

@@ -398,30 +398,11 @@ impl Shell {
     /// The `[sensitive]` verdict on the names a file is reached by.
     fn sensitive_name(&self, landing: &Path, links: &[PathBuf], write: bool) -> Option<Decision> {
         let home = self.home().to_path_buf();
-        let named = std::iter::once(landing)
+        std::iter::once(landing)
             .chain(links.iter().map(PathBuf::as_path))
-            .find_map(|name| decide::sensitive(self.policy(), name, &home, write));
-        named.or_else(|| self.gitfile(landing, write))
-    }
-
-    /// Writing a file named `.git` where there is no directory of that name: a "gitfile",
-    /// which points git at another repository, and with it at another configuration and
-    /// other hooks than the protected `.git/config` and `.git/hooks`. Under the same
-    /// protection as they are.
-    fn gitfile(&self, landing: &Path, write: bool) -> Option<Decision> {
-        let guarded = ["write:.git/config", "write:.git/hooks"];
-        let sensitive = self.policy().sensitive();
-        let protected = sensitive.high.iter().any(|e| guarded.contains(&&*e.text));
-        let named = landing.file_name().is_some_and(|n| n == ".git");
-        (write && protected && named && !landing.is_dir()).then(|| {
-            let reason = format!(
-                "{}: a new .git points git at a configuration and hooks of its own (a file \
-                 naming another repository, or a directory git did not make), past the \
-                 protection of .git/config and .git/hooks",
-                landing.display()
-            );
-            decide::refused(self.policy(), "sensitive.high", reason)
-        })
+            .find_map(|name| {
+                decide::sensitive(self.policy(), name, &home, write, &|| name.is_dir())
+            })
     }
 
     /// What the policy says about a command reading or writing `touch`, a file named on its

@@ -31,6 +31,9 @@ pub const BUILT_IN_HIGH: &[&str] = &[
     // Where git takes its configuration from too: another repository's (`commondir`), a
     // linked worktree's, the user's own.
     "write:.git/commondir", "write:.git/worktrees", "write:~/.gitconfig", "write:~/.config/git",
+    // A file named .git (a "gitfile") points git at another repository, and with it at
+    // another configuration and other hooks; a directory of that name is the repository.
+    "write:file:.git",
 ];
 
 /// Needs confirmation unless `sensitive.allow` names the file.
@@ -58,12 +61,16 @@ impl Level {
 /// Without a `/` it names a file or directory anywhere (`*.pem`, `.ssh`);
 /// with one it names a sequence of path components anywhere (`.git/hooks`); starting with
 /// `/` or `~/` it is anchored at the root or the home directory. A match covers everything
-/// below it too. Each component is a glob (`*`, `?`, `[…]`).
+/// below it too, except for a pattern written `file:PATTERN`, which names only a path that
+/// is not a directory (a file, or a name nothing has yet). Each component is a glob (`*`,
+/// `?`, `[…]`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(bound(deserialize = "'de: 'static"))]
 pub struct PathPattern {
     /// Only writing the file counts (`write:`).
     pub writes_only: bool,
+    /// Only the path itself, when it is no directory (`file:`).
+    pub files_only: bool,
     anchor: Anchor,
     components: Vec<Glob>,
 }
@@ -78,6 +85,10 @@ enum Anchor {
 impl PathPattern {
     pub fn parse(text: &str) -> Result<PathPattern, PatternError> {
         let (writes_only, text) = match text.strip_prefix("write:") {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (files_only, text) = match text.strip_prefix("file:") {
             Some(rest) => (true, rest),
             None => (false, text),
         };
@@ -105,35 +116,46 @@ impl PathPattern {
             .collect::<Result<_, _>>()?;
         Ok(PathPattern {
             writes_only,
+            files_only,
             anchor,
             components,
         })
     }
 
     /// Whether `path` (absolute, canonical) is a file this pattern names, or lies below one,
-    /// for reading (`write` false) or writing.
-    pub fn matches(&self, path: &Path, home: &Path, write: bool) -> bool {
-        self.matches_names(&names(path), &names(home), write)
+    /// for reading (`write` false) or writing; `dir` tells whether it is a directory, asked
+    /// only of a `file:` pattern.
+    pub fn matches(&self, path: &Path, home: &Path, write: bool, dir: &dyn Fn() -> bool) -> bool {
+        self.matches_names(&names(path), &names(home), write, dir)
     }
 
     /// `matches`, on the paths already split into their names (once for every pattern).
-    fn matches_names(&self, path: &[Cow<str>], home: &[Cow<str>], write: bool) -> bool {
+    fn matches_names(
+        &self,
+        path: &[Cow<str>],
+        home: &[Cow<str>],
+        write: bool,
+        dir: &dyn Fn() -> bool,
+    ) -> bool {
         if self.writes_only && !write {
             return false;
         }
+        let n = self.components.len();
         let at = |start: usize| {
-            path.len() >= start + self.components.len()
+            path.len() >= start + n
+                && (!self.files_only || path.len() == start + n)
                 && self
                     .components
                     .iter()
                     .zip(&path[start..])
                     .all(|(glob, name)| glob.matches(name))
         };
-        match self.anchor {
+        let named = match self.anchor {
             Anchor::Root => at(0),
             Anchor::Home => path.starts_with(home) && at(home.len()),
             Anchor::Anywhere => (0..path.len()).any(at),
-        }
+        };
+        named && !(self.files_only && dir())
     }
 
     /// How many components below a path of `depth` components a match that begins in it
@@ -204,25 +226,29 @@ impl Sensitive {
     }
 
     /// The level of reading or writing `path`, and the entry that gives it; None when no
-    /// pattern names it or an allow entry does.
+    /// pattern names it or an allow entry does. `dir` tells whether `path` is a directory
+    /// (asked only when a `file:` pattern names it).
     pub fn level<'a>(
         &'a self,
         path: &Path,
         home: &Path,
         write: bool,
+        dir: &dyn Fn() -> bool,
     ) -> Option<(Level, &'a SensitiveEntry)> {
-        self.level_unless(path, home, write, None)
+        self.level_unless(path, home, write, dir, None)
     }
 
     /// The level of writing `created`, a file that had the name `was` before a copy, move
     /// or link gave it this one, from the entries that name it but did not name it before.
+    /// A `file:` entry counts even when it named `was`: what such a file says (a gitfile's
+    /// `gitdir: ../g`) can mean another thing where it lands.
     pub fn level_renamed<'a>(
         &'a self,
         created: &Path,
         was: &Path,
         home: &Path,
     ) -> Option<(Level, &'a SensitiveEntry)> {
-        self.level_unless(created, home, true, Some(was))
+        self.level_unless(created, home, true, &|| was.is_dir(), Some(was))
     }
 
     /// How far below `created` (absolute, canonical), a directory a copy, move or link
@@ -244,19 +270,21 @@ impl Sensitive {
         path: &Path,
         home: &Path,
         write: bool,
+        dir: &dyn Fn() -> bool,
         was: Option<&Path>,
     ) -> Option<(Level, &'a SensitiveEntry)> {
         let (path, home) = (names(path), names(home));
         let was = was.map(names);
-        let named = |e: &&SensitiveEntry| e.pattern.matches_names(&path, &home, write);
+        let named = |e: &&SensitiveEntry| e.pattern.matches_names(&path, &home, write, dir);
         if self.allow.iter().any(|e| named(&e)) {
             return None;
         }
         let new = |e: &&SensitiveEntry| {
             named(e)
-                && !was
-                    .as_ref()
-                    .is_some_and(|was| e.pattern.matches_names(was, &home, write))
+                && (e.pattern.files_only
+                    || !was
+                        .as_ref()
+                        .is_some_and(|was| e.pattern.matches_names(was, &home, write, dir)))
         };
         let first = |list: &'a [SensitiveEntry]| list.iter().find(new);
         first(&self.high)
@@ -270,9 +298,12 @@ mod tests {
     use super::*;
 
     fn m(pattern: &str, path: &str) -> bool {
-        PathPattern::parse(pattern)
-            .unwrap()
-            .matches(Path::new(path), Path::new("/home/ann"), false)
+        PathPattern::parse(pattern).unwrap().matches(
+            Path::new(path),
+            Path::new("/home/ann"),
+            false,
+            &|| false,
+        )
     }
 
     #[test]
@@ -305,8 +336,8 @@ mod tests {
     fn write_only_patterns() {
         let p = PathPattern::parse("write:.bashrc").unwrap();
         let (path, home) = (Path::new("/home/ann/.bashrc"), Path::new("/home/ann"));
-        assert!(!p.matches(path, home, false));
-        assert!(p.matches(path, home, true));
+        assert!(!p.matches(path, home, false, &|| false));
+        assert!(p.matches(path, home, true, &|| false));
     }
 
     #[test]
@@ -357,8 +388,49 @@ mod tests {
     }
 
     #[test]
+    fn file_patterns_name_the_path_itself_when_it_is_no_directory() {
+        let p = PathPattern::parse("write:file:.git").unwrap();
+        let home = Path::new("/home/ann");
+        let matches = |path: &str, dir: bool| p.matches(Path::new(path), home, true, &|| dir);
+        assert!(matches("/w/sub/.git", false));
+        // The repository's own directory, and what is below it, are not named.
+        assert!(!matches("/w/.git", true));
+        assert!(!matches("/w/.git/HEAD", false));
+        assert!(!p.matches(Path::new("/w/.git"), home, false, &|| false));
+        // Asked only when the names match.
+        assert!(!p.matches(Path::new("/w/git"), home, true, &|| panic!("asked")));
+    }
+
+    #[test]
+    fn a_copy_is_judged_by_a_file_pattern_even_under_the_same_name() {
+        let s = Sensitive::built_in();
+        let home = Path::new("/home/ann");
+        let dir = std::env::temp_dir();
+        let renamed = |created: &Path, was: &Path| {
+            s.level_renamed(created, was, home)
+                .map(|(_, e)| e.text.to_string())
+        };
+        // `was` is a directory here: a repository copied is a repository.
+        assert_eq!(renamed(&dir.join("copy/.git"), &dir), None);
+        assert_eq!(
+            renamed(Path::new("/w/sub/.git"), Path::new("/w/other/.git")).as_deref(),
+            Some("write:file:.git")
+        );
+    }
+
+    #[test]
     fn bad_patterns() {
-        for bad in ["", "/", "~/", "a/../b", "./x", "[a", "write:"] {
+        for bad in [
+            "",
+            "/",
+            "~/",
+            "a/../b",
+            "./x",
+            "[a",
+            "write:",
+            "file:",
+            "write:file:",
+        ] {
             assert!(PathPattern::parse(bad).is_err(), "{bad:?}");
         }
     }
@@ -367,20 +439,33 @@ mod tests {
     fn allow_beats_levels_and_high_beats_medium() {
         let mut s = Sensitive::built_in();
         let home = Path::new("/home/ann");
-        let (level, entry) = s.level(Path::new("/srv/x/.env"), home, false).unwrap();
+        let (level, entry) = s
+            .level(Path::new("/srv/x/.env"), home, false, &|| false)
+            .unwrap();
         assert_eq!((level, &*entry.text), (Level::High, ".env"));
         assert_eq!(
-            s.level(Path::new("/srv/app.db"), home, false).unwrap().0,
+            s.level(Path::new("/srv/app.db"), home, false, &|| false)
+                .unwrap()
+                .0,
             Level::Medium
         );
-        assert!(s.level(Path::new("/srv/app.rs"), home, true).is_none());
+        assert!(
+            s.level(Path::new("/srv/app.rs"), home, true, &|| false)
+                .is_none()
+        );
         s.allow.push(SensitiveEntry {
             key: "sensitive.allow".into(),
             text: "/srv/x/.env".into(),
             pattern: PathPattern::parse("/srv/x/.env").unwrap(),
             at: None,
         });
-        assert!(s.level(Path::new("/srv/x/.env"), home, true).is_none());
-        assert!(s.level(Path::new("/srv/y/.env"), home, true).is_some());
+        assert!(
+            s.level(Path::new("/srv/x/.env"), home, true, &|| false)
+                .is_none()
+        );
+        assert!(
+            s.level(Path::new("/srv/y/.env"), home, true, &|| false)
+                .is_some()
+        );
     }
 }

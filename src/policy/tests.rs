@@ -865,7 +865,7 @@ allow = ["/srv/ann/.env"]
     let home = std::path::Path::new("/home/x");
     let level = |p: &Policy, path: &str| {
         p.sensitive()
-            .level(std::path::Path::new(path), home, false)
+            .level(std::path::Path::new(path), home, false, &|| false)
             .map(|(level, entry)| (level, entry.key.clone(), entry.at.is_some()))
     };
     let bob = load_for(text, "bob", &[]);
