@@ -1694,6 +1694,79 @@ ctypes.memmove(a, b'X' * {len}, {len})
     assert_ne!(unconfined, SECRET_WORD.as_bytes(), "control: unchanged");
 }
 
+/// POSIX message queues are named outside any file system a program reaches, and the kernel
+/// makes and removes them without asking Landlock: a confined program can neither remove
+/// another's queue nor make one that outlives it.
+#[test]
+fn message_queues_are_out_of_reach() {
+    require_confinement!();
+    let case = Case::new();
+    let name = |what: &str| format!("/rsh-test-{what}-{}", std::process::id());
+    let (theirs, made) = (name("theirs"), name("made"));
+    let open = |name: &str, flags: libc::c_int| {
+        let name = std::ffi::CString::new(name).unwrap();
+        // SAFETY: a NUL-terminated name; mode and attributes for O_CREAT (null: defaults).
+        let queue = unsafe {
+            libc::mq_open(
+                name.as_ptr(),
+                flags,
+                0o666,
+                std::ptr::null_mut::<libc::mq_attr>(),
+            )
+        };
+        if queue >= 0 {
+            // SAFETY: the descriptor just opened.
+            unsafe { libc::mq_close(queue) };
+        }
+        queue >= 0
+    };
+    let unlink = |name: &str| {
+        let name = std::ffi::CString::new(name).unwrap();
+        // SAFETY: a NUL-terminated name.
+        unsafe { libc::mq_unlink(name.as_ptr()) };
+    };
+    assert!(
+        open(&theirs, libc::O_CREAT | libc::O_RDWR),
+        "mq_open: {}",
+        std::io::Error::last_os_error()
+    );
+    case.write(
+        "mq.py",
+        &format!(
+            "import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+for what, rc in (('unlink', libc.mq_unlink(b'{theirs}')),
+                 ('create', libc.mq_open(b'{made}', 0o102, 0o666, None))):
+    print(what, 'errno' if rc == -1 else 'ok', ctypes.get_errno() if rc == -1 else '')
+"
+        ),
+    );
+    let run = case.run(&Policy::new(), "python3 mq.py");
+    let (kept, planted) = (open(&theirs, libc::O_RDWR), open(&made, libc::O_RDWR));
+    let control = case.run(&Policy::new().off(), "python3 mq.py");
+    let (control_kept, control_planted) = (open(&theirs, libc::O_RDWR), open(&made, libc::O_RDWR));
+    unlink(&theirs);
+    unlink(&made);
+    run.assert_stdout_has(&format!("unlink errno {}\n", libc::EPERM));
+    run.assert_stdout_has(&format!("create errno {}\n", libc::EPERM));
+    assert!(
+        kept,
+        "the confined program removed the queue\n{}",
+        run.describe()
+    );
+    assert!(
+        !planted,
+        "the confined program made a queue\n{}",
+        run.describe()
+    );
+    assert!(
+        !control_kept,
+        "control: not removed\n{}",
+        control.describe()
+    );
+    assert!(control_planted, "control: not made\n{}", control.describe());
+}
+
 /// A device the policy denies gets no rule of its own: the kernel refuses it like any other
 /// device, and the terminals under a denied /dev/pts too.
 #[test]

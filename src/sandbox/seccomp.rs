@@ -102,8 +102,8 @@ const SYS_FILE_SETATTR: c_long = 469;
 /// leaving the command's session or process group (which would escape its timeout), and
 /// changing owners and inode flags: Landlock does not govern them, so a program could
 /// otherwise change them on files it may only read, or not reach at all. Extended
-/// attributes likewise, but see `NO_ATTRIBUTES`. And System V IPC, shared with every process
-/// of the machine's IPC namespace.
+/// attributes likewise, but see `NO_ATTRIBUTES`. And System V IPC and POSIX message queues,
+/// shared with every process of the machine's IPC namespace.
 const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_ptrace,
     libc::SYS_process_vm_readv,
@@ -178,6 +178,15 @@ const ALWAYS_DENIED: &[c_long] = &[
     libc::SYS_msgsnd,
     libc::SYS_msgrcv,
     libc::SYS_msgctl,
+    // POSIX message queues are named, but not in any file system a program reaches: the
+    // kernel makes and removes them without asking Landlock, so a program could remove any
+    // queue its user may, make queues outliving it, and use up the machine's queues_max.
+    libc::SYS_mq_open,
+    libc::SYS_mq_unlink,
+    libc::SYS_mq_timedsend,
+    libc::SYS_mq_timedreceive,
+    libc::SYS_mq_notify,
+    libc::SYS_mq_getsetattr,
 ];
 
 /// Setting or removing an extended attribute fails with EOPNOTSUPP under every profile, as on
@@ -1647,6 +1656,25 @@ mod tests {
             ("msgsnd", libc::SYS_msgsnd, [NONE, 0, 0, 0, 0, 0]),
             ("msgrcv", libc::SYS_msgrcv, [NONE, 0, 0, 0, 0, 0]),
             ("msgctl", libc::SYS_msgctl, [NONE, 2, 0, 0, 0, 0]),
+            // A name at a bad address: EFAULT. No such descriptor: EBADF.
+            ("mq_open", libc::SYS_mq_open, [1, 0, 0, 0, 0, 0]),
+            ("mq_unlink", libc::SYS_mq_unlink, [1, 0, 0, 0, 0, 0]),
+            (
+                "mq_timedsend",
+                libc::SYS_mq_timedsend,
+                [NONE, 0, 0, 0, 0, 0],
+            ),
+            (
+                "mq_timedreceive",
+                libc::SYS_mq_timedreceive,
+                [NONE, 0, 0, 0, 0, 0],
+            ),
+            ("mq_notify", libc::SYS_mq_notify, [NONE, 0, 0, 0, 0, 0]),
+            (
+                "mq_getsetattr",
+                libc::SYS_mq_getsetattr,
+                [NONE, 0, 0, 0, 0, 0],
+            ),
         ]
     };
 
