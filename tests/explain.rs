@@ -18,7 +18,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["touch", "echo", "cat", "ls", "printf", "rm"]
+allow = ["touch", "echo", "cat", "ls", "printf", "rm", "sed"]
 ask = ["make"]
 deny = ["sh", "dash", "bash"]
 
@@ -204,6 +204,34 @@ fn a_file_the_rules_refuse_is_explained_as_running_refuses_it() {
     assert_eq!(path["verdict"], "allow");
     let expected = fs::canonicalize(d.path()).unwrap().join("out");
     assert_eq!(path["resolved"], expected.to_str().unwrap());
+}
+
+/// A file a command writes without naming it on the line (through its sed script's `w`) is
+/// listed with the others, as the decision saw it.
+#[test]
+fn files_named_inside_a_script_are_listed() {
+    let d = Dir::new();
+    fs::write(d.path().join("s.sed"), "w .env\n").unwrap();
+    fs::write(d.path().join("data"), "x\n").unwrap();
+    let line = "sed -n -f s.sed data";
+    let (status, doc) = d.explain(line);
+    assert_eq!(status, 1, "{doc}");
+    let s = &segments(&doc)[0];
+    assert_eq!(s["verdict"], "deny", "{doc}");
+    let paths = s["paths"].as_array().expect("paths");
+    let env = paths
+        .iter()
+        .find(|p| p["path"] == ".env")
+        .unwrap_or_else(|| panic!("no .env among the paths: {doc}"));
+    assert_eq!(
+        (&env["access"], &env["verdict"]),
+        (&"write".into(), &"deny".into())
+    );
+    let out = d.rsh(&["-c", line]);
+    assert!(!d.exists(".env"));
+    assert_eq!(out.status.code(), Some(126));
+    let reason = env["reason"].as_str().unwrap();
+    assert!(stderr(&out).contains(reason), "{}", stderr(&out));
 }
 
 #[test]

@@ -551,19 +551,47 @@ const SPECS: &[Spec<'static>] = &[
     },
 ];
 
-/// The files `argv` (argv\[0\] first) would read or write, for the command named `name` (a
-/// program's file name, or a builtin). `None` when the command is not known here: the caller
-/// then tries another name, or `generic`.
-pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
+/// What a command line has its program do with files, from one reading of its arguments.
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// The files it names, to read or write.
+    pub touches: Vec<Touch>,
+    /// The files a copy, move or link creates from those it names.
+    pub arrivals: Vec<Arrival>,
+    /// What it changes beyond the files it names.
+    pub beyond: Option<Beyond>,
+    /// The files sed or awk take their script or program from (`-f FILE`).
+    pub script_files: Vec<String>,
+}
+
+/// How `argv` (argv\[0\] first) has the command named `name` (a program's file name, or a
+/// builtin) use files. `None` when the command is not known here: the caller then tries
+/// another name, or `generic`.
+pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
     let args = argv.get(1..).unwrap_or_default();
-    match name {
-        "find" => return Some(find(args)),
-        "tar" | "gtar" | "bsdtar" => return Some(tar(args)),
-        "dd" => return Some(dd(args)),
-        "jq" => return Some(jq(args)),
-        _ => {}
-    }
-    let mut scan = scan(spec_of(name)?, args);
+    let touches = match name {
+        "find" => find(args),
+        "tar" | "gtar" | "bsdtar" => tar(args),
+        "dd" => dd(args),
+        "jq" => jq(args),
+        _ => {
+            let scan = scan(spec_of(name)?, args);
+            return Some(Reading {
+                arrivals: arrivals(name, &scan),
+                beyond: beyond(name, &scan),
+                script_files: script_files(name, &scan),
+                touches: touched(name, scan, args),
+            });
+        }
+    };
+    Some(Reading {
+        touches,
+        ..Reading::default()
+    })
+}
+
+/// The files the arguments `args`, read into `scan`, name to read or write.
+fn touched(name: &str, mut scan: Scan, args: &[String]) -> Vec<Touch> {
     if links_hard(name, &scan) {
         // A hard link is another name for the same file: whatever is written through the
         // new name is written to the source (`ln .git/config c; cat x >> c`).
@@ -598,19 +626,15 @@ pub fn touched(name: &str, argv: &[String]) -> Option<Vec<Touch>> {
         _ => Vec::new(),
     };
     scan.touches.extend(inside);
-    Some(scan.touches)
+    scan.touches
 }
 
 /// The files sed or awk (named `name`) take their script or program from (`-f FILE`); empty
 /// for any other command.
-pub fn script_files(name: &str, argv: &[String]) -> Vec<String> {
+fn script_files(name: &str, scan: &Scan) -> Vec<String> {
     if !matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk") {
         return Vec::new();
     }
-    let Some(spec) = spec_of(name) else {
-        return Vec::new();
-    };
-    let scan = scan(spec, argv.get(1..).unwrap_or_default());
     scan.values_of(&["-f", "--file"])
         .map(str::to_owned)
         .collect()
@@ -715,23 +739,19 @@ pub enum Into {
     Itself,
 }
 
-/// What `cp`, `mv`, `ln` and `install` (named by `name`, argv\[0\] first) create from
-/// their sources; nothing for any other command.
-pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
+/// What `cp`, `mv`, `ln` and `install` (named by `name`) create from their sources;
+/// nothing for any other command.
+fn arrivals(name: &str, scan: &Scan) -> Vec<Arrival> {
     if !matches!(name, "cp" | "mv" | "ln" | "install") {
         return Vec::new();
     }
-    let Some(spec) = spec_of(name) else {
-        return Vec::new();
-    };
-    let scan = scan(spec, argv.get(1..).unwrap_or_default());
     // `install -d` makes its operands, as directories; they are written operands already.
     if scan.writes {
         return Vec::new();
     }
     let link = name == "ln" && scan.gave("-s", "--symbolic");
     let parents = scan.gave("--parents", "--parents");
-    let backup = backup_suffix(&scan);
+    let backup = backup_suffix(scan);
     let mut sources: Vec<String> = scan.operands.iter().flatten().cloned().collect();
     let (dest, into) = match &scan.target {
         Some(dir) => (dir.clone(), Into::Directory),
@@ -760,7 +780,7 @@ pub fn arrivals(name: &str, argv: &[String]) -> Vec<Arrival> {
             link,
             parents,
             backup: backup.clone(),
-            moves: name == "mv" || links_hard(name, &scan),
+            moves: name == "mv" || links_hard(name, scan),
         })
         .collect()
 }
@@ -807,16 +827,14 @@ pub enum Change {
     Uncompressed { suffixes: Vec<(String, String)> },
 }
 
-/// What `argv` (argv\[0\] first) changes beyond the files it names, for the command named
-/// `name`; None when that is nothing (see [`Beyond`]).
-pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
-    // Asked of every program rsh starts: only these are read further.
+/// What the command named `name` changes beyond the files it names; None when that is
+/// nothing (see [`Beyond`]).
+fn beyond(name: &str, scan: &Scan) -> Option<Beyond> {
     let attributes = matches!(name, "chmod" | "chown" | "chgrp");
     let suffixes = compression_suffixes(name);
     if !attributes && suffixes.is_none() {
         return None;
     }
-    let scan = scan(spec_of(name)?, argv.get(1..).unwrap_or_default());
     let operands: Vec<String> = scan.operands.iter().flatten().cloned().collect();
     if attributes {
         // The first operand is the mode or owner, unless --reference gave it.
@@ -831,7 +849,7 @@ pub fn beyond(name: &str, argv: &[String]) -> Option<Beyond> {
         });
     }
     let suffixes = suffixes?;
-    if to_standard_output(&scan) {
+    if to_standard_output(scan) {
         return None;
     }
     let given = scan.values_of(SUFFIX).last().map(str::to_owned);
@@ -1375,7 +1393,8 @@ mod tests {
     fn t(line: &str) -> Vec<String> {
         let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
         let name = argv[0].rsplit('/').next().unwrap().to_owned();
-        touched(&name, &argv)
+        read(&name, &argv)
+            .map(|r| r.touches)
             .unwrap_or_else(|| generic(&argv))
             .into_iter()
             .map(|t| format!("{}:{}", if t.write { "w" } else { "r" }, t.path))
@@ -1490,7 +1509,7 @@ mod tests {
     fn what_a_command_changes_below_a_directory() {
         let beyond = |line: &str| {
             let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-            super::beyond(&argv[0], &argv)
+            read(&argv[0], &argv).and_then(|r| r.beyond)
         };
         let b = beyond("chmod -R +x .git d").unwrap();
         assert_eq!(
@@ -1556,7 +1575,9 @@ mod tests {
 
     /// "SOURCE>DEST:INTO" and the flags of each arrival.
     fn args_arrivals(argv: &[String]) -> Vec<String> {
-        arrivals(&argv[0], argv)
+        read(&argv[0], argv)
+            .map(|r| r.arrivals)
+            .unwrap_or_default()
             .into_iter()
             .map(|a| {
                 let mut text = format!("{}>{}:{:?}", a.source, a.dest, a.into);

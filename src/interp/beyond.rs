@@ -7,7 +7,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::decide::args::{self, Beyond, Change, Touch};
+use crate::decide::args::{Beyond, Change, Touch};
 
 use super::Shell;
 
@@ -16,15 +16,13 @@ use super::Shell;
 const MOST_ENTRIES: usize = 100_000;
 
 impl Shell {
-    /// The files below the directories `argv` goes through, and those it restores under the
-    /// names they hold, that have a sensitive name; Err when there are too many to look at.
-    pub(crate) fn changed_beyond(&self, name: &str, argv: &[String]) -> Result<Vec<Touch>, String> {
-        let Some(beyond) = args::beyond(name, argv) else {
-            return Ok(Vec::new());
-        };
+    /// The files below the directories a command goes through, and those it restores under
+    /// the names they hold, that have a sensitive name; Err when there are too many to look
+    /// at.
+    pub(crate) fn changed_beyond(&self, beyond: &Beyond) -> Result<Vec<Touch>, String> {
         let mut walk = Walk {
             shell: self,
-            beyond: &beyond,
+            beyond,
             seen: 0,
             visited: Vec::new(),
             touches: Vec::new(),
@@ -48,11 +46,11 @@ impl Shell {
         Ok(walk.touches)
     }
 
-    /// The files named inside the script files sed and awk are given (`-f FILE`), read now
-    /// (the first MiB of each), as those named on the command line are.
-    pub(crate) fn named_in_script_files(&self, name: &str, argv: &[String]) -> Vec<Touch> {
+    /// The files named inside `files`, the script files sed or awk (named `name`) is given
+    /// (`-f FILE`), read now (the first MiB of each), as those named on the command line are.
+    pub(crate) fn named_in_script_files(&self, name: &str, files: &[String]) -> Vec<Touch> {
         let mut touches = Vec::new();
-        for file in args::script_files(name, argv) {
+        for file in files {
             // A regular file only: a pipe or a terminal (`-f /dev/stdin`) is the program's to
             // read, and would keep rsh waiting.
             use std::os::unix::fs::OpenOptionsExt;
@@ -60,7 +58,7 @@ impl Shell {
             let opened = std::fs::OpenOptions::new()
                 .read(true)
                 .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-                .open(self.absolute(Path::new(&file)));
+                .open(self.absolute(Path::new(file)));
             if let Ok(opened) = opened
                 && opened.metadata().is_ok_and(|m| m.is_file())
             {

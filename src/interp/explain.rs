@@ -823,7 +823,7 @@ impl Explainer<'_> {
     /// The files the command names in its arguments, checked as a run checks them.
     fn files(&mut self, argv: &[String], target: &Target) -> Vec<PathCheck> {
         let mut checks = Vec::new();
-        for touch in self.shell.named_files(argv, target) {
+        for touch in self.shell.named_files(argv, target).touches {
             let access = touch.access();
             let (verdict, reason) = if self.moved && !touch.path.starts_with('/') {
                 let why = "decided when it runs: it is found from the directory `cd` leads to";

@@ -753,15 +753,12 @@ impl Shell {
         files: Files,
     ) -> Vec<Refusal> {
         let decisions = self.decide_external(argv, resolved);
-        let mut touches = self.program_files(argv, resolved);
-        let beyond = self.changed_beyond(program_name(argv, resolved), argv);
-        let unseen = beyond.as_ref().err().map(|why| Refusal {
-            decision: decide::refused(self.policy(), "sensitive", why.clone()),
+        let named = self.program_files(argv, resolved);
+        let unseen = named.unseen.map(|why| Refusal {
+            decision: decide::refused(self.policy(), "sensitive", why),
             interpreter: None,
         });
-        touches.extend(beyond.unwrap_or_default());
-        touches.extend(self.named_in_script_files(program_name(argv, resolved), argv));
-        let mut decisions = self.with_touches(decisions, touches, files);
+        let mut decisions = self.with_touches(decisions, named.touches, files);
         decisions.extend(unseen);
         decisions.extend(self.wrapped_decisions_of(argv, resolved, depth));
         decisions
@@ -775,7 +772,7 @@ impl Shell {
         target: &Target,
         files: Files,
     ) -> Vec<Refusal> {
-        let touches = self.named_files(argv, target);
+        let touches = self.named_files(argv, target).touches;
         self.with_touches(decisions, touches, files)
     }
 
@@ -1197,26 +1194,6 @@ impl Shell {
     }
 }
 
-/// The files a command names on its command line, by what its program is known to do with
-/// its arguments: the program's own name first (a link named `cat` to `rm` is rm), then the
-/// name it was called by (a multi-call binary acts on it), else the generic reading.
-fn touches(argv: &[String], target: &Target) -> Vec<Touch> {
-    match target {
-        Target::Function(_) => Vec::new(),
-        // The only builtins that take files (`source` opens its file itself, checked there).
-        Target::Builtin(_) if matches!(argv[0].as_str(), "cd" | "pushd") => {
-            args::touched(&argv[0], argv).unwrap_or_default()
-        }
-        Target::Builtin(_) => Vec::new(),
-        Target::External(resolved) => file_touches(argv, program_name(argv, resolved)),
-    }
-}
-
-/// `touches` of a program file whose arguments are read by `name` (see `program_name`).
-fn file_touches(argv: &[String], name: &str) -> Vec<Touch> {
-    args::touched(name, argv).unwrap_or_else(|| args::generic(argv))
-}
-
 /// The name a program's arguments are read by: its own file name when that is a program
 /// known here, else the name it was called by.
 fn program_name<'a>(argv: &'a [String], resolved: &'a Resolved) -> &'a str {
@@ -1225,24 +1202,57 @@ fn program_name<'a>(argv: &'a [String], resolved: &'a Resolved) -> &'a str {
     name.filter(|name| args::knows(name)).unwrap_or(called)
 }
 
+/// The files a command has its program touch.
+#[derive(Default)]
+pub(crate) struct Named {
+    pub touches: Vec<Touch>,
+    /// Why some of the files it changes could not be looked at (too many below a directory,
+    /// a name held inside a file that cannot be read): the command is refused.
+    pub unseen: Option<String>,
+}
+
 impl Shell {
-    /// `touches`, and the files a copy, move or link creates from those it names.
-    pub(crate) fn named_files(&self, argv: &[String], target: &Target) -> Vec<Touch> {
+    /// The files a command has its program touch, by what the program is known to do with
+    /// its arguments (`args::read`).
+    pub(crate) fn named_files(&self, argv: &[String], target: &Target) -> Named {
         match target {
+            Target::Function(_) => Named::default(),
+            // The only builtins that take files (`source` opens its file itself, checked there).
+            Target::Builtin(_) if matches!(argv[0].as_str(), "cd" | "pushd") => Named {
+                touches: args::read(&argv[0], argv)
+                    .map(|r| r.touches)
+                    .unwrap_or_default(),
+                unseen: None,
+            },
+            Target::Builtin(_) => Named::default(),
             Target::External(resolved) => self.program_files(argv, resolved),
-            _ => touches(argv, target),
         }
     }
 
-    /// `named_files` of a program file.
-    fn program_files(&self, argv: &[String], resolved: &Resolved) -> Vec<Touch> {
+    /// `named_files` of a program file, its arguments read by the program's own name first (a
+    /// link named `cat` to `rm` is rm), then by the name it was called by (a multi-call
+    /// binary acts on it), else by the generic reading: the files it names, those a copy,
+    /// move or link makes of them, those below the directories it goes through, and those
+    /// named in its script files.
+    fn program_files(&self, argv: &[String], resolved: &Resolved) -> Named {
         let name = program_name(argv, resolved);
+        let Some(reading) = args::read(name, argv) else {
+            return Named {
+                touches: args::generic(argv),
+                unseen: None,
+            };
+        };
         // The names a copy, move or link makes first: a refusal names the file that matters
         // (`mv stage d/.git` writes `d/.git/config`) rather than the directory it lands in.
-        let arrivals = args::arrivals(name, argv);
-        let mut touches = self.arrived(&arrivals);
-        touches.extend(file_touches(argv, name));
-        touches
+        let mut touches = self.arrived(&reading.arrivals);
+        touches.extend(reading.touches);
+        let beyond = reading
+            .beyond
+            .map_or(Ok(Vec::new()), |beyond| self.changed_beyond(&beyond));
+        let unseen = beyond.as_ref().err().cloned();
+        touches.extend(beyond.unwrap_or_default());
+        touches.extend(self.named_in_script_files(name, &reading.script_files));
+        Named { touches, unseen }
     }
 }
 
