@@ -52,10 +52,14 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
                     i = rest_of_line(i + 1).1;
                 }
             }
-            // A label, a branch's label and `v`'s version end at `;` too.
+            // A label, a branch's label and `v`'s version end at `;` and at a blank too
+            // (GNU sed: `:a r FILE` reads FILE).
             ':' | 'v' | 'b' | 't' | 'T' => {
                 i += 1;
-                while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}') {
+                while i < chars.len() && matches!(chars[i], ' ' | '\t') {
+                    i += 1;
+                }
+                while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}' | ' ' | '\t') {
                     i += 1;
                 }
             }
@@ -248,6 +252,10 @@ mod tests {
         assert_eq!(sed(":wait\nb wait"), Vec::<String>::new());
         assert_eq!(sed(":a;w f"), ["w:f"]);
         assert_eq!(sed("v;w f"), ["w:f"]);
+        // A blank ends a label too.
+        assert_eq!(sed(":a r .env"), ["r:.env"]);
+        assert_eq!(sed("v 4.2 r .env"), ["r:.env"]);
+        assert_eq!(sed("b end w f"), ["w:f"]);
         assert_eq!(sed("a foo\\\\\nw f"), ["w:f"]);
         assert_eq!(sed("$a\\"), Vec::<String>::new());
         assert_eq!(sed("a foo\\"), Vec::<String>::new());
