@@ -1126,7 +1126,12 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
         let arg = &args[i];
         i += 1;
         if options_done || arg == "-" || !arg.starts_with('-') || is_mode_word(spec, arg) {
-            if spec.assignments && is_assignment(arg) {
+            // The program comes first unless an option gave it: `awk 'x=1' f` is a program
+            // (print the lines where x=1 is true), not an assignment.
+            let program = matches!(spec.operands, Operands::AfterScript(_))
+                && !scan.script_given
+                && scan.operands.is_empty();
+            if spec.assignments && is_assignment(arg) && !program {
                 continue;
             }
             let operand = scan.place(arg);
@@ -1426,6 +1431,8 @@ mod tests {
         assert_eq!(t("sed -ni p f"), ["w:f"]);
         assert_eq!(t("awk -F : {print} x=1 /etc/passwd"), ["r:/etc/passwd"]);
         assert_eq!(t("awk -f prog.awk data"), ["r:prog.awk", "r:data"]);
+        assert_eq!(t("awk x=1 .env"), ["r:.env"]);
+        assert_eq!(t("awk -f p x=1 .env"), ["r:p", "r:.env"]);
         assert_eq!(t("jq .a f.json"), ["r:f.json"]);
     }
 
