@@ -209,7 +209,7 @@ const SPECS: &[Spec<'static>] = &[
         &[
             "echo", "printf", "true", "false", "seq", "sleep", "id", "whoami", "groups", "uname",
             "hostname", "nproc", "basename", "dirname", "expr", "yes", "kill", "ps", "pgrep",
-            "pkill", "which", "printenv", "test", "[", "tr", "pwd", "mktemp", "export", "local",
+            "pkill", "which", "printenv", "test", "[", "tr", "pwd", "export", "local",
             "declare", "typeset", "readonly", "unset", "set", "shopt", "read", "let", "eval",
             "exit", "return", "shift", "alias", "unalias", "type", "command", "builtin", "hash",
             "trap", "wait", "getopts", "umask", "times", "jobs", "compgen", "help", "history", ":",
@@ -217,9 +217,10 @@ const SPECS: &[Spec<'static>] = &[
         ],
         Operands::All(T),
     ),
+    // The template names the file mktemp makes (its X's replaced).
     Spec {
         options: &[("-p", Write), ("--tmpdir", Write), ("--suffix", Text)],
-        ..spec(&["mktemp"], Operands::All(T))
+        ..spec(&["mktemp"], Operands::All(W))
     },
     Spec {
         options: &[
@@ -1432,6 +1433,8 @@ mod tests {
         assert_eq!(t("awk -F : {print} x=1 /etc/passwd"), ["r:/etc/passwd"]);
         assert_eq!(t("awk -f prog.awk data"), ["r:prog.awk", "r:data"]);
         assert_eq!(t("awk x=1 .env"), ["r:.env"]);
+        assert_eq!(t("mktemp -p .git/hooks"), ["w:.git/hooks"]);
+        assert_eq!(t("mktemp .git/hooks/aXXX"), ["w:.git/hooks/aXXX"]);
         assert_eq!(t("awk -f p x=1 .env"), ["r:p", "r:.env"]);
         assert_eq!(t("jq .a f.json"), ["r:f.json"]);
     }
