@@ -1129,10 +1129,10 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
         if options_done || arg == "-" || !arg.starts_with('-') || is_mode_word(spec, arg) {
             // The program comes first unless an option gave it: `awk 'x=1' f` is a program
             // (print the lines where x=1 is true), not an assignment.
-            let program = matches!(spec.operands, Operands::AfterScript(_))
-                && !scan.script_given
-                && scan.operands.is_empty();
-            if spec.assignments && is_assignment(arg) && !program {
+            if spec.assignments
+                && is_assignment(arg)
+                && (scan.script_given || !scan.operands.is_empty())
+            {
                 continue;
             }
             let operand = scan.place(arg);

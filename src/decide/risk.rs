@@ -292,17 +292,8 @@ fn sed_script_reads_only(script: &str) -> bool {
             'I' | 'M' => i += 1,
             'p' | 'P' | 'd' | 'D' | 'q' | 'Q' | 'n' | 'N' | 'l' | '=' | 'g' | 'G' | 'h' | 'H'
             | 'x' | 'z' | 'F' => i += 1,
-            // Labels and branches: up to the end of the command or a blank after the label
-            // (GNU sed reads `:a w FILE` as a label and a write).
-            ':' | 'b' | 't' | 'T' => {
-                i += 1;
-                while i < chars.len() && matches!(chars[i], ' ' | '\t') {
-                    i += 1;
-                }
-                while i < chars.len() && !matches!(chars[i], ';' | '\n' | ' ' | '\t') {
-                    i += 1;
-                }
-            }
+            // Labels and branches: what follows the label is another command (`:a w FILE`).
+            ':' | 'b' | 't' | 'T' => i = super::scripts::sed_label_end(&chars, i + 1),
             // Text to print: to the end of the line.
             'a' | 'i' | 'c' => {
                 while i < chars.len() && chars[i] != '\n' {

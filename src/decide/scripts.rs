@@ -52,17 +52,7 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
                     i = rest_of_line(i + 1).1;
                 }
             }
-            // A label, a branch's label and `v`'s version end at `;` and at a blank too
-            // (GNU sed: `:a r FILE` reads FILE).
-            ':' | 'v' | 'b' | 't' | 'T' => {
-                i += 1;
-                while i < chars.len() && matches!(chars[i], ' ' | '\t') {
-                    i += 1;
-                }
-                while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}' | ' ' | '\t') {
-                    i += 1;
-                }
-            }
+            ':' | 'v' | 'b' | 't' | 'T' => i = sed_label_end(&chars, i + 1),
             's' | 'y' if i + 1 < chars.len() => {
                 let delim = chars[i + 1];
                 i = field(field(i + 2, delim), delim);
@@ -82,6 +72,19 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
         }
     }
     files
+}
+
+/// Where the label starting at `i` of a sed script ends (blanks before it skipped): a
+/// label, a branch's label and `v`'s version end at `;`, a line's end and a blank, as GNU
+/// sed reads them (`:a r FILE` reads FILE), and here at `}` too, which can only find more.
+pub(super) fn sed_label_end(chars: &[char], mut i: usize) -> usize {
+    while i < chars.len() && matches!(chars[i], ' ' | '\t') {
+        i += 1;
+    }
+    while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}' | ' ' | '\t') {
+        i += 1;
+    }
+    i
 }
 
 /// The files an awk program may name. Which of its strings end up as a file name is only

@@ -23,6 +23,10 @@ impl Shell {
         let mut walk = Walk {
             shell: self,
             beyond,
+            flat: beyond
+                .flat
+                .as_ref()
+                .map(|dir| self.absolute(Path::new(dir))),
             seen: 0,
             visited: Vec::new(),
             touches: Vec::new(),
@@ -77,6 +81,8 @@ impl Shell {
 struct Walk<'a> {
     shell: &'a Shell,
     beyond: &'a Beyond,
+    /// `Beyond::flat`, where the command is run.
+    flat: Option<PathBuf>,
     seen: usize,
     /// The directories gone through (device, inode): a link back up is not followed again.
     visited: Vec<(u64, u64)>,
@@ -180,16 +186,13 @@ impl Walk<'_> {
             }
         }
         // zstd --output-dir-flat: the new files go there instead.
-        if let Some(dir) = &self.beyond.flat {
-            let dir = self.shell.absolute(Path::new(dir));
+        if let Some(dir) = &self.flat {
             let moved: Vec<_> = written
                 .iter()
                 .filter_map(|(_, path)| path.file_name())
                 .map(|name| {
-                    (
-                        dir.join(name).to_string_lossy().into_owned(),
-                        dir.join(name),
-                    )
+                    let path = dir.join(name);
+                    (path.to_string_lossy().into_owned(), path)
                 })
                 .collect();
             written.extend(moved);
