@@ -81,17 +81,16 @@ struct Spec<'a> {
     flags: Option<&'static str>,
     /// Operands of the form `name=value` are assignments, not files (awk).
     assignments: bool,
-    /// The program reads its options with getopt_long, which takes any unambiguous
-    /// abbreviation of a long option (`--target=DIR` is `--target-directory=DIR`).
-    abbreviates: bool,
 }
 
 impl Spec<'_> {
-    /// The listed long option `name` abbreviates, or `name` itself. An abbreviation of a
-    /// listed option and of an unlisted one is ambiguous: the program refuses it, whatever
-    /// is read here.
+    /// The listed long option `name` abbreviates, or `name` itself. getopt_long and git take
+    /// any unambiguous abbreviation of a long option (`--ou=F` is `--output=F`); a program
+    /// that takes none refuses the word, so reading it as the option can do no harm. An
+    /// abbreviation of a listed option and of an unlisted one is ambiguous: the program
+    /// refuses it, whatever is read here.
     fn long_option(&self, name: String) -> String {
-        if !self.abbreviates || name.len() < 3 {
+        if name.len() < 3 {
             return name;
         }
         let listed = self
@@ -115,7 +114,6 @@ const fn spec(names: &'static [&'static str], operands: Operands) -> Spec<'stati
         writes: &[],
         flags: None,
         assignments: false,
-        abbreviates: false,
     }
 }
 
@@ -270,13 +268,11 @@ const SPECS: &[Spec<'static>] = &[
     Spec {
         options: SED,
         writes: &["-i", "--in-place"],
-        abbreviates: true,
         ..spec(&["sed"], Operands::AfterScript(R))
     },
     Spec {
         options: AWK,
         assignments: true,
-        abbreviates: true,
         ..spec(&["awk", "gawk", "mawk", "nawk"], Operands::AfterScript(R))
     },
     Spec {
@@ -363,7 +359,8 @@ const SPECS: &[Spec<'static>] = &[
     Spec {
         options: &[
             ("-c", Text), ("-g", Text), ("-l", Text), ("-o", Text), ("-s", Text), ("-n", Text),
-            ("-C", Text), ("-R", Text),
+            ("-R", Text), ("-cols", Text), ("-groupsize", Text), ("-len", Text), ("-seek", Text),
+            ("-name", Text),
         ],
         ..spec(&["xxd"], Operands::First(R, W))
     },
@@ -371,14 +368,28 @@ const SPECS: &[Spec<'static>] = &[
         options: &[
             ("-b", Text), ("-c", Text), ("-d", Text), ("-f", Text), ("--bytes", Text),
             ("--characters", Text), ("--delimiter", Text), ("--fields", Text),
-            ("--output-delimiter", Text), ("-s", Text), ("--serial", Text), ("--delimiters", Text),
-            ("-w", Text), ("--width", Text), ("-t", Text), ("--tabs", Text), ("-p", Text),
-            ("--prefix", Text), ("-g", Text), ("--goal", Text),
+            ("--output-delimiter", Text),
         ],
-        ..spec(
-            &["cut", "paste", "fold", "fmt", "expand", "unexpand"],
-            Operands::All(R),
-        )
+        ..spec(&["cut"], Operands::All(R))
+    },
+    Spec {
+        options: &[("-d", Text), ("--delimiters", Text)],
+        ..spec(&["paste"], Operands::All(R))
+    },
+    Spec {
+        options: &[("-w", Text), ("--width", Text)],
+        ..spec(&["fold"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-w", Text), ("--width", Text), ("-p", Text), ("--prefix", Text), ("-g", Text),
+            ("--goal", Text),
+        ],
+        ..spec(&["fmt"], Operands::All(R))
+    },
+    Spec {
+        options: &[("-t", Text), ("--tabs", Text)],
+        ..spec(&["expand", "unexpand"], Operands::All(R))
     },
     Spec {
         options: &[
@@ -411,11 +422,25 @@ const SPECS: &[Spec<'static>] = &[
         options: &[
             ("-n", Text), ("--bytes", Text), ("-t", Text), ("--radix", Text), ("-e", Text),
             ("--encoding", Text), ("-s", Text), ("--output-separator", Text), ("-T", Text),
-            ("-A", Text), ("-j", Text), ("-N", Text), ("-S", Text), ("-w", Text),
-            ("--address-radix", Text), ("--skip-bytes", Text), ("--read-bytes", Text),
-            ("--strings", Text), ("--format", Text), ("--width", Text), ("-f", Read),
+            ("--target", Text),
         ],
-        ..spec(&["strings", "od", "hexdump"], Operands::All(R))
+        ..spec(&["strings"], Operands::All(R))
+    },
+    // `-w` and `--strings` take a value only when it is attached (`-w8`, `--strings=3`).
+    Spec {
+        options: &[
+            ("-A", Text), ("--address-radix", Text), ("-j", Text), ("--skip-bytes", Text),
+            ("-N", Text), ("--read-bytes", Text), ("-S", Text), ("-t", Text),
+            ("--format", Text),
+        ],
+        ..spec(&["od"], Operands::All(R))
+    },
+    Spec {
+        options: &[
+            ("-e", Text), ("--format", Text), ("-f", Read), ("--format-file", Read), ("-n", Text),
+            ("--length", Text), ("-s", Text), ("--skip", Text),
+        ],
+        ..spec(&["hexdump"], Operands::All(R))
     },
     Spec {
         options: &[
@@ -443,18 +468,15 @@ const SPECS: &[Spec<'static>] = &[
     },
     Spec {
         options: COPY,
-        abbreviates: true,
         ..spec(&["cp", "ln"], Operands::Copy)
     },
     Spec {
         options: COPY,
-        abbreviates: true,
         writes: &["-d", "--directory"],
         ..spec(&["install"], Operands::Copy)
     },
     Spec {
         options: COPY,
-        abbreviates: true,
         ..spec(&["mv"], Operands::All(W))
     },
     Spec {
@@ -464,7 +486,6 @@ const SPECS: &[Spec<'static>] = &[
             ("--output-dir-flat", Write), ("--output-dir-mirror", Write),
         ],
         writes: &[],
-        abbreviates: true,
         ..spec(
             &[
                 "gzip", "gunzip", "xz", "unxz", "lzma", "unlzma", "bzip2", "bunzip2", "zstd",
@@ -1417,6 +1438,43 @@ mod tests {
         assert_eq!(t("sort --output=out in"), ["w:out", "r:in"]);
         assert!(t("echo /etc/shadow").is_empty());
         assert_eq!(t("wc -- -x"), ["r:-x"]);
+    }
+
+    /// A flag of one program is not read as another's option that takes a value: the word
+    /// after it is still a file.
+    #[test]
+    fn each_program_its_own_options() {
+        assert_eq!(t("paste -s .env"), ["r:.env"]);
+        assert_eq!(t("paste -d , a b"), ["r:a", "r:b"]);
+        assert_eq!(t("fold -s .env"), ["r:.env"]);
+        assert_eq!(t("fold -b -w 5 .env"), ["r:.env"]);
+        assert_eq!(t("fmt -c .env"), ["r:.env"]);
+        assert_eq!(t("fmt -t -w 60 .env"), ["r:.env"]);
+        assert_eq!(t("cut -s -f 1 .env"), ["r:.env"]);
+        assert_eq!(t("expand -i -t 4 .env"), ["r:.env"]);
+        assert_eq!(t("strings -w .env"), ["r:.env"]);
+        assert_eq!(t("strings -f -n 8 .env"), ["r:.env"]);
+        assert_eq!(t("od -w .env"), ["r:.env"]);
+        assert_eq!(t("od -w8 -s .env"), ["r:.env"]);
+        assert_eq!(t("hexdump -C .env"), ["r:.env"]);
+        assert_eq!(t("hexdump -f fmt .env"), ["r:fmt", "r:.env"]);
+        assert_eq!(
+            t("xxd -r -p -C payload .git/config"),
+            ["r:payload", "w:.git/config"]
+        );
+        assert_eq!(t("xxd -c 8 -s 4 a b"), ["r:a", "w:b"]);
+    }
+
+    /// Long options are taken abbreviated, as getopt_long and git take them.
+    #[test]
+    fn abbreviated_long_options() {
+        assert_eq!(t("sort --ou=.git/config in"), ["w:.git/config", "r:in"]);
+        assert_eq!(t("sort --o .git/config in"), ["w:.git/config", "r:in"]);
+        assert_eq!(t("chmod --ref=.env f"), ["r:.env", "w:f"]);
+        assert_eq!(t("git log --outp=x"), ["w:x", "r:log"]);
+        assert_eq!(t("cp --target=d a"), ["w:d", "r:a"]);
+        // Exact names stay themselves, even when they begin a longer one.
+        assert_eq!(t("curl --user u:p https://x"), Vec::<String>::new());
     }
 
     #[test]
