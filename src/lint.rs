@@ -134,7 +134,7 @@ const PROBES: &[(&[&str], &[&str], Kind, &str)] = &[
         "runs the program --compress-program names",
     ),
     (
-        &["awk", "gawk", "mawk", "nawk"],
+        decide::args::AWKS,
         &["BEGIN { system(\"sh\") }"],
         Kind::StartsPrograms,
         "runs commands with system() and pipes",

@@ -326,6 +326,35 @@ fn sensitive_files_are_refused_under_every_spelling() {
     run.assert_stderr_has("reads .env: ");
 }
 
+/// A sed or awk script file is read for the files it names before the command runs; one
+/// that cannot be read first (standard input, a pipe) is refused rather than run unseen.
+#[test]
+fn script_files_are_read_first_or_refused() {
+    let case = Case::new("");
+    fs::create_dir_all(case.work().join(".git/hooks")).unwrap();
+    let hook = "work/.git/hooks/post-commit";
+    fs::write(
+        case.work().join("s.awk"),
+        "BEGIN { print \"touch planted\" > \".git/hooks/post-commit\" }\n",
+    )
+    .unwrap();
+    for script in ["awk -f s.awk", "awk -W exec s.awk", "awk -We s.awk"] {
+        case.refuses_write(script, hook, "sensitive.high \"write:.git/hooks\"", 126);
+    }
+    for script in [
+        "echo 'w .git/hooks/post-commit' | sed -n -f - plain.txt",
+        "sed -n -f <(echo 'w .git/hooks/post-commit') plain.txt",
+        "echo 'w .git/hooks/post-commit' | sed -n -f /dev/stdin plain.txt",
+    ] {
+        case.refuses_write(
+            script,
+            hook,
+            "script cannot be looked at before it runs",
+            126,
+        );
+    }
+}
+
 #[test]
 fn startup_files_may_be_read_but_not_written() {
     let case = Case::new("");

@@ -156,6 +156,8 @@ const SED: &[(&str, Value)] = &[
 const AWK: &[(&str, Value)] = &[
     ("-f", ScriptFile), ("--file", ScriptFile), ("-e", Script), ("--source", Script), ("-v", Text),
     ("--assign", Text), ("-F", Text), ("--field-separator", Text), ("-W", Text),
+    ("-E", ScriptFile), ("--exec", ScriptFile), ("-i", Read), ("--include", Read), ("-l", Text),
+    ("--load", Text),
 ];
 
 #[rustfmt::skip]
@@ -273,7 +275,7 @@ const SPECS: &[Spec<'static>] = &[
     Spec {
         options: AWK,
         assignments: true,
-        ..spec(&["awk", "gawk", "mawk", "nawk"], Operands::AfterScript(R))
+        ..spec(AWKS, Operands::AfterScript(R))
     },
     Spec {
         options: &[
@@ -584,6 +586,9 @@ pub struct Reading {
     pub beyond: Option<Beyond>,
     /// The files sed or awk take their script or program from (`-f FILE`).
     pub script_files: Vec<String>,
+    /// awk loads an extension (`-l`): its program may read and write files through the
+    /// extension's functions.
+    pub loads: bool,
 }
 
 /// How `argv` (argv\[0\] first) has the command named `name` (a program's file name, or a
@@ -597,11 +602,20 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
         "dd" => dd(args),
         "jq" => jq(args),
         _ => {
-            let scan = scan(spec_of(name)?, args);
+            let spec = spec_of(name)?;
+            let awk_args;
+            let args = if AWKS.contains(&name) {
+                awk_args = awk_w_options(name, args);
+                &awk_args
+            } else {
+                args
+            };
+            let scan = scan(spec, args);
             return Some(Reading {
                 arrivals: arrivals(name, &scan),
                 beyond: beyond(name, &scan),
                 script_files: script_files(name, &scan),
+                loads: scan.gave("-l", "--load"),
                 touches: touched(name, scan, args),
             });
         }
@@ -610,6 +624,61 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
         touches,
         ..Reading::default()
     })
+}
+
+/// The names awk goes by.
+pub const AWKS: &[&str] = &["awk", "gawk", "mawk", "nawk"];
+
+/// awk's `-W` options as the AWK table reads them. mawk's `-W exec FILE` (any prefix of
+/// `exec`, also in a comma list, also `exec=FILE`) is `--exec FILE`, and the last option;
+/// gawk's `-W NAME[=VALUE]` is `--NAME[=VALUE]`. Any other `-W` stays as it is.
+fn awk_w_options(name: &str, args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len() + 2);
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        let list = match arg.as_str() {
+            "--" => {
+                out.push(arg.clone());
+                break;
+            }
+            "-W" => match words.next() {
+                Some(list) => list.clone(),
+                None => break,
+            },
+            a if a.starts_with("-W") => a[2..].to_owned(),
+            "-f" | "-v" | "-F" | "-e" | "-E" | "-i" | "-l" => {
+                out.push(arg.clone());
+                out.extend(words.next().cloned());
+                continue;
+            }
+            _ => {
+                out.push(arg.clone());
+                continue;
+            }
+        };
+        if name == "gawk" && !list.is_empty() {
+            out.push(format!("--{list}"));
+            continue;
+        }
+        let exec = list.split(',').find_map(|item| {
+            let (option, value) = item.split_once('=').unwrap_or((item, ""));
+            (!option.is_empty() && "exec".starts_with(option)).then_some(value)
+        });
+        match exec {
+            Some(file) => {
+                out.push("--exec".to_owned());
+                match file {
+                    "" => out.extend(words.next().cloned()),
+                    file => out.push(file.to_owned()),
+                }
+                out.push("--".to_owned());
+                break;
+            }
+            None => out.extend(["-W".to_owned(), list]),
+        }
+    }
+    out.extend(words.cloned());
+    out
 }
 
 /// The files the arguments `args`, read into `scan`, name to read or write.
@@ -638,11 +707,18 @@ fn touched(name: &str, mut scan: Scan, args: &[String]) -> Vec<Touch> {
             .into_iter()
             .flat_map(super::scripts::sed_files)
             .collect(),
-        "awk" | "gawk" | "mawk" | "nawk" => {
+        _ if AWKS.contains(&name) => {
+            if in_place(&scan) {
+                let operands: Vec<&String> = scan.operands.iter().flatten().collect();
+                for touch in &mut scan.touches {
+                    touch.write |= operands.contains(&&touch.path);
+                }
+            }
             let assigned = assigned_values(&scan, args);
+            let loads = scan.gave("-l", "--load");
             scripts(&scan)
                 .into_iter()
-                .flat_map(|program| super::scripts::awk_files(program, &assigned))
+                .flat_map(|program| super::scripts::awk_files(program, &assigned, loads))
                 .collect()
         }
         _ => Vec::new(),
@@ -654,12 +730,22 @@ fn touched(name: &str, mut scan: Scan, args: &[String]) -> Vec<Touch> {
 /// The files sed or awk (named `name`) take their script or program from (`-f FILE`); empty
 /// for any other command.
 fn script_files(name: &str, scan: &Scan) -> Vec<String> {
-    if !matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk") {
+    if name != "sed" && !AWKS.contains(&name) {
         return Vec::new();
     }
-    scan.values_of(&["-f", "--file"])
+    scan.values_of(&["-f", "--file", "-E", "--exec", "-i", "--include"])
+        .filter(|file| !INPLACE.contains(file))
         .map(str::to_owned)
         .collect()
+}
+
+/// How gawk is told to edit its files in place (`-i inplace`): a library it ships.
+const INPLACE: &[&str] = &["inplace", "inplace.awk"];
+
+/// Whether gawk edits its files in place: it writes every file operand.
+fn in_place(scan: &Scan) -> bool {
+    scan.values_of(&["-i", "--include", "-l", "--load"])
+        .any(|library| INPLACE.contains(&library))
 }
 
 /// The values awk's command line assigns to variables: `-v NAME=VALUE` and operands of
@@ -1618,6 +1704,45 @@ mod tests {
             t("mawk -W interactive BEGIN{print>\".git/config\"}")
                 .contains(&"w:.git/config".to_owned())
         );
+    }
+
+    /// Where awk takes its program from: `-W exec` (mawk), `-E`, `-i`, and what `-i inplace`
+    /// and `-l` make of the rest.
+    #[test]
+    fn awk_program_sources() {
+        let files = |line: &str| {
+            let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            read(&argv[0], &argv).unwrap().script_files
+        };
+        for line in [
+            "mawk -W exec p.awk x",
+            "mawk -We p.awk x",
+            "mawk -W i,e p.awk x",
+            "mawk -W exec=p.awk x",
+            "gawk -W exec=p.awk x",
+            "gawk -E p.awk x",
+            "gawk --ex p.awk x",
+        ] {
+            assert_eq!(t(line), ["r:p.awk", "r:x"], "{line}");
+            assert_eq!(files(line), ["p.awk"], "{line}");
+        }
+        // What follows -W exec is operands, options or not.
+        assert_eq!(t("mawk -We p.awk -f .env"), ["r:p.awk", "r:-f", "r:.env"]);
+        assert_eq!(files("gawk -i lib.awk -f p.awk x"), ["lib.awk", "p.awk"]);
+        assert_eq!(
+            t("gawk -i inplace {print} .git/config"),
+            ["r:inplace", "w:.git/config"]
+        );
+        assert_eq!(
+            t("gawk --incl=inplace {print} a b"),
+            ["r:inplace", "w:a", "w:b"]
+        );
+        assert!(files("gawk -i inplace {print} f").is_empty());
+        assert!(
+            t("gawk -l readfile BEGIN{print(readfile(\".env\"))}").contains(&"r:.env".to_owned())
+        );
+        // mawk's -W interactive is not -W exec.
+        assert_eq!(t("mawk -Wi {print} f"), ["r:f"]);
     }
 
     #[test]

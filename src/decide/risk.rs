@@ -56,7 +56,7 @@ pub fn classify(name: &str, argv: &[String]) -> Option<(Risk, &'static str)> {
         "date" if !args.iter().any(|a| a.starts_with("--s") || bundles(a, "s")) => low,
         "hostname" if args.iter().all(|a| a.starts_with('-') && !bundles(a, "bF")) => low,
         "sed" if sed_reads_only(args) => low,
-        "awk" | "gawk" | "mawk" | "nawk" if awk_reads_only(args) => low,
+        _ if super::args::AWKS.contains(&name) && awk_reads_only(args) => low,
         "git" => git(args),
         "rm" if args
             .iter()
@@ -343,8 +343,11 @@ fn awk_reads_only(args: &[String]) -> bool {
     false
 }
 
+/// `@` is gawk's `@load` or `@include`: functions rsh does not know.
 fn awk_program_reads_only(program: &str) -> bool {
-    !program.contains(['|', '>']) && !program.contains("system") && !program.contains("getline")
+    !program.contains(['|', '>', '@'])
+        && !program.contains("system")
+        && !program.contains("getline")
 }
 
 #[cfg(test)]

@@ -91,9 +91,16 @@ pub(super) fn sed_label_end(chars: &[char], mut i: usize) -> usize {
 /// known as it runs (`f = ".git/config"; print > f`, `".git/" "config"`), so every string
 /// literal counts, and so does each run of literals written side by side, and every value
 /// assigned on the command line (`assigned`): as written to when the program redirects
-/// output, as read when it reads files of its own (`getline`, `ARGV`).
-pub fn awk_files(program: &str, assigned: &[&str]) -> Vec<Touch> {
-    let scanned = scan_awk(program);
+/// output, as read when it reads files of its own (`getline`, `ARGV`). A program that loads
+/// an extension or includes a file (gawk's `@load`, `@include`, or `-l` on the command line:
+/// `loads`) may read and write files through functions rsh does not know (`readfile`,
+/// `writea`): every literal counts both ways.
+pub fn awk_files(program: &str, assigned: &[&str], loads: bool) -> Vec<Touch> {
+    let mut scanned = scan_awk(program);
+    if loads {
+        scanned.redirects = true;
+        scanned.reads = true;
+    }
     let mut files = Vec::new();
     let names = scanned
         .literals
@@ -169,6 +176,10 @@ fn scan_awk(program: &str) -> Awk {
                 regex_may_start = false;
             }
             '>' => scanned.redirects = true,
+            '@' => {
+                scanned.redirects = true;
+                scanned.reads = true;
+            }
             c if c.is_alphanumeric() || c == '_' => words.push(c),
             _ => {}
         }
@@ -180,7 +191,7 @@ fn scan_awk(program: &str) -> Awk {
         }
         i += 1;
     }
-    scanned.reads = words.split(' ').any(|w| w == "getline" || w == "ARGV");
+    scanned.reads |= words.split(' ').any(|w| w == "getline" || w == "ARGV");
     scanned
 }
 
@@ -268,7 +279,7 @@ mod tests {
 
     #[test]
     fn awk_names_every_literal_of_a_program_that_uses_files() {
-        let awk = |program: &str| shown(awk_files(program, &[]));
+        let awk = |program: &str| shown(awk_files(program, &[], false));
         let writes = |program: &str, name: &str| awk(program).contains(&format!("w:{name}"));
         let reads = |program: &str, name: &str| awk(program).contains(&format!("r:{name}"));
         assert!(writes(
@@ -308,11 +319,29 @@ mod tests {
         assert!(reads("BEGIN{ARGV[1]=\".env\";ARGC=2}{print}", ".env"));
         assert!(reads("BEGIN{getline l < (\".e\" \"nv\")}", ".env"));
         assert_eq!(
-            shown(awk_files("BEGIN{f=x; print 1 > f}", &[".git/config"])),
+            shown(awk_files(
+                "BEGIN{f=x; print 1 > f}",
+                &[".git/config"],
+                false
+            )),
             ["w:.git/config"]
+        );
+        // An extension's functions read and write files.
+        assert!(reads(
+            "@load \"readfile\"; BEGIN{print readfile(\".env\")}",
+            ".env"
+        ));
+        assert!(writes(
+            "@include \"x\"; BEGIN{f(\".git/config\")}",
+            ".git/config"
+        ));
+        assert_eq!(
+            shown(awk_files("BEGIN{readfile(\".env\")}", &[], true)),
+            ["w:.env", "r:.env"]
         );
         // Programs that neither redirect nor read files of their own name none.
         assert!(awk("{print $1, \".env\"}").is_empty());
+        assert!(awk("{print \"a@b\"}").is_empty());
         assert!(awk("NR > 1").is_empty());
         // Division is not a regular expression.
         assert!(writes("{x = a / 2; print \"o\" > \"f\"}", "f"));

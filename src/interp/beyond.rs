@@ -20,6 +20,9 @@ impl Shell {
     /// the names they hold, that have a sensitive name; Err when there are too many to look
     /// at.
     pub(crate) fn changed_beyond(&self, beyond: &Beyond) -> Result<Vec<Touch>, String> {
+        if self.policy().sensitive().is_empty() {
+            return Ok(Vec::new());
+        }
         let mut walk = Walk {
             shell: self,
             beyond,
@@ -51,32 +54,67 @@ impl Shell {
     }
 
     /// The files named inside `files`, the script files sed or awk (named `name`) is given
-    /// (`-f FILE`), read now (the first MiB of each), as those named on the command line are.
-    pub(crate) fn named_in_script_files(&self, name: &str, files: &[String]) -> Vec<Touch> {
+    /// (`-f FILE`), read now, as those named on the command line are. Err when one cannot be
+    /// read whole before the command runs: rsh would not know what the script does.
+    pub(crate) fn named_in_script_files(
+        &self,
+        name: &str,
+        files: &[String],
+        loads: bool,
+    ) -> Result<Vec<Touch>, String> {
         let mut touches = Vec::new();
+        if self.policy().sensitive().is_empty() {
+            return Ok(touches);
+        }
         for file in files {
-            // A regular file only: a pipe or a terminal (`-f /dev/stdin`) is the program's to
-            // read, and would keep rsh waiting.
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut text = Vec::new();
-            let opened = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-                .open(self.absolute(Path::new(file)));
-            if let Ok(opened) = opened
-                && opened.metadata().is_ok_and(|m| m.is_file())
-            {
-                let _ = opened.take(1 << 20).read_to_end(&mut text);
-            }
+            let text = self.script_text(file).map_err(|why| {
+                format!("{file}: {why}: {name}'s script cannot be looked at before it runs")
+            })?;
             let text = String::from_utf8_lossy(&text);
             touches.extend(match name {
                 "sed" => crate::decide::scripts::sed_files(&text),
-                _ => crate::decide::scripts::awk_files(&text, &[]),
+                _ => crate::decide::scripts::awk_files(&text, &[], loads),
             });
         }
-        touches
+        Ok(touches)
+    }
+
+    /// The text of the script file `file`: a regular file of at most `LONGEST_SCRIPT` bytes.
+    /// A pipe or a terminal (`-f -`, `-f /dev/stdin`, `-f <(...)`) is the program's to read,
+    /// and would keep rsh waiting.
+    fn script_text(&self, file: &str) -> Result<Vec<u8>, String> {
+        use std::os::unix::fs::OpenOptionsExt;
+        if file == "-" {
+            return Err("it is read from standard input".to_owned());
+        }
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(self.absolute(Path::new(file)))
+            .map_err(|e| crate::spawn::fd::io_message(&e))?;
+        let meta = opened
+            .metadata()
+            .map_err(|e| crate::spawn::fd::io_message(&e))?;
+        if !meta.is_file() {
+            return Err("not a regular file".to_owned());
+        }
+        if meta.len() > LONGEST_SCRIPT {
+            return Err(format!("longer than {} MiB", LONGEST_SCRIPT >> 20));
+        }
+        let mut text = Vec::new();
+        opened
+            .take(LONGEST_SCRIPT + 1)
+            .read_to_end(&mut text)
+            .map_err(|e| crate::spawn::fd::io_message(&e))?;
+        if text.len() as u64 > LONGEST_SCRIPT {
+            return Err(format!("longer than {} MiB", LONGEST_SCRIPT >> 20));
+        }
+        Ok(text)
     }
 }
+
+/// The longest sed or awk script file rsh reads for the files it names.
+const LONGEST_SCRIPT: u64 = 1 << 20;
 
 struct Walk<'a> {
     shell: &'a Shell,

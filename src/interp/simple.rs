@@ -1249,9 +1249,10 @@ impl Shell {
         let beyond = reading
             .beyond
             .map_or(Ok(Vec::new()), |beyond| self.changed_beyond(&beyond));
-        let unseen = beyond.as_ref().err().cloned();
+        let scripted = self.named_in_script_files(name, &reading.script_files, reading.loads);
+        let unseen = beyond.as_ref().err().or(scripted.as_ref().err()).cloned();
         touches.extend(beyond.unwrap_or_default());
-        touches.extend(self.named_in_script_files(name, &reading.script_files));
+        touches.extend(scripted.unwrap_or_default());
         Named { touches, unseen }
     }
 }

@@ -206,6 +206,11 @@ pub struct Sensitive {
 }
 
 impl Sensitive {
+    /// Whether no file is sensitive: nothing is refused or asked about for its name.
+    pub fn is_empty(&self) -> bool {
+        self.high.is_empty() && self.medium.is_empty()
+    }
+
     /// The built-in lists alone.
     pub fn built_in() -> Sensitive {
         let entries = |level: Level, list: &[&'static str]| {
