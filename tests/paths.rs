@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq"]
 
 [paths]
 read = ["."]
@@ -352,6 +352,70 @@ fn script_files_are_read_first_or_refused() {
             "script cannot be looked at before it runs",
             126,
         );
+    }
+}
+
+/// rsh's reading of a program's options can miss a file (`HEAD:.env` is a file git reads
+/// from the repository): any word naming a sensitive file that is there is refused,
+/// whatever the program makes of it. Not a pattern the program matches.
+#[test]
+fn any_word_naming_a_sensitive_file_is_refused() {
+    let case = Case::new("");
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(case.work())
+            .stdout(Stdio::null())
+            .status()
+            .expect("git");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-f", ".env"]);
+    git(&["commit", "-qm", "env"]);
+    for script in [
+        "git show HEAD:.env",
+        "git cat-file -p HEAD:.env",
+        "git --no-pager show HEAD:./.env",
+        "paste -s .env",
+    ] {
+        case.refuses_read(script, ENV_SECRET, "matches sensitive.high \".env\"");
+    }
+    let run = case.run("grep -c .env plain.txt; find . -maxdepth 1 -name .env");
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, "0\n./.env\n"),
+        "{}",
+        run.describe()
+    );
+}
+
+/// A jq module is a file jq reads: `import "./credentials" as $c` reads credentials.json.
+#[test]
+fn jq_modules_are_files_it_reads() {
+    if Command::new("jq").arg("--version").output().is_err() {
+        eprintln!("SKIPPED jq_modules_are_files_it_reads: jq is not installed");
+        return;
+    }
+    let case = Case::new("");
+    fs::write(
+        case.work().join("credentials.json"),
+        format!("{{\"key\": \"{ENV_SECRET}\"}}"),
+    )
+    .unwrap();
+    fs::write(
+        case.work().join("m.jq"),
+        "import \"credentials\" as $c; $c\n",
+    )
+    .unwrap();
+    for script in [
+        "jq -n 'import \"./credentials\" as $c; $c'",
+        "jq -n 'import \"credentials\" as $c {search: \".\"}; $c'",
+        "jq -n -L . 'import \"credentials\" as $c; $c'",
+        "jq -n -L . -f m.jq",
+    ] {
+        case.refuses_read(script, ENV_SECRET, "sensitive.high \"credentials.json\"");
     }
 }
 

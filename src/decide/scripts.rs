@@ -229,6 +229,76 @@ fn awk_string(chars: &[char], start: usize) -> (String, usize) {
     (value, chars.len())
 }
 
+/// The files a jq program reads through its modules: `import "P" as name;` reads `P.jq` (or
+/// `P/B.jq`, B the last part of P), `import "P" as $name;` reads `P.json`, `include "P";`
+/// reads `P.jq`, each looked for in the directories of the search path: `search` (`-L`),
+/// the current directory, and those the program's metadata names. Which literal is a path
+/// and which a directory is not worked out: every string literal of a program that imports
+/// or includes counts, in every form, under every directory named.
+pub fn jq_files(program: &str, search: &[&str]) -> Vec<Touch> {
+    let (literals, words) = jq_literals(program);
+    if !words.split(' ').any(|w| w == "import" || w == "include") {
+        return Vec::new();
+    }
+    // A module's metadata may name directories to search (`{search: "./lib"}`).
+    let searched = words.split(' ').any(|w| w == "search");
+    let named = literals.iter().filter(|_| searched).map(String::as_str);
+    let dirs = search
+        .iter()
+        .copied()
+        .chain(named)
+        .map(|dir| format!("{}/", dir.trim_end_matches('/')));
+    let mut files = Vec::new();
+    for dir in std::iter::once(String::new()).chain(dirs) {
+        for path in &literals {
+            let last = path.rsplit('/').next().unwrap_or(path);
+            for name in [
+                format!("{path}.json"),
+                format!("{path}.jq"),
+                format!("{path}/{last}.jq"),
+                path.clone(),
+            ] {
+                push(&mut files, format!("{dir}{name}"), false);
+            }
+        }
+    }
+    files
+}
+
+/// A jq program's string literals, and its other words (space separated), outside comments.
+fn jq_literals(program: &str) -> (Vec<String>, String) {
+    let mut literals = Vec::new();
+    let mut words = String::new();
+    let mut chars = program.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                let mut value = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => value.extend(chars.next()),
+                        c => value.push(c),
+                    }
+                }
+                literals.push(value);
+                words.push(' ');
+            }
+            '#' => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+                words.push(' ');
+            }
+            c if c.is_alphanumeric() || c == '_' => words.push(c),
+            _ => words.push(' '),
+        }
+    }
+    (literals, words)
+}
+
 /// Whether a line of sed text ends with a backslash that continues it: an odd number of them.
 fn continued(line: &[char]) -> bool {
     line.iter().rev().take_while(|&&c| c == '\\').count() % 2 == 1
@@ -275,6 +345,30 @@ mod tests {
         assert_eq!(sed("a foo\\"), Vec::<String>::new());
         assert_eq!(sed("i\\"), Vec::<String>::new());
         assert_eq!(sed("/x/a\\\nwhat\\\nwhere\nw f"), ["w:f"]);
+    }
+
+    #[test]
+    fn jq_modules_are_files_it_reads() {
+        let jq = |program: &str, search: &[&str]| shown(jq_files(program, search));
+        let reads = |program: &str, search: &[&str], name: &str| {
+            jq(program, search).contains(&format!("r:{name}"))
+        };
+        assert!(reads(
+            "import \"./credentials\" as $c; $c",
+            &[],
+            "./credentials.json"
+        ));
+        assert!(reads("include \"lib\"; f", &[], "lib.jq"));
+        assert!(reads("import \"m\" as m; m::f", &[], "m/m.jq"));
+        assert!(reads("import \"k\" as $k; $k", &["conf"], "conf/k.json"));
+        assert!(reads(
+            "import \"k\" as $k {search: \"../.aws\"}; $k",
+            &[],
+            "../.aws/k.json"
+        ));
+        // No module, no file: a string is only a string.
+        assert!(jq(".a == \"import\"", &[]).is_empty());
+        assert!(jq("# import \"x\"\n.a", &[]).is_empty());
     }
 
     #[test]

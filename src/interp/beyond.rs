@@ -7,7 +7,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::decide::args::{Beyond, Change, Touch};
+use crate::decide::args::{Beyond, Change, Reading, Touch};
+use crate::decide::scripts;
 
 use super::Shell;
 
@@ -53,27 +54,28 @@ impl Shell {
         Ok(walk.touches)
     }
 
-    /// The files named inside `files`, the script files sed or awk (named `name`) is given
+    /// The files named inside the script files sed, awk or jq (named `name`) is given
     /// (`-f FILE`), read now, as those named on the command line are. Err when one cannot be
     /// read whole before the command runs: rsh would not know what the script does.
     pub(crate) fn named_in_script_files(
         &self,
         name: &str,
-        files: &[String],
-        loads: bool,
+        reading: &Reading,
     ) -> Result<Vec<Touch>, String> {
         let mut touches = Vec::new();
         if self.policy().sensitive().is_empty() {
             return Ok(touches);
         }
-        for file in files {
+        let search: Vec<&str> = reading.search.iter().map(String::as_str).collect();
+        for file in &reading.script_files {
             let text = self.script_text(file).map_err(|why| {
                 format!("{file}: {why}: {name}'s script cannot be looked at before it runs")
             })?;
             let text = String::from_utf8_lossy(&text);
             touches.extend(match name {
-                "sed" => crate::decide::scripts::sed_files(&text),
-                _ => crate::decide::scripts::awk_files(&text, &[], loads),
+                "sed" => scripts::sed_files(&text),
+                "jq" => scripts::jq_files(&text, &search),
+                _ => scripts::awk_files(&text, &[], reading.loads),
             });
         }
         Ok(touches)

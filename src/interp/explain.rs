@@ -823,7 +823,21 @@ impl Explainer<'_> {
     /// The files the command names in its arguments, checked as a run checks them.
     fn files(&mut self, argv: &[String], target: &Target) -> Vec<PathCheck> {
         let mut checks = Vec::new();
-        for touch in self.shell.named_files(argv, target).touches {
+        let named = self.shell.named_files(argv, target);
+        // A word that names a sensitive file is listed when it counts (`git show HEAD:.env`).
+        for word in named.mentioned_only() {
+            let counted = !self.moved || word.starts_with('/');
+            if let Some(decision) = self.shell.mention_decision(word).filter(|_| counted) {
+                checks.push(PathCheck {
+                    path: word.clone(),
+                    resolved: None,
+                    access: "read",
+                    verdict: decision.verdict.as_str(),
+                    reason: decision.reason,
+                });
+            }
+        }
+        for touch in named.touches {
             let access = touch.access();
             let (verdict, reason) = if self.moved && !touch.path.starts_with('/') {
                 let why = "decided when it runs: it is found from the directory `cd` leads to";

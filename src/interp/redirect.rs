@@ -421,6 +421,20 @@ impl Shell {
         self.landing_decision(&landing, &links, touch.write)
     }
 
+    /// What `[sensitive]` says about a word a command mentions (`args::mentions`), as a
+    /// file it could read: only a file that is there is looked at (a word that names none is
+    /// most likely no file name at all).
+    pub(crate) fn mention_decision(&self, word: &str) -> Option<Decision> {
+        let path = self.absolute(Path::new(word));
+        // Most words are no file: one system call for them.
+        std::fs::symlink_metadata(&path).ok()?;
+        let (landing, links, exists) = would_open(&path);
+        match exists {
+            true => self.sensitive_name(&landing, &links, false),
+            false => None,
+        }
+    }
+
     /// `N>&M`, `N<&M`, `N>&M-` (move), `N>&-` (close), and `>&file` (same as `&>file`).
     fn duplicate(
         &mut self,

@@ -754,11 +754,13 @@ impl Shell {
     ) -> Vec<Refusal> {
         let decisions = self.decide_external(argv, resolved);
         let named = self.program_files(argv, resolved);
+        let mentioned = self.mention_decisions(&named, files);
         let unseen = named.unseen.map(|why| Refusal {
             decision: decide::refused(self.policy(), "sensitive", why),
             interpreter: None,
         });
         let mut decisions = self.with_touches(decisions, named.touches, files);
+        decisions.extend(mentioned);
         decisions.extend(unseen);
         decisions.extend(self.wrapped_decisions_of(argv, resolved, depth));
         decisions
@@ -774,6 +776,23 @@ impl Shell {
     ) -> Vec<Refusal> {
         let touches = self.named_files(argv, target).touches;
         self.with_touches(decisions, touches, files)
+    }
+
+    /// The decisions on the sensitive files `named` mentions beyond the files it touches.
+    fn mention_decisions(&self, named: &Named, files: Files) -> Vec<Refusal> {
+        named
+            .mentioned_only()
+            .filter(|word| files == Files::All || word.starts_with('/'))
+            .filter_map(|word| {
+                let mut decision = self.mention_decision(word)?;
+                decision.reason = format!("names {word}: {}", decision.reason);
+                decision.risk_reason = format!("names {word}: {}", decision.risk_reason);
+                Some(Refusal {
+                    decision,
+                    interpreter: None,
+                })
+            })
+            .collect()
     }
 
     fn with_touches(
@@ -1206,9 +1225,21 @@ fn program_name<'a>(argv: &'a [String], resolved: &'a Resolved) -> &'a str {
 #[derive(Default)]
 pub(crate) struct Named {
     pub touches: Vec<Touch>,
+    /// Every word that may name a file whatever the program makes of it (`args::mentions`):
+    /// one naming a sensitive file that is there is refused as read.
+    pub mentions: Vec<String>,
     /// Why some of the files it changes could not be looked at (too many below a directory,
     /// a name held inside a file that cannot be read): the command is refused.
     pub unseen: Option<String>,
+}
+
+impl Named {
+    /// The words mentioned that are not among the files touched (decided with those).
+    pub fn mentioned_only(&self) -> impl Iterator<Item = &String> {
+        self.mentions
+            .iter()
+            .filter(|word| !self.touches.iter().any(|t| &t.path == *word))
+    }
 }
 
 impl Shell {
@@ -1222,7 +1253,7 @@ impl Shell {
                 touches: args::read(&argv[0], argv)
                     .map(|r| r.touches)
                     .unwrap_or_default(),
-                unseen: None,
+                ..Named::default()
             },
             Target::Builtin(_) => Named::default(),
             Target::External(resolved) => self.program_files(argv, resolved),
@@ -1239,21 +1270,26 @@ impl Shell {
         let Some(reading) = args::read(name, argv) else {
             return Named {
                 touches: args::generic(argv),
+                mentions: args::mentions(argv.get(1..).unwrap_or_default(), &[]),
                 unseen: None,
             };
         };
         // The names a copy, move or link makes first: a refusal names the file that matters
         // (`mv stage d/.git` writes `d/.git/config`) rather than the directory it lands in.
+        let scripted = self.named_in_script_files(name, &reading);
         let mut touches = self.arrived(&reading.arrivals);
         touches.extend(reading.touches);
         let beyond = reading
             .beyond
             .map_or(Ok(Vec::new()), |beyond| self.changed_beyond(&beyond));
-        let scripted = self.named_in_script_files(name, &reading.script_files, reading.loads);
         let unseen = beyond.as_ref().err().or(scripted.as_ref().err()).cloned();
         touches.extend(beyond.unwrap_or_default());
         touches.extend(scripted.unwrap_or_default());
-        Named { touches, unseen }
+        Named {
+            touches,
+            mentions: reading.mentions,
+            unseen,
+        }
     }
 }
 
