@@ -646,9 +646,11 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
 /// or runs (`grep .env .gitignore`, `find . -name .env`, `jq .env f.json`).
 pub fn mentions(args: &[String], exempt: &[&str]) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    // A glob can make tens of thousands of words.
+    let mut seen = std::collections::HashSet::new();
     let mut add = |word: &str| {
         let word = word.strip_prefix('@').unwrap_or(word);
-        if !word.is_empty() && word != "-" && !found.iter().any(|f| f == word) {
+        if !word.is_empty() && word != "-" && seen.insert(word.to_owned()) {
             found.push(word.to_owned());
         }
     };

@@ -1236,9 +1236,11 @@ pub(crate) struct Named {
 impl Named {
     /// The words mentioned that are not among the files touched (decided with those).
     pub fn mentioned_only(&self) -> impl Iterator<Item = &String> {
+        let touched: std::collections::HashSet<&str> =
+            self.touches.iter().map(|t| t.path.as_str()).collect();
         self.mentions
             .iter()
-            .filter(|word| !self.touches.iter().any(|t| &t.path == *word))
+            .filter(move |word| !touched.contains(word.as_str()))
     }
 }
 
