@@ -229,9 +229,45 @@ pub(crate) fn parse_at_depth(source: &str, depth: usize) -> Result<Program, Pars
 
 fn parse_with_tree_sitter(source: &str, depth: usize) -> Result<Program, ParseError> {
     let (tree, repairs) = parse_tree_repaired(source)?;
+    refuse_blank_carriage_returns(source, &tree)?;
     convert::Converter::new(source, Some(&tree), &repairs.read_write_ops, depth)
         .with_times(repairs.times)
         .program(tree.root_node())
+}
+
+/// The nodes whose text may hold a carriage return as it is.
+const TEXT_NODES: &[&str] = &[
+    "string",
+    "string_content",
+    "raw_string",
+    "ansi_c_string",
+    "translated_string",
+    "comment",
+    "heredoc_body",
+    "heredoc_content",
+];
+
+/// bash reads a carriage return outside quotes as part of a word (`x=a<CR>b` assigns
+/// `a<CR>b`, and a line ending in CR LF ends its last word with a CR); tree-sitter-bash
+/// reads it as a blank, so `x=a<CR>b` would run `b`. A line with one outside a word, a
+/// string, a here-document or a comment is refused rather than split where bash would not.
+fn refuse_blank_carriage_returns(source: &str, tree: &tree_sitter::Tree) -> Result<(), ParseError> {
+    for (at, _) in source.match_indices('\r') {
+        let node = tree.root_node().descendant_for_byte_range(at, at + 1);
+        let inside = node.is_some_and(|n| n.child_count() == 0 || TEXT_NODES.contains(&n.kind()));
+        if !inside {
+            let (line, column) = line_column(source.as_bytes(), at);
+            return Err(ParseError::Unsupported {
+                construct: "a carriage return outside quotes, which bash takes as part of a \
+                            word (a file with CR LF line ends? remove the CRs; quote one as \
+                            $'\\r')"
+                    .to_owned(),
+                line,
+                column,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// What the text tree-sitter parsed differs in from the source.

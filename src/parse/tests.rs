@@ -1748,6 +1748,33 @@ fn rejects_unsupported_constructs_by_name() {
     assert_eq!(err.to_string(), "unsupported: background job & at 1:9");
 }
 
+/// bash keeps a carriage return outside quotes in its word; tree-sitter-bash would split the
+/// word there (`x=a<CR>b` would run `b`), so such a line is refused. Quoted, in a comment or a
+/// here-document, it is text.
+#[test]
+fn a_carriage_return_outside_quotes_is_refused() {
+    for text in ["x=a\rb", "echo a\rb", "echo hi\r\n", "echo a;\rb", "ls\r"] {
+        match parse(text) {
+            Err(ParseError::Unsupported { construct, .. }) => {
+                assert!(
+                    construct.contains("carriage return"),
+                    "{text:?}: {construct}"
+                )
+            }
+            other => panic!("{text:?}: {:?}", other.map(|p| show_program(&p))),
+        }
+    }
+    for text in [
+        "echo \"a\rb\"",
+        "echo 'a\rb'",
+        "echo \"a\rb $x\"",
+        "# a\r\necho ok",
+        "cat <<E\na\rb $x\nE\n",
+    ] {
+        assert!(parse(text).is_ok(), "{text:?}: {:?}", parse(text).err());
+    }
+}
+
 #[test]
 fn rejects_unsupported_constructs_anywhere_in_the_line() {
     for text in [
