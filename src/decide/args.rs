@@ -622,7 +622,7 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
                 loads: scan.gave("-l", "--load"),
                 mentions: mentions(args, &patterns(spec, &scan)),
                 search: Vec::new(),
-                touches: touched(name, scan, args),
+                touches: touched(name, scan),
             });
         }
     };
@@ -760,8 +760,8 @@ fn awk_w_options(name: &str, args: &[String]) -> Vec<String> {
     out
 }
 
-/// The files the arguments `args`, read into `scan`, name to read or write.
-fn touched(name: &str, mut scan: Scan, args: &[String]) -> Vec<Touch> {
+/// The files the arguments read into `scan` name to read or write.
+fn touched(name: &str, mut scan: Scan) -> Vec<Touch> {
     if links_hard(name, &scan) {
         // A hard link is another name for the same file: whatever is written through the
         // new name is written to the source (`ln .git/config c; cat x >> c`).
@@ -793,7 +793,7 @@ fn touched(name: &str, mut scan: Scan, args: &[String]) -> Vec<Touch> {
                     touch.write |= operands.contains(&&touch.path);
                 }
             }
-            let assigned = assigned_values(&scan, args);
+            let assigned = assigned_values(&scan);
             let loads = scan.gave("-l", "--load");
             scripts(&scan)
                 .into_iter()
@@ -829,9 +829,9 @@ fn in_place(scan: &Scan) -> bool {
 
 /// The values awk's command line assigns to variables: `-v NAME=VALUE` and operands of
 /// that form.
-fn assigned_values<'a>(scan: &'a Scan, args: &'a [String]) -> Vec<&'a str> {
+fn assigned_values(scan: &Scan) -> Vec<&str> {
     let options = scan.values_of(&["-v", "--assign"]);
-    let operands = args.iter().map(String::as_str).filter(|a| is_assignment(a));
+    let operands = scan.assignments.iter().map(String::as_str);
     options
         .chain(operands)
         .filter_map(|assignment| assignment.split_once('=').map(|(_, value)| value))
@@ -1230,6 +1230,8 @@ struct Scan {
     seen: Vec<String>,
     /// The value of every option that takes one, with the option's name (`-S`, `.x`).
     values: Vec<(String, String)>,
+    /// The operands that assign a variable (awk's `NAME=VALUE`).
+    assignments: Vec<String>,
 }
 
 impl Scan {
@@ -1244,6 +1246,7 @@ impl Scan {
             base: None,
             seen: Vec::new(),
             values: Vec::new(),
+            assignments: Vec::new(),
         }
     }
 
@@ -1341,6 +1344,7 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
                 && is_assignment(arg)
                 && (scan.script_given || !scan.operands.is_empty())
             {
+                scan.assignments.push(arg.clone());
                 continue;
             }
             let operand = scan.place(arg);
@@ -1871,6 +1875,9 @@ mod tests {
         assert!(
             t("gawk -l readfile BEGIN{print(readfile(\".env\"))}").contains(&"r:.env".to_owned())
         );
+        // A value assigned on the command line may be the name a program writes to.
+        assert!(t("awk {print>f} f=.git/config x").contains(&"w:.git/config".to_owned()));
+        assert!(t("awk -v f=.git/config {print>f} x").contains(&"w:.git/config".to_owned()));
         // mawk's -W interactive is not -W exec.
         assert_eq!(t("mawk -Wi {print} f"), ["r:f"]);
     }
