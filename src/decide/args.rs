@@ -657,7 +657,7 @@ pub fn mentions(args: &[String], exempt: &[&str]) -> Vec<String> {
     for arg in args.iter().filter(|a| !exempt.contains(&a.as_str())) {
         add(arg);
         for (at, c) in arg.char_indices() {
-            if c == '=' || c == ':' {
+            if (c == '=' || c == ':') && !EXCLUSIONS.contains(&&arg[..at]) {
                 add(&arg[at + 1..]);
             }
         }
@@ -684,6 +684,10 @@ fn patterns<'a>(spec: &Spec, scan: &'a Scan) -> Vec<&'a str> {
         _ => Vec::new(),
     }
 }
+
+/// Options whose attached value is a pattern of names left out, never a file read
+/// (`rsync --exclude=.env`, `tar --exclude=.env`).
+const EXCLUSIONS: &[&str] = &["--exclude", "--exclude-dir", "--include", "--ignore"];
 
 /// The patterns of a find expression (`-name .env`): names matched, not files opened.
 fn find_patterns(args: &[String]) -> Vec<&str> {
@@ -1682,6 +1686,8 @@ mod tests {
         assert!(!has("find . -name .env", ".env"));
         assert!(has("find . -newer .env", ".env"));
         assert!(!has("jq .env f.json", ".env"));
+        assert!(!has("rsync -a --exclude=.env src/ dst/", ".env"));
+        assert!(has("rsync -a --exclude-from=.env src/ dst/", ".env"));
         assert!(!has("cat -", "-"));
     }
 
