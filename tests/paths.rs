@@ -391,6 +391,28 @@ fn any_word_naming_a_sensitive_file_is_refused() {
     );
 }
 
+/// What sed writes besides its files: the backup `-i SUFFIX` renames each file to, and the
+/// `w` file after an address whose delimiter sits in a bracket expression (`/[/]/`).
+#[test]
+fn sed_backups_and_bracketed_delimiters_are_seen() {
+    let case = Case::new("");
+    fs::create_dir_all(case.work().join(".git/hooks")).unwrap();
+    let hook = "work/.git/hooks/post-commit";
+    for script in [
+        "cp plain.txt post-commit && sed -i'.git/hooks/*' s/^// post-commit",
+        "cp plain.txt .git/hooks/post && sed -i-commit s/^// .git/hooks/post",
+        "sed -n '/[/]*/w .git/hooks/post-commit' plain.txt",
+        "sed 's/[/]/x/w .git/hooks/post-commit' plain.txt",
+    ] {
+        case.refuses_write(script, hook, "sensitive.high \"write:.git/hooks\"", 126);
+    }
+    case.refuses_read(
+        "sed '/[/]*/r .env' plain.txt",
+        ENV_SECRET,
+        "sensitive.high \".env\"",
+    );
+}
+
 /// A jq module is a file jq reads: `import "./credentials" as $c` reads credentials.json.
 #[test]
 fn jq_modules_are_files_it_reads() {

@@ -785,6 +785,10 @@ fn touched(name: &str, mut scan: Scan) -> Vec<Touch> {
             scan.touches.extend(compressed);
         }
     }
+    if name == "sed" {
+        let backups = sed_backups(&scan);
+        scan.touches.extend(backups);
+    }
     let inside: Vec<Touch> = match name {
         "sed" => scripts(&scan)
             .into_iter()
@@ -808,6 +812,36 @@ fn touched(name: &str, mut scan: Scan) -> Vec<Touch> {
     };
     scan.touches.extend(inside);
     scan.touches
+}
+
+/// The backups `sed -i SUFFIX` makes of the files it edits, by renaming them: FILE and the
+/// suffix, or the suffix with each `*` made FILE's last part (`-i 'bak/*'`), taken from the
+/// current directory and, to be sure, from FILE's.
+fn sed_backups(scan: &Scan) -> Vec<Touch> {
+    let Some(suffix) = &scan.backup else {
+        return Vec::new();
+    };
+    let mut backups = Vec::new();
+    for file in scan
+        .operands
+        .iter()
+        .skip(usize::from(!scan.script_given))
+        .flatten()
+    {
+        let (dir, base) = match file.rsplit_once('/') {
+            Some((dir, base)) => (format!("{dir}/"), base),
+            None => (String::new(), file.as_str()),
+        };
+        let names = match suffix.contains('*') {
+            true => {
+                let name = suffix.replace('*', base);
+                vec![format!("{dir}{name}"), name]
+            }
+            false => vec![format!("{file}{suffix}")],
+        };
+        backups.extend(names.into_iter().map(|path| Touch { path, write: true }));
+    }
+    backups
 }
 
 /// The files sed or awk (named `name`) take their script or program from (`-f FILE`); empty
@@ -1236,6 +1270,8 @@ struct Scan {
     values: Vec<(String, String)>,
     /// The operands that assign a variable (awk's `NAME=VALUE`).
     assignments: Vec<String>,
+    /// The value of a `writes` option (`sed -i.bak`): the suffix of a backup.
+    backup: Option<String>,
 }
 
 impl Scan {
@@ -1251,6 +1287,7 @@ impl Scan {
             seen: Vec::new(),
             values: Vec::new(),
             assignments: Vec::new(),
+            backup: None,
         }
     }
 
@@ -1368,6 +1405,7 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
             scan.seen.push(name.clone());
             if spec.writes.contains(&name.as_str()) {
                 scan.writes = true;
+                scan.backup = attached.map(str::to_owned).or(scan.backup);
                 continue;
             }
             match (lookup(&name), attached) {
@@ -1403,6 +1441,7 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
             let rest: String = letters[k + 1..].iter().collect();
             if spec.writes.contains(&option.as_str()) {
                 scan.writes = true;
+                scan.backup = Some(rest).filter(|r| !r.is_empty()).or(scan.backup);
                 break;
             }
             if let Some(kind) = lookup(&option) {
@@ -1712,7 +1751,18 @@ mod tests {
         assert_eq!(t("rg --files dir"), ["r:dir"]);
         assert_eq!(t("sed s/a/b/ f"), ["r:f"]);
         assert_eq!(t("sed -i s/a/b/ f"), ["w:f"]);
-        assert_eq!(t("sed -i.bak -e s/a/b/ f g"), ["w:f", "w:g"]);
+        assert_eq!(
+            t("sed -i.bak -e s/a/b/ f g"),
+            ["w:f", "w:g", "w:f.bak", "w:g.bak"]
+        );
+        // The backup is renamed from the file: its name is written.
+        assert!(t("sed -ionfig s/^// .git/c").contains(&"w:.git/config".to_owned()));
+        assert!(t("sed --in-place=onfig s/^// .git/c").contains(&"w:.git/config".to_owned()));
+        assert!(
+            t("sed -i.git/hooks/* s/^// pre-commit")
+                .contains(&"w:.git/hooks/pre-commit".to_owned())
+        );
+        assert!(t("sed -i*onfig s/^// d/c").contains(&"w:d/config".to_owned()));
         assert_eq!(t("sed -ni p f"), ["w:f"]);
         assert_eq!(t("awk -F : {print} x=1 /etc/passwd"), ["r:/etc/passwd"]);
         assert_eq!(t("awk -f prog.awk data"), ["r:prog.awk", "r:data"]);

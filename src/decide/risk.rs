@@ -265,27 +265,17 @@ fn sed_reads_only(args: &[String]) -> bool {
 fn sed_script_reads_only(script: &str) -> bool {
     let chars: Vec<char> = script.chars().collect();
     let mut i = 0;
-    // Skips a delimited field starting after its opening delimiter; returns the index after
-    // the closing one.
-    let field = |mut i: usize, delim: char| -> Option<usize> {
-        while i < chars.len() {
-            match chars[i] {
-                '\\' => i += 2,
-                c if c == delim => return Some(i + 1),
-                _ => i += 1,
-            }
-        }
-        None
-    };
+    let field =
+        |i: usize, delim: char, regex: bool| super::scripts::sed_field_end(&chars, i, delim, regex);
     while i < chars.len() {
         let c = chars[i];
         match c {
             ' ' | '\t' | '\n' | ';' | '{' | '}' | '!' | ',' | '$' | '0'..='9' | '~' | '+' => i += 1,
-            '/' => match field(i + 1, '/') {
+            '/' => match field(i + 1, '/', true) {
                 Some(end) => i = end,
                 None => return false,
             },
-            '\\' if i + 1 < chars.len() => match field(i + 2, chars[i + 1]) {
+            '\\' if i + 1 < chars.len() => match field(i + 2, chars[i + 1], true) {
                 Some(end) => i = end,
                 None => return false,
             },
@@ -305,7 +295,9 @@ fn sed_script_reads_only(script: &str) -> bool {
                 if delim == '\n' || delim == '\\' {
                     return false;
                 }
-                let Some(end) = field(i + 2, delim).and_then(|j| field(j, delim)) else {
+                let regex = c == 's';
+                let Some(end) = field(i + 2, delim, regex).and_then(|j| field(j, delim, false))
+                else {
                     return false;
                 };
                 i = end;
@@ -418,6 +410,8 @@ mod tests {
             "sed s/a/id/e f",
             "sed 1w/tmp/x f",
             "sed 1r/etc/passwd f",
+            "sed /[/]/w/tmp/x f",
+            "sed s/[/]/x/w/tmp/x f",
             "sed -f script f",
             "sed",
             "awk {print>\"/tmp/x\"} f",

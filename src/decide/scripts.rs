@@ -11,16 +11,8 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
     let chars: Vec<char> = script.chars().collect();
     let mut files = Vec::new();
     let mut i = 0;
-    // After a field's opening delimiter: the index after its closing one.
-    let field = |mut i: usize, delim: char| -> usize {
-        while i < chars.len() {
-            match chars[i] {
-                '\\' => i += 2,
-                c if c == delim => return i + 1,
-                _ => i += 1,
-            }
-        }
-        chars.len()
+    let field = |i: usize, delim: char, regex: bool| {
+        sed_field_end(&chars, i, delim, regex).unwrap_or(chars.len())
     };
     // The rest of the line from `i`, blanks skipped first: a file name, and where it ends.
     let rest_of_line = |i: usize| -> (String, usize) {
@@ -37,8 +29,8 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
     while i < chars.len() {
         let c = chars[i];
         match c {
-            '/' => i = field(i + 1, '/'),
-            '\\' if i + 1 < chars.len() => i = field(i + 2, chars[i + 1]),
+            '/' => i = field(i + 1, '/', true),
+            '\\' if i + 1 < chars.len() => i = field(i + 2, chars[i + 1], true),
             'w' | 'W' | 'r' | 'R' => {
                 let (name, end) = rest_of_line(i + 1);
                 push(&mut files, name, matches!(c, 'w' | 'W'));
@@ -55,7 +47,7 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
             ':' | 'v' | 'b' | 't' | 'T' => i = sed_label_end(&chars, i + 1),
             's' | 'y' if i + 1 < chars.len() => {
                 let delim = chars[i + 1];
-                i = field(field(i + 2, delim), delim);
+                i = field(field(i + 2, delim, c == 's'), delim, false);
                 if c == 's' {
                     while i < chars.len() && chars[i].is_ascii_alphanumeric() {
                         if chars[i] == 'w' {
@@ -72,6 +64,51 @@ pub fn sed_files(script: &str) -> Vec<Touch> {
         }
     }
     files
+}
+
+/// The index after the closing delimiter of the sed field whose text starts at `i`; None
+/// when it does not close. In a regular expression (`regex`) the delimiter is text inside a
+/// bracket expression (`/[/]/`), as GNU sed reads it.
+pub(super) fn sed_field_end(
+    chars: &[char],
+    mut i: usize,
+    delim: char,
+    regex: bool,
+) -> Option<usize> {
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            c if c == delim => return Some(i + 1),
+            '[' if regex => i = bracket_end(chars, i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The index after the `]` that closes the bracket expression whose inside starts at `i`:
+/// a `]` first (after any `^`) is text, `[:alpha:]`, `[=a=]` and `[.x.]` are single items,
+/// and a backslash is text.
+fn bracket_end(chars: &[char], mut i: usize) -> usize {
+    if chars.get(i) == Some(&'^') {
+        i += 1;
+    }
+    if chars.get(i) == Some(&']') {
+        i += 1;
+    }
+    while i < chars.len() {
+        match chars[i] {
+            ']' => return i + 1,
+            '[' if matches!(chars.get(i + 1), Some(':' | '=' | '.')) => {
+                let close = chars[i + 1];
+                let end = (i + 2..chars.len().saturating_sub(1))
+                    .find(|&k| chars[k] == close && chars[k + 1] == ']');
+                i = end.map_or(chars.len(), |k| k + 2);
+            }
+            _ => i += 1,
+        }
+    }
+    chars.len()
 }
 
 /// Where the label starting at `i` of a sed script ends (blanks before it skipped): a
@@ -345,6 +382,14 @@ mod tests {
         assert_eq!(sed("a foo\\"), Vec::<String>::new());
         assert_eq!(sed("i\\"), Vec::<String>::new());
         assert_eq!(sed("/x/a\\\nwhat\\\nwhere\nw f"), ["w:f"]);
+        // A delimiter inside a bracket expression is text; not in y's fields.
+        assert_eq!(sed("/[/]*/w .git/config"), ["w:.git/config"]);
+        assert_eq!(sed("s/[/]/x/w .git/config"), ["w:.git/config"]);
+        assert_eq!(sed("s/[]/]//;r id_rsa"), ["r:id_rsa"]);
+        assert_eq!(sed("s/[[:alpha:]/]//;r id_rsa"), ["r:id_rsa"]);
+        assert_eq!(sed("s/[^/]//;r id_rsa"), ["r:id_rsa"]);
+        assert_eq!(sed("\\,[,],r .env"), ["r:.env"]);
+        assert_eq!(sed("y/[/]/;w f"), ["w:f"]);
     }
 
     #[test]
