@@ -413,6 +413,26 @@ fn sed_backups_and_bracketed_delimiters_are_seen() {
     );
 }
 
+/// A file that lists the files to work on (`tar -T`) is read first, and what it lists is
+/// decided as if it were on the command line; one from standard input is refused.
+#[test]
+fn files_a_list_names_are_decided() {
+    let case = Case::new("");
+    fs::write(case.work().join("list"), "plain.txt\n.env\n").unwrap();
+    case.refuses_read("tar -cf - -T list", ENV_SECRET, "sensitive.high \".env\"");
+    case.refuses_read(
+        "tar -cf - --files-from=list",
+        ENV_SECRET,
+        "sensitive.high \".env\"",
+    );
+    let run = case.run("echo .env | tar -cf - -T -");
+    assert!(!run.stdout.contains(ENV_SECRET), "{}", run.describe());
+    run.assert_stderr_has("the files it lists cannot be looked at");
+    fs::write(case.work().join("list"), "plain.txt\n").unwrap();
+    let run = case.run("tar -cf - -T list");
+    assert_eq!(run.status, 0, "{}", run.describe());
+}
+
 /// A jq module is a file jq reads: `import "./credentials" as $c` reads credentials.json.
 #[test]
 fn jq_modules_are_files_it_reads() {

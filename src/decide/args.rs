@@ -54,6 +54,9 @@ enum Value {
     /// The directory relative names are taken from (`git -C DIR`): read, and later relative
     /// operands are under it.
     BaseDir,
+    /// A file listing the files to work on (`tar -T F`, `sort --files0-from=F`): read, and
+    /// so is each file it lists.
+    FileList,
 }
 
 /// How a command's operands (its arguments that are not options) are used.
@@ -118,7 +121,7 @@ const fn spec(names: &'static [&'static str], operands: Operands) -> Spec<'stati
 }
 
 use Access::{Read as R, Text as T, Write as W};
-use Value::{BaseDir, NoScript, Read, Script, ScriptFile, TargetDir, Text, Write};
+use Value::{BaseDir, FileList, NoScript, Read, Script, ScriptFile, TargetDir, Text, Write};
 
 #[rustfmt::skip]
 const GREP: &[(&str, Value)] = &[
@@ -164,15 +167,15 @@ const AWK: &[(&str, Value)] = &[
 const SORT: &[(&str, Value)] = &[
     ("-k", Text), ("--key", Text), ("-t", Text), ("--field-separator", Text), ("-S", Text),
     ("--buffer-size", Text), ("--parallel", Text), ("--batch-size", Text), ("-o", Write),
-    ("--output", Write), ("-T", Write), ("--temporary-directory", Write), ("--files0-from", Read),
+    ("--output", Write), ("-T", Write), ("--temporary-directory", Write), ("--files0-from", FileList),
     ("--random-source", Read), ("--compress-program", Text),
 ];
 
 /// The archive (`-f`) is taken apart: it is not under `-C`.
 #[rustfmt::skip]
 const TAR_VALUES: &[(&str, Value)] = &[
-    ("-f", Text), ("--file", Text), ("-C", BaseDir), ("--directory", BaseDir), ("-T", Read),
-    ("--files-from", Read), ("-X", Read), ("--exclude-from", Read), ("-I", Text),
+    ("-f", Text), ("--file", Text), ("-C", BaseDir), ("--directory", BaseDir), ("-T", FileList),
+    ("--files-from", FileList), ("-X", Read), ("--exclude-from", Read), ("-I", Text),
     ("--use-compress-program", Text), ("-b", Text), ("--blocking-factor", Text), ("-N", Text),
     ("--newer", Text), ("--after-date", Text), ("-g", Write), ("--listed-incremental", Write),
     ("-K", Text), ("-L", Text), ("-V", Text), ("-H", Text), ("--format", Text), ("-F", Text),
@@ -244,7 +247,7 @@ const SPECS: &[Spec<'static>] = &[
         ..spec(&["head", "tail"], Operands::All(R))
     },
     Spec {
-        options: &[("--files0-from", Read)],
+        options: &[("--files0-from", FileList)],
         ..spec(&["wc"], Operands::All(R))
     },
     Spec {
@@ -286,7 +289,7 @@ const SPECS: &[Spec<'static>] = &[
     },
     Spec {
         options: &[
-            ("-m", Read), ("--magic-file", Read), ("-f", Read), ("--files-from", Read),
+            ("-m", Read), ("--magic-file", Read), ("-f", FileList), ("--files-from", FileList),
             ("-e", Text), ("--exclude", Text), ("-F", Text), ("--separator", Text), ("-P", Text),
             ("--parameter", Text),
         ],
@@ -300,7 +303,7 @@ const SPECS: &[Spec<'static>] = &[
         options: &[
             ("-d", Text), ("--max-depth", Text), ("-t", Text), ("--threshold", Text), ("-B", Text),
             ("--block-size", Text), ("--time-style", Text), ("--exclude", Text), ("-X", Read),
-            ("--exclude-from", Read), ("--files0-from", Read),
+            ("--exclude-from", Read), ("--files0-from", FileList),
         ],
         ..spec(&["du"], Operands::All(R))
     },
@@ -485,7 +488,8 @@ const SPECS: &[Spec<'static>] = &[
         options: &[
             ("-o", Write), ("--output", Write), ("-S", Text), ("--suffix", Text), ("-b", Text),
             ("-#", Text), ("-T", Text), ("--threads", Text), ("-D", Read), ("--patch-from", Read),
-            ("--output-dir-flat", Write), ("--output-dir-mirror", Write),
+            ("--output-dir-flat", Write), ("--output-dir-mirror", Write), ("--filelist", FileList),
+            ("--files", FileList), ("--files0", FileList),
         ],
         writes: &[],
         ..spec(
@@ -593,6 +597,9 @@ pub struct Reading {
     pub mentions: Vec<String>,
     /// jq's module search path (`-L DIR`).
     pub search: Vec<String>,
+    /// The files that list more files for it to work on (`tar -T F`, `zstd --filelist F`):
+    /// what they list is as if it were on the command line.
+    pub lists: Vec<String>,
 }
 
 /// How `argv` (argv\[0\] first) has the command named `name` (a program's file name, or a
@@ -602,7 +609,15 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
     let args = argv.get(1..).unwrap_or_default();
     let touches = match name {
         "find" => find(args),
-        "tar" | "gtar" | "bsdtar" => tar(args),
+        "tar" | "gtar" | "bsdtar" => {
+            let (touches, lists) = tar(args);
+            return Some(Reading {
+                touches,
+                mentions: mentions(args, &[]),
+                lists,
+                ..Reading::default()
+            });
+        }
         "dd" => dd(args),
         "jq" => return Some(jq(args)),
         _ => {
@@ -622,6 +637,9 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
                 loads: scan.gave("-l", "--load"),
                 mentions: mentions(args, &patterns(spec, &scan)),
                 search: Vec::new(),
+                lists: response_files(name, args)
+                    .chain(scan.lists.clone())
+                    .collect(),
                 touches: touched(name, scan),
             });
         }
@@ -684,6 +702,33 @@ fn patterns<'a>(spec: &Spec, scan: &'a Scan) -> Vec<&'a str> {
         _ => Vec::new(),
     }
 }
+
+/// The files a list names (`tar -T`, `--files0-from`): each line, or NUL-ended name, and
+/// each word of one (response files, `@F`, split at blanks).
+pub fn list_entries(text: &str) -> Vec<String> {
+    let lines = text.split(['\n', '\0']).map(|l| l.trim_end_matches('\r'));
+    let words = text.split(|c: char| c.is_whitespace() || c == '\0');
+    let mut seen = std::collections::HashSet::new();
+    lines
+        .chain(words)
+        .filter(|e| !e.is_empty() && seen.insert(*e))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The response files of a binutils program (`strings @F`): more arguments, files among
+/// them.
+fn response_files<'a>(name: &str, args: &'a [String]) -> impl Iterator<Item = String> + 'a {
+    let binutils = matches!(name, "strings" | "objdump" | "readelf" | "nm" | "size");
+    args.iter()
+        .filter(move |_| binutils)
+        .filter_map(|arg| arg.strip_prefix('@'))
+        .map(str::to_owned)
+}
+
+/// List options whose value is optional, and only attached: without one, the list is read
+/// from standard input.
+const OPTIONAL_LISTS: &[&str] = &["--files", "--files0"];
 
 /// Options whose attached value is a pattern of names left out, never a file read
 /// (`rsync --exclude=.env`, `tar --exclude=.env`).
@@ -1272,6 +1317,8 @@ struct Scan {
     assignments: Vec<String>,
     /// The value of a `writes` option (`sed -i.bak`): the suffix of a backup.
     backup: Option<String>,
+    /// The files that list more files to work on (`FileList` values), placed.
+    lists: Vec<String>,
 }
 
 impl Scan {
@@ -1288,6 +1335,7 @@ impl Scan {
             values: Vec::new(),
             assignments: Vec::new(),
             backup: None,
+            lists: Vec::new(),
         }
     }
 
@@ -1356,6 +1404,12 @@ impl Scan {
                 self.touch(value, R);
                 self.base = Some(self.under_base(value));
             }
+            Value::FileList => {
+                self.touch(value, R);
+                // `-` is standard input, kept as it is: the list cannot be read first.
+                let list = self.place(value).unwrap_or_else(|| value.to_owned());
+                self.lists.push(list);
+            }
         }
     }
 }
@@ -1411,6 +1465,10 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
             match (lookup(&name), attached) {
                 (Some(kind), Some(value)) => scan.value(&name, value, kind),
                 (Some(Value::NoScript), None) => scan.script_given = true,
+                // xz's `--files` without `=FILE` reads its list from standard input.
+                (Some(Value::FileList), None) if OPTIONAL_LISTS.contains(&name.as_str()) => {
+                    scan.lists.push("-".to_owned());
+                }
                 (Some(kind), None) => {
                     if let Some(value) = args.get(i) {
                         i += 1;
@@ -1572,7 +1630,7 @@ fn dd(args: &[String]) -> Vec<Touch> {
 /// `tar`, in any of its spellings (`tar -xzf A`, `tar xzf A`, `tar --extract --file=A`):
 /// creating reads the operands and writes the archive; extracting reads the archive and
 /// writes the directory (`-C DIR`, else the current one); listing reads the archive.
-fn tar(args: &[String]) -> Vec<Touch> {
+fn tar(args: &[String]) -> (Vec<Touch>, Vec<String>) {
     // The old form puts its letters first, without a dash, and takes their values in order.
     let mut args: Vec<String> = args.to_vec();
     if let Some(first) = args.first().cloned()
@@ -1617,11 +1675,11 @@ fn tar(args: &[String]) -> Vec<Touch> {
     touches.extend(files.touches);
     if mode == 'x' {
         touches.push(Touch {
-            path: files.base.unwrap_or_else(|| ".".to_owned()),
+            path: files.base.clone().unwrap_or_else(|| ".".to_owned()),
             write: true,
         });
     }
-    touches
+    (touches, files.lists)
 }
 
 /// The main operation letter of one tar argument, if it names one.
@@ -1728,6 +1786,29 @@ mod tests {
         assert!(!has("rsync -a --exclude=.env src/ dst/", ".env"));
         assert!(has("rsync -a --exclude-from=.env src/ dst/", ".env"));
         assert!(!has("cat -", "-"));
+    }
+
+    /// The files that list more files: read, and what they list is decided with the rest.
+    #[test]
+    fn lists_of_files() {
+        let lists = |line: &str| {
+            let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            read(&argv[0], &argv).unwrap().lists
+        };
+        assert_eq!(t("tar -cf x.tar -T list"), ["w:x.tar", "r:list"]);
+        assert_eq!(lists("tar -cf x.tar -T list"), ["list"]);
+        assert_eq!(lists("tar -C d -cf x.tar --files-from=list"), ["d/list"]);
+        assert_eq!(lists("wc --files0-from=l"), ["l"]);
+        assert_eq!(lists("sort --files0-from -"), ["-"]);
+        assert_eq!(lists("zstd -d --filelist l"), ["l"]);
+        assert_eq!(lists("xz -d --files=l"), ["l"]);
+        assert_eq!(lists("xz -d --files f.xz"), ["-"]);
+        assert_eq!(lists("strings -a @opts"), ["opts"]);
+        assert!(lists("cat @x").is_empty());
+        assert_eq!(
+            list_entries("a b\n.env\0c\r\n"),
+            ["a b", ".env", "c", "a", "b"]
+        );
     }
 
     /// Long options are taken abbreviated, as getopt_long and git take them.

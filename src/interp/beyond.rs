@@ -68,7 +68,7 @@ impl Shell {
         }
         let search: Vec<&str> = reading.search.iter().map(String::as_str).collect();
         for file in &reading.script_files {
-            let text = self.script_text(file).map_err(|why| {
+            let text = self.read_first(file).map_err(|why| {
                 format!("{file}: {why}: {name}'s script cannot be looked at before it runs")
             })?;
             let text = String::from_utf8_lossy(&text);
@@ -81,10 +81,11 @@ impl Shell {
         Ok(touches)
     }
 
-    /// The text of the script file `file`: a regular file of at most `LONGEST_SCRIPT` bytes.
-    /// A pipe or a terminal (`-f -`, `-f /dev/stdin`, `-f <(...)`) is the program's to read,
-    /// and would keep rsh waiting.
-    fn script_text(&self, file: &str) -> Result<Vec<u8>, String> {
+    /// The text of `file`, a script or a list of files a command is given, read before the
+    /// command runs: a regular file of at most `LONGEST_SCRIPT` bytes. A pipe or a terminal
+    /// (`-f -`, `-f /dev/stdin`, `-f <(...)`) is the program's to read, and would keep rsh
+    /// waiting.
+    pub(crate) fn read_first(&self, file: &str) -> Result<Vec<u8>, String> {
         use std::os::unix::fs::OpenOptionsExt;
         if file == "-" {
             return Err("it is read from standard input".to_owned());
@@ -115,7 +116,7 @@ impl Shell {
     }
 }
 
-/// The longest sed or awk script file rsh reads for the files it names.
+/// The longest script or list of files rsh reads for the files it names.
 const LONGEST_SCRIPT: u64 = 1 << 20;
 
 struct Walk<'a> {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Instant;
 
-use crate::decide::args::{self, Touch};
+use crate::decide::args::{self, Reading, Touch};
 use crate::decide::wrapper::{self, Adjust, Inner};
 use crate::decide::{self, Decision, Request};
 use crate::expand::{self, ExpandError};
@@ -1267,6 +1267,35 @@ impl Shell {
     /// binary acts on it), else by the generic reading: the files it names, those a copy,
     /// move or link makes of them, those below the directories it goes through, and those
     /// named in its script files.
+    /// `reading`, redone with the files its lists name (`tar -T F`) on the command line, after
+    /// `--`; Err when a list cannot be read before the command runs. Only when the policy
+    /// has sensitive files: the kernel holds what the lists name to `[paths]` anyway.
+    fn with_listed(
+        &self,
+        name: &str,
+        argv: &[String],
+        reading: Reading,
+    ) -> (Reading, Result<(), String>) {
+        if reading.lists.is_empty() || self.policy().sensitive().is_empty() {
+            return (reading, Ok(()));
+        }
+        let mut listed = argv.to_vec();
+        listed.push("--".to_owned());
+        for list in &reading.lists {
+            match self.read_first(list) {
+                Ok(text) => listed.extend(args::list_entries(&String::from_utf8_lossy(&text))),
+                Err(why) => {
+                    let why = format!("{list}: {why}: the files it lists cannot be looked at");
+                    return (reading, Err(why));
+                }
+            }
+        }
+        match args::read(name, &listed) {
+            Some(again) => (again, Ok(())),
+            None => (reading, Ok(())),
+        }
+    }
+
     fn program_files(&self, argv: &[String], resolved: &Resolved) -> Named {
         let name = program_name(argv, resolved);
         let Some(reading) = args::read(name, argv) else {
@@ -1276,15 +1305,19 @@ impl Shell {
                 unseen: None,
             };
         };
+        let (reading, listed) = self.with_listed(name, argv, reading);
+        let scripted = self.named_in_script_files(name, &reading);
         // The names a copy, move or link makes first: a refusal names the file that matters
         // (`mv stage d/.git` writes `d/.git/config`) rather than the directory it lands in.
-        let scripted = self.named_in_script_files(name, &reading);
         let mut touches = self.arrived(&reading.arrivals);
         touches.extend(reading.touches);
         let beyond = reading
             .beyond
             .map_or(Ok(Vec::new()), |beyond| self.changed_beyond(&beyond));
-        let unseen = beyond.as_ref().err().or(scripted.as_ref().err()).cloned();
+        let unseen = listed
+            .err()
+            .or(beyond.as_ref().err().cloned())
+            .or(scripted.as_ref().err().cloned());
         touches.extend(beyond.unwrap_or_default());
         touches.extend(scripted.unwrap_or_default());
         Named {
