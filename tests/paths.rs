@@ -451,7 +451,17 @@ fn jq_modules_are_files_it_reads() {
         "import \"credentials\" as $c; $c\n",
     )
     .unwrap();
+    // A module that imports from the directory it names.
+    fs::create_dir(case.work().join("lib")).unwrap();
+    let nested = format!(
+        "import \"credentials\" as $c {{search: \"{}\"}}; def x: $c;\n",
+        case.work().display()
+    );
+    fs::write(case.work().join("lib/n.jq"), nested).unwrap();
     for script in [
+        "jq -n 'import \"cred\\u0065ntials\" as $c; $c'",
+        "jq -n -L lib 'include \"n\"; x'",
+        "jq -n -L lib 'import \"n\" as n; n::x'",
         "jq -n 'import \"./credentials\" as $c; $c'",
         "jq -n 'import \"credentials\" as $c {search: \".\"}; $c'",
         "jq -n -L . 'import \"credentials\" as $c; $c'",

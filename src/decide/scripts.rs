@@ -314,7 +314,7 @@ fn jq_literals(program: &str) -> (Vec<String>, String) {
                 while let Some(c) = chars.next() {
                     match c {
                         '"' => break,
-                        '\\' => value.extend(chars.next()),
+                        '\\' => value.extend(jq_escape(&mut chars)),
                         c => value.push(c),
                     }
                 }
@@ -334,6 +334,24 @@ fn jq_literals(program: &str) -> (Vec<String>, String) {
         }
     }
     (literals, words)
+}
+
+/// The character a jq (JSON) escape stands for, its backslash read: `\n`, `\u0065`
+/// (`e`); a surrogate pair's halves each come out as U+FFFD.
+fn jq_escape(chars: &mut std::str::Chars) -> Option<char> {
+    Some(match chars.next()? {
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        'b' => '\u{8}',
+        'f' => '\u{c}',
+        'u' => {
+            let hex: String = chars.by_ref().take(4).collect();
+            let code = u32::from_str_radix(&hex, 16).unwrap_or(0xfffd);
+            char::from_u32(code).unwrap_or('\u{fffd}')
+        }
+        c => c,
+    })
 }
 
 /// Whether a line of sed text ends with a backslash that continues it: an odd number of them.
@@ -410,6 +428,11 @@ mod tests {
             "import \"k\" as $k {search: \"../.aws\"}; $k",
             &[],
             "../.aws/k.json"
+        ));
+        assert!(reads(
+            "import \"cred\\u0065ntials\" as $c; $c",
+            &[],
+            "credentials.json"
         ));
         // No module, no file: a string is only a string.
         assert!(jq(".a == \"import\"", &[]).is_empty());

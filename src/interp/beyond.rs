@@ -78,7 +78,45 @@ impl Shell {
                 _ => scripts::awk_files(&text, &[], reading.loads),
             });
         }
+        if name == "jq" {
+            let found =
+                self.named_in_jq_modules(&search, reading.touches.iter().chain(&touches))?;
+            touches.extend(found);
+        }
         Ok(touches)
+    }
+
+    /// The files named by the jq modules among `touches` that are there, and by the modules
+    /// they import in turn (`search` is jq's `-L` path; a module's own directory is searched
+    /// too).
+    fn named_in_jq_modules<'a>(
+        &self,
+        search: &[&str],
+        touches: impl Iterator<Item = &'a Touch>,
+    ) -> Result<Vec<Touch>, String> {
+        let module = |path: &String| path.ends_with(".jq");
+        let mut queue: Vec<String> = touches.map(|t| t.path.clone()).filter(module).collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut found = Vec::new();
+        while let Some(file) = queue.pop() {
+            if !self.absolute(Path::new(&file)).is_file() || !seen.insert(file.clone()) {
+                continue;
+            }
+            if seen.len() > MOST_MODULES {
+                return Err(format!(
+                    "more than {MOST_MODULES} jq modules: too many to look through"
+                ));
+            }
+            let text = self.read_first(&file).map_err(|why| {
+                format!("{file}: {why}: the jq module cannot be looked at before it runs")
+            })?;
+            let dir = file.rsplit_once('/').map_or(".", |(dir, _)| dir);
+            let dirs: Vec<&str> = search.iter().copied().chain([dir]).collect();
+            let named = scripts::jq_files(&String::from_utf8_lossy(&text), &dirs);
+            queue.extend(named.iter().map(|t| t.path.clone()).filter(module));
+            found.extend(named);
+        }
+        Ok(found)
     }
 
     /// The text of `file`, a script or a list of files a command is given, read before the
@@ -115,6 +153,9 @@ impl Shell {
         Ok(text)
     }
 }
+
+/// How many jq modules rsh looks into for the files they import.
+const MOST_MODULES: usize = 64;
 
 /// The longest script or list of files rsh reads for the files it names.
 const LONGEST_SCRIPT: u64 = 1 << 20;
