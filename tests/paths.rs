@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq", "timeout"]
 
 [paths]
 read = ["."]
@@ -382,13 +382,18 @@ fn any_word_naming_a_sensitive_file_is_refused() {
     ] {
         case.refuses_read(script, ENV_SECRET, "matches sensitive.high \".env\"");
     }
-    let run = case.run("grep -c .env plain.txt; find . -maxdepth 1 -name .env");
+    // Patterns and excluded names, also under a wrapper.
+    let run = case.run(
+        "grep -c .env plain.txt; find . -maxdepth 1 -name .env; timeout 5 grep -c .env \
+         plain.txt; ls -I .env keys; grep -c KEY --exclude .env plain.txt; echo done",
+    );
     assert_eq!(
         (run.status, run.stdout.as_str()),
-        (0, "0\n./.env\n"),
+        (0, "0\n./.env\n0\nserver.pem\n0\ndone\n"),
         "{}",
         run.describe()
     );
+    case.refuses_read("timeout 5 git show HEAD:.env", ENV_SECRET, "names .env");
 }
 
 /// What sed writes besides its files: the backup `-i SUFFIX` renames each file to, and the

@@ -54,6 +54,8 @@ enum Value {
     /// The directory relative names are taken from (`git -C DIR`): read, and later relative
     /// operands are under it.
     BaseDir,
+    /// A pattern of names, never opened (`grep --exclude=GLOB`, `ls -I GLOB`).
+    Pattern,
     /// A file listing the files to work on (`tar -T F`, `sort --files0-from=F`): read, and
     /// so is each file it lists.
     FileList,
@@ -121,23 +123,25 @@ const fn spec(names: &'static [&'static str], operands: Operands) -> Spec<'stati
 }
 
 use Access::{Read as R, Text as T, Write as W};
-use Value::{BaseDir, FileList, NoScript, Read, Script, ScriptFile, TargetDir, Text, Write};
+use Value::{
+    BaseDir, FileList, NoScript, Pattern, Read, Script, ScriptFile, TargetDir, Text, Write,
+};
 
 #[rustfmt::skip]
 const GREP: &[(&str, Value)] = &[
     ("-e", Script), ("--regexp", Script), ("-f", ScriptFile), ("--file", ScriptFile), ("-m", Text),
     ("--max-count", Text), ("-A", Text), ("-B", Text), ("-C", Text), ("--after-context", Text),
     ("--before-context", Text), ("--context", Text), ("-d", Text), ("--directories", Text),
-    ("-D", Text), ("--devices", Text), ("--include", Text), ("--exclude", Text),
-    ("--exclude-dir", Text), ("--exclude-from", Read), ("--label", Text), ("--binary-files", Text),
+    ("-D", Text), ("--devices", Text), ("--include", Pattern), ("--exclude", Pattern),
+    ("--exclude-dir", Pattern), ("--exclude-from", Read), ("--label", Text), ("--binary-files", Text),
     ("--group-separator", Text),
 ];
 
 #[rustfmt::skip]
 const RG: &[(&str, Value)] = &[
     ("-e", Script), ("--regexp", Script), ("-f", ScriptFile), ("--file", ScriptFile),
-    ("--files", NoScript), ("--type-list", NoScript), ("-g", Text), ("--glob", Text),
-    ("--iglob", Text), ("-t", Text), ("--type", Text), ("-T", Text), ("--type-not", Text),
+    ("--files", NoScript), ("--type-list", NoScript), ("-g", Pattern), ("--glob", Pattern),
+    ("--iglob", Pattern), ("-t", Text), ("--type", Text), ("-T", Text), ("--type-not", Text),
     ("--type-add", Text), ("--type-clear", Text), ("-m", Text), ("--max-count", Text),
     ("-A", Text), ("-B", Text), ("-C", Text), ("--after-context", Text),
     ("--before-context", Text), ("--context", Text), ("-j", Text), ("--threads", Text),
@@ -179,7 +183,7 @@ const TAR_VALUES: &[(&str, Value)] = &[
     ("--use-compress-program", Text), ("-b", Text), ("--blocking-factor", Text), ("-N", Text),
     ("--newer", Text), ("--after-date", Text), ("-g", Write), ("--listed-incremental", Write),
     ("-K", Text), ("-L", Text), ("-V", Text), ("-H", Text), ("--format", Text), ("-F", Text),
-    ("--exclude", Text), ("--to-command", Text), ("--checkpoint-action", Text),
+    ("--exclude", Pattern), ("--to-command", Text), ("--checkpoint-action", Text),
     ("--transform", Text), ("--xform", Text),
 ];
 
@@ -261,8 +265,8 @@ const SPECS: &[Spec<'static>] = &[
     Spec {
         options: &[
             ("-t", Text), ("--type", Text), ("-e", Text), ("--extension", Text), ("-d", Text),
-            ("--max-depth", Text), ("--min-depth", Text), ("--exact-depth", Text), ("-E", Text),
-            ("--exclude", Text), ("-c", Text), ("--color", Text), ("-j", Text),
+            ("--max-depth", Text), ("--min-depth", Text), ("--exact-depth", Text), ("-E", Pattern),
+            ("--exclude", Pattern), ("-c", Text), ("--color", Text), ("-j", Text),
             ("--threads", Text), ("-S", Text), ("--size", Text), ("--changed-within", Text),
             ("--changed-before", Text), ("-o", Text), ("--owner", Text), ("--max-results", Text),
             ("--format", Text), ("--path-separator", Text), ("--base-directory", Read),
@@ -302,7 +306,7 @@ const SPECS: &[Spec<'static>] = &[
     Spec {
         options: &[
             ("-d", Text), ("--max-depth", Text), ("-t", Text), ("--threshold", Text), ("-B", Text),
-            ("--block-size", Text), ("--time-style", Text), ("--exclude", Text), ("-X", Read),
+            ("--block-size", Text), ("--time-style", Text), ("--exclude", Pattern), ("-X", Read),
             ("--exclude-from", Read), ("--files0-from", FileList),
         ],
         ..spec(&["du"], Operands::All(R))
@@ -323,8 +327,8 @@ const SPECS: &[Spec<'static>] = &[
     },
     Spec {
         options: &[
-            ("-I", Text), ("--ignore", Text), ("-w", Text), ("--width", Text), ("-T", Text),
-            ("--tabsize", Text), ("--hide", Text), ("--block-size", Text), ("--format", Text),
+            ("-I", Pattern), ("--ignore", Pattern), ("-w", Text), ("--width", Text), ("-T", Text),
+            ("--tabsize", Text), ("--hide", Pattern), ("--block-size", Text), ("--format", Text),
             ("--quoting-style", Text), ("--sort", Text), ("--time", Text), ("--time-style", Text),
             ("--indicator-style", Text),
         ],
@@ -337,7 +341,7 @@ const SPECS: &[Spec<'static>] = &[
     Spec {
         options: &[
             ("-C", Text), ("-U", Text), ("-I", Text), ("--ignore-matching-lines", Text),
-            ("-x", Text), ("--exclude", Text), ("-F", Text), ("--show-function-line", Text),
+            ("-x", Pattern), ("--exclude", Pattern), ("-F", Text), ("--show-function-line", Text),
             ("-L", Text), ("--label", Text), ("-W", Text), ("--width", Text),
             ("--line-format", Text), ("--tabsize", Text), ("--horizon-lines", Text), ("-X", Read),
             ("--exclude-from", Read), ("--from-file", Read), ("--to-file", Read),
@@ -630,12 +634,16 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
                 args
             };
             let scan = scan(spec, args);
+            let mentions = match TEXT_ONLY.contains(&name) {
+                true => Vec::new(),
+                false => mentions(args, &patterns(spec, &scan)),
+            };
             return Some(Reading {
                 arrivals: arrivals(name, &scan),
                 beyond: beyond(name, &scan),
                 script_files: script_files(name, &scan),
                 loads: scan.gave("-l", "--load"),
-                mentions: mentions(args, &patterns(spec, &scan)),
+                mentions,
                 search: Vec::new(),
                 lists: response_files(name, args)
                     .chain(scan.lists.clone())
@@ -697,10 +705,23 @@ pub fn mentions(args: &[String], exempt: &[&str]) -> Vec<String> {
 /// The words a program with a pattern or script operand (`grep`, `sed`, `jq`) takes as
 /// that, not as a file.
 fn patterns<'a>(spec: &Spec, scan: &'a Scan) -> Vec<&'a str> {
-    match spec.operands {
+    let mut patterns = match spec.operands {
         Operands::AfterScript(_) => scripts(scan),
         _ => Vec::new(),
+    };
+    let kind = |option: &str| spec.options.iter().find(|(n, _)| *n == option).map(|o| o.1);
+    let globs = scan
+        .values
+        .iter()
+        .filter(|(o, _)| kind(o) == Some(Value::Pattern));
+    patterns.extend(globs.map(|(_, value)| value.as_str()));
+    // awk's assignments: their values are files only as its program uses them, which the
+    // program's reading decides.
+    if spec.assignments {
+        patterns.extend(scan.assignments.iter().map(String::as_str));
+        patterns.extend(scan.values_of(&["-v", "--assign"]));
     }
+    patterns
 }
 
 /// The files a list names (`tar -T`, `--files0-from`): each line, or NUL-ended name, and
@@ -732,7 +753,15 @@ const OPTIONAL_LISTS: &[&str] = &["--files", "--files0"];
 
 /// Options whose attached value is a pattern of names left out, never a file read
 /// (`rsync --exclude=.env`, `tar --exclude=.env`).
-const EXCLUSIONS: &[&str] = &["--exclude", "--exclude-dir", "--include", "--ignore"];
+const EXCLUSIONS: &[&str] = &[
+    "--exclude",
+    "--exclude-dir",
+    "--include",
+    "--ignore",
+    "--hide",
+    "--glob",
+    "--iglob",
+];
 
 /// The patterns of a find expression (`-name .env`): names matched, not files opened.
 fn find_patterns(args: &[String]) -> Vec<&str> {
@@ -753,6 +782,12 @@ fn find_patterns(args: &[String]) -> Vec<&str> {
         .map(|pair| pair[1].as_str())
         .collect()
 }
+
+/// Programs that open no file their arguments name, whatever they are.
+const TEXT_ONLY: &[&str] = &[
+    "echo", "printf", "basename", "dirname", "seq", "sleep", "expr", "true", "false", "yes",
+    "printenv", "nproc", "uname", "whoami", "id", "groups",
+];
 
 /// The names awk goes by.
 pub const AWKS: &[&str] = &["awk", "gawk", "mawk", "nawk"];
@@ -940,6 +975,8 @@ fn scripts(scan: &Scan) -> Vec<&str> {
 fn jq(args: &[String]) -> Reading {
     let mut rest = Vec::with_capacity(args.len());
     let mut files = Vec::new();
+    // jq opens no file by a name it is given as a value.
+    let mut values: Vec<&str> = Vec::new();
     let mut words = args.iter();
     while let Some(arg) = words.next() {
         match arg.as_str() {
@@ -953,8 +990,8 @@ fn jq(args: &[String]) -> Reading {
             }
             // A name and a value, neither a file.
             "--arg" | "--argjson" => {
-                words.next();
-                words.next();
+                values.extend(words.next().map(String::as_str));
+                values.extend(words.next().map(String::as_str));
             }
             _ => rest.push(arg.clone()),
         }
@@ -975,7 +1012,8 @@ fn jq(args: &[String]) -> Reading {
     for program in scripts(&scan) {
         touches.extend(super::scripts::jq_files(program, &dirs));
     }
-    let mentions = self::mentions(args, &patterns(spec, &scan));
+    values.extend(patterns(spec, &scan));
+    let mentions = self::mentions(args, &values);
     let script_files = scan
         .values_of(&["-f", "--from-file"])
         .map(str::to_owned)
@@ -1387,7 +1425,7 @@ impl Scan {
     fn value(&mut self, option: &str, value: &str, kind: Value) {
         self.values.push((option.to_owned(), value.to_owned()));
         match kind {
-            Value::Text => {}
+            Value::Text | Value::Pattern => {}
             Value::Read => self.touch(value, R),
             Value::Write => self.touch(value, W),
             Value::Script | Value::NoScript => self.script_given = true,
@@ -1784,6 +1822,15 @@ mod tests {
         assert!(has("find . -newer .env", ".env"));
         assert!(!has("jq .env f.json", ".env"));
         assert!(!has("rsync -a --exclude=.env src/ dst/", ".env"));
+        assert!(!has("grep -rn KEY --exclude .env .", ".env"));
+        assert!(!has("ls -I .env", ".env"));
+        assert!(!has("diff -r -x .env a b", ".env"));
+        assert!(!has("rg -g !.env KEY", "!.env"));
+        assert!(!has("jq --arg f .env .files+=[$f] p.json", ".env"));
+        assert!(!has("awk -v f=.env $0==f .gitignore", ".env"));
+        assert!(!has("basename .env", ".env"));
+        // Only the value of the option is a pattern: a file of that name is still read.
+        assert_eq!(t("grep --exclude .env KEY .env"), ["r:.env"]);
         assert!(has("rsync -a --exclude-from=.env src/ dst/", ".env"));
         assert!(!has("cat -", "-"));
     }

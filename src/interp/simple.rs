@@ -1322,7 +1322,7 @@ impl Shell {
         touches.extend(scripted.unwrap_or_default());
         Named {
             touches,
-            mentions: reading.mentions,
+            mentions: own_mentions(argv, resolved, reading.mentions),
             unseen,
         }
     }
@@ -1339,6 +1339,21 @@ pub(crate) enum Files {
 
 /// How many wrappers may wrap each other (`nice timeout 5 env A=1 make`).
 const MAX_WRAPPERS: usize = 16;
+
+/// The words of `argv` that may name a file (`mentions`, as its program reads them), but
+/// of a wrapper only its own: the command it runs is decided with its own reading, which
+/// knows its patterns (`timeout 60 grep .env .gitignore`).
+fn own_mentions(argv: &[String], resolved: &Resolved, mentions: Vec<String>) -> Vec<String> {
+    let inner = match (&resolved.performs, wrapped(argv, resolved)) {
+        (Some(performs), _) => performs.argv.clone(),
+        (None, Some(Inner::Runs(inner))) => inner,
+        _ => return mentions,
+    };
+    match argv.ends_with(&inner) {
+        true => args::mentions(&argv[1..argv.len() - inner.len()], &[]),
+        false => mentions,
+    }
+}
 
 /// What a wrapper program runs; None for any other program.
 fn wrapped(argv: &[String], resolved: &Resolved) -> Option<Inner> {
