@@ -399,14 +399,15 @@ fn the_risk_explained_is_the_risk_a_run_goes_by() {
 #[test]
 fn the_text_explanation_shows_escapes_and_invisible_characters() {
     let d = Dir::new();
-    let out = d.rsh(&["--explain", "echo a\u{1b}[2Jb \u{202e}hs.txt\rX"]);
+    // A carriage return outside quotes is refused; inside them it is text.
+    let out = d.rsh(&["--explain", "echo a\u{1b}[2Jb \u{202e}hs.txt'\r'X"]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         !text.contains(['\u{1b}', '\u{202e}', '\r']),
         "raw characters in {text:?}"
     );
     assert!(
-        text.starts_with("echo a\\x1b[2Jb \\u{202e}hs.txt\\x0dX\n"),
+        text.starts_with("echo a\\x1b[2Jb \\u{202e}hs.txt'\\x0d'X\n"),
         "{text}"
     );
 }
