@@ -895,8 +895,7 @@ fn touched(name: &str, mut scan: Scan) -> Vec<Touch> {
 }
 
 /// The backups `sed -i SUFFIX` makes of the files it edits, by renaming them: FILE and the
-/// suffix, or the suffix with each `*` made FILE's last part (`-i 'bak/*'`), taken from the
-/// current directory and, to be sure, from FILE's.
+/// suffix, or the suffix with each `*` made FILE (`-i 'bak_*' d/f` renames to `bak_d/f`).
 fn sed_backups(scan: &Scan) -> Vec<Touch> {
     let Some(suffix) = &scan.backup else {
         return Vec::new();
@@ -912,10 +911,11 @@ fn sed_backups(scan: &Scan) -> Vec<Touch> {
             Some((dir, base)) => (format!("{dir}/"), base),
             None => (String::new(), file.as_str()),
         };
+        // GNU sed puts the file as written where the `*` is; the others are there to be sure.
         let names = match suffix.contains('*') {
             true => {
                 let name = suffix.replace('*', base);
-                vec![format!("{dir}{name}"), name]
+                vec![suffix.replace('*', file), format!("{dir}{name}"), name]
             }
             false => vec![format!("{file}{suffix}")],
         };
@@ -1891,6 +1891,11 @@ mod tests {
                 .contains(&"w:.git/hooks/pre-commit".to_owned())
         );
         assert!(t("sed -i*onfig s/^// d/c").contains(&"w:d/config".to_owned()));
+        assert!(t("sed -i.g* s/x/x/ it/config").contains(&"w:.git/config".to_owned()));
+        assert!(
+            t("sed -i.git/* s/x/x/ hooks/pre-commit")
+                .contains(&"w:.git/hooks/pre-commit".to_owned())
+        );
         assert_eq!(t("sed -ni p f"), ["w:f"]);
         assert_eq!(t("awk -F : {print} x=1 /etc/passwd"), ["r:/etc/passwd"]);
         assert_eq!(t("awk -f prog.awk data"), ["r:prog.awk", "r:data"]);

@@ -246,6 +246,24 @@ fn awk_string(chars: &[char], start: usize) -> (String, usize) {
                 match c {
                     'n' => value.push('\n'),
                     't' => value.push('\t'),
+                    'r' => value.push('\r'),
+                    // A backslash before a line's end joins the lines.
+                    '\n' => {}
+                    'x' => {
+                        let digits: String = chars[i + 1..]
+                            .iter()
+                            .take(2)
+                            .take_while(|d| d.is_ascii_hexdigit())
+                            .collect();
+                        i += digits.len();
+                        match u32::from_str_radix(&digits, 16)
+                            .ok()
+                            .and_then(char::from_u32)
+                        {
+                            Some(decoded) => value.push(decoded),
+                            None => value.push('x'),
+                        }
+                    }
                     '0'..='7' => {
                         let digits: String = chars[i..]
                             .iter()
@@ -480,6 +498,12 @@ mod tests {
         ));
         assert!(reads("BEGIN{ARGV[1]=\".env\";ARGC=2}{print}", ".env"));
         assert!(reads("BEGIN{getline l < (\".e\" \"nv\")}", ".env"));
+        assert!(reads("BEGIN{getline l < \".e\\x6ev\"}", ".env"));
+        assert!(reads("BEGIN{getline l < \"id_r\\\nsa\"}", "id_rsa"));
+        assert!(writes(
+            "BEGIN{print 1 > \".git/con\\x66ig\"}",
+            ".git/config"
+        ));
         assert_eq!(
             shown(awk_files(
                 "BEGIN{f=x; print 1 > f}",
