@@ -406,6 +406,7 @@ fn sed_backups_and_bracketed_delimiters_are_seen() {
     for script in [
         "cp plain.txt post-commit && sed -i'.git/hooks/*' s/^// post-commit",
         "cp plain.txt .git/hooks/post && sed -i-commit s/^// .git/hooks/post",
+        "mkdir -p hooks && cp plain.txt hooks/post-commit && sed -i'.git/*' s/^// hooks/post-commit",
         "sed -n '/[/]*/w .git/hooks/post-commit' plain.txt",
         "sed 's/[/]/x/w .git/hooks/post-commit' plain.txt",
     ] {

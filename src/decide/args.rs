@@ -286,7 +286,7 @@ const SPECS: &[Spec<'static>] = &[
     },
     Spec {
         options: &[
-            ("-f", ScriptFile), ("--from-file", ScriptFile), ("--arg", Text), ("--argjson", Text),
+            ("--arg", Text), ("--argjson", Text),
             ("--indent", Text), ("-L", Read), ("--library-path", Read),
         ],
         ..spec(&["jq"], Operands::AfterScript(R))
@@ -626,10 +626,13 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
         "jq" => return Some(jq(args)),
         _ => {
             let spec = spec_of(name)?;
-            let awk_args;
+            let rewritten;
             let args = if AWKS.contains(&name) {
-                awk_args = awk_w_options(name, args);
-                &awk_args
+                rewritten = awk_w_options(name, args);
+                &rewritten
+            } else if name.contains("zstd") {
+                rewritten = zstd_options(spec, args);
+                &rewritten
             } else {
                 args
             };
@@ -729,11 +732,12 @@ fn patterns<'a>(spec: &Spec, scan: &'a Scan) -> Vec<&'a str> {
 pub fn list_entries(text: &str) -> Vec<String> {
     let lines = text.split(['\n', '\0']).map(|l| l.trim_end_matches('\r'));
     let words = text.split(|c: char| c.is_whitespace() || c == '\0');
-    let mut seen = std::collections::HashSet::new();
-    lines
+    // A response file quotes as a shell does (`".env"`, `.e\nv`): each also unquoted.
+    let both = lines
         .chain(words)
-        .filter(|e| !e.is_empty() && seen.insert(*e))
-        .map(str::to_owned)
+        .flat_map(|e| [e.to_owned(), e.replace(['"', '\'', '\\'], "")]);
+    let mut seen = std::collections::HashSet::new();
+    both.filter(|e| !e.is_empty() && seen.insert(e.clone()))
         .collect()
 }
 
@@ -780,6 +784,31 @@ fn find_patterns(args: &[String]) -> Vec<&str> {
     args.windows(2)
         .filter(|pair| PATTERNS.contains(&pair[0].as_str()))
         .map(|pair| pair[1].as_str())
+        .collect()
+}
+
+/// zstd's long options as the table reads them: zstd takes a word that starts with one of
+/// its options that take a value (all those listed) as that option, the value after `=` or in the next word
+/// (`--filelistX L` is `--filelist L`).
+fn zstd_options(spec: &Spec, args: &[String]) -> Vec<String> {
+    let longs = || {
+        spec.options
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| n.starts_with("--"))
+    };
+    args.iter()
+        .map(|arg| {
+            let long = longs()
+                .filter(|n| arg.starts_with(n))
+                .max_by_key(|n| n.len())
+                .filter(|n| n.len() < arg.len());
+            match long {
+                Some(name) if arg[name.len()..].starts_with('=') => arg.clone(),
+                Some(name) => name.to_owned(),
+                None => arg.clone(),
+            }
+        })
         .collect()
 }
 
@@ -1003,7 +1032,25 @@ fn jq(args: &[String]) -> Reading {
     let Some(spec) = spec_of("jq") else {
         return Reading::default();
     };
-    let scan = scan(spec, &rest);
+    let mut scan = scan(spec, &rest);
+    // `-f` (anywhere, also in a group: `-rf`) and `--run-tests` are flags: the first operand
+    // is then the file the program, or the tests, are read from; none is standard input.
+    let from_file = rest.iter().any(|a| {
+        let group = a
+            .strip_prefix('-')
+            .filter(|g| !g.is_empty() && !g.starts_with('-'));
+        matches!(a.as_str(), "--from-file" | "--run-tests")
+            || group.is_some_and(|g| g.chars().all(|c| c.is_ascii_alphabetic()) && g.contains('f'))
+    });
+    let program_file = match scan.operands.first() {
+        _ if !from_file => None,
+        Some(Some(file)) => Some(file.clone()),
+        _ => Some("-".to_owned()),
+    };
+    if let Some(file) = &program_file {
+        scan.script_given = true;
+        scan.touch(file, R);
+    }
     let search: Vec<String> = scan
         .values_of(&["-L", "--library-path"])
         .map(str::to_owned)
@@ -1014,10 +1061,7 @@ fn jq(args: &[String]) -> Reading {
     }
     values.extend(patterns(spec, &scan));
     let mentions = self::mentions(args, &values);
-    let script_files = scan
-        .values_of(&["-f", "--from-file"])
-        .map(str::to_owned)
-        .collect();
+    let script_files = program_file.into_iter().collect();
     touches.extend(scan.touches);
     Reading {
         touches,
@@ -1850,6 +1894,8 @@ mod tests {
         assert_eq!(lists("zstd -d --filelist l"), ["l"]);
         assert_eq!(lists("xz -d --files=l"), ["l"]);
         assert_eq!(lists("xz -d --files f.xz"), ["-"]);
+        assert_eq!(lists("zstd -dc --filelistX l"), ["l"]);
+        assert!(t("zstd -d --output-dir-flatX .git f.zst").contains(&"w:.git".to_owned()));
         assert_eq!(lists("strings -a @opts"), ["opts"]);
         assert!(lists("cat @x").is_empty());
         assert_eq!(
@@ -2069,6 +2115,23 @@ mod tests {
         assert!(t("awk -v f=.git/config {print>f} x").contains(&"w:.git/config".to_owned()));
         // mawk's -W interactive is not -W exec.
         assert_eq!(t("mawk -Wi {print} f"), ["r:f"]);
+    }
+
+    /// jq's `-f` is a flag: the first operand is the program's file, wherever `-f` is.
+    #[test]
+    fn jq_takes_its_program_from_the_first_operand_with_f() {
+        let files = |line: &str| {
+            let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            read(&argv[0], &argv).unwrap().script_files
+        };
+        assert_eq!(t("jq -f p.jq d.json"), ["r:d.json", "r:p.jq"]);
+        assert_eq!(files("jq -f p.jq d.json"), ["p.jq"]);
+        assert!(t("jq .env -f").contains(&"r:.env".to_owned()));
+        assert!(t("jq -n id_rsa -rf").contains(&"r:id_rsa".to_owned()));
+        assert!(t("jq .env --from-file").contains(&"r:.env".to_owned()));
+        assert!(t("jq --run-tests .env").contains(&"r:.env".to_owned()));
+        assert_eq!(files("jq --run-tests"), ["-"]);
+        assert!(files("jq -r .a d.json").is_empty());
     }
 
     #[test]

@@ -1274,26 +1274,36 @@ impl Shell {
         &self,
         name: &str,
         argv: &[String],
-        reading: Reading,
+        mut reading: Reading,
     ) -> (Reading, Result<(), String>) {
         if reading.lists.is_empty() || self.policy().sensitive().is_empty() {
             return (reading, Ok(()));
         }
         let mut listed = argv.to_vec();
         listed.push("--".to_owned());
-        for list in &reading.lists {
-            match self.read_first(list) {
+        let mut read: Vec<String> = Vec::new();
+        // A list may name another (`strings @F` with `@G` in F): each is read once.
+        while let Some(list) = reading.lists.iter().find(|l| !read.contains(l)).cloned() {
+            if read.len() == MOST_LISTS {
+                return (
+                    reading,
+                    Err(format!("more than {MOST_LISTS} lists of files")),
+                );
+            }
+            match self.read_first(&list) {
                 Ok(text) => listed.extend(args::list_entries(&String::from_utf8_lossy(&text))),
                 Err(why) => {
                     let why = format!("{list}: {why}: the files it lists cannot be looked at");
                     return (reading, Err(why));
                 }
             }
+            read.push(list);
+            match args::read(name, &listed) {
+                Some(again) => reading = again,
+                None => break,
+            }
         }
-        match args::read(name, &listed) {
-            Some(again) => (again, Ok(())),
-            None => (reading, Ok(())),
-        }
+        (reading, Ok(()))
     }
 
     fn program_files(&self, argv: &[String], resolved: &Resolved) -> Named {
@@ -1336,6 +1346,9 @@ pub(crate) enum Files {
     /// know where the others are.
     Absolute,
 }
+
+/// How many lists of files (`tar -T F`, `@F`) rsh reads for one command.
+const MOST_LISTS: usize = 16;
 
 /// How many wrappers may wrap each other (`nice timeout 5 env A=1 make`).
 const MAX_WRAPPERS: usize = 16;
