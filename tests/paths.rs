@@ -464,6 +464,30 @@ fn jq_modules_are_files_it_reads() {
         case.work().display()
     );
     fs::write(case.work().join("lib/n.jq"), nested).unwrap();
+    // jq also looks in ~/.jq.
+    fs::create_dir(case.work().join(".jq")).unwrap();
+    fs::copy(case.work().join("lib/n.jq"), case.work().join(".jq/h.jq")).unwrap();
+    let from_home = |policy: &str| {
+        let out = common::without_terminal(&mut Command::new(RSH))
+            .arg("--policy")
+            .arg(case.root().join(policy))
+            .args(["-c", "jq -nc 'import \"h\" as h; h::x'"])
+            .env("HOME", case.work())
+            .current_dir(case.work())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run rsh");
+        Run::of(out)
+    };
+    let control = from_home("open.toml");
+    assert!(
+        control.stdout.contains(ENV_SECRET),
+        "{}",
+        control.describe()
+    );
+    let run = from_home("policy.toml");
+    assert!(!run.stdout.contains(ENV_SECRET), "{}", run.describe());
+    assert_eq!(run.status, 126, "{}", run.describe());
     for script in [
         "jq -n 'import \"cred\\u0065ntials\" as $c; $c'",
         "jq -n -L lib 'include \"n\"; x'",

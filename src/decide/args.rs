@@ -601,6 +601,8 @@ pub struct Reading {
     pub mentions: Vec<String>,
     /// jq's module search path (`-L DIR`).
     pub search: Vec<String>,
+    /// jq's program, when given on the command line.
+    pub programs: Vec<String>,
     /// The files that list more files for it to work on (`tar -T F`, `zstd --filelist F`):
     /// what they list is as if it were on the command line.
     pub lists: Vec<String>,
@@ -648,6 +650,7 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
                 loads: scan.gave("-l", "--load"),
                 mentions,
                 search: Vec::new(),
+                programs: Vec::new(),
                 lists: response_files(name, args)
                     .chain(scan.lists.clone())
                     .collect(),
@@ -1056,7 +1059,8 @@ fn jq(args: &[String]) -> Reading {
         .map(str::to_owned)
         .collect();
     let dirs: Vec<&str> = search.iter().map(String::as_str).collect();
-    for program in scripts(&scan) {
+    let programs: Vec<String> = scripts(&scan).into_iter().map(str::to_owned).collect();
+    for program in &programs {
         touches.extend(super::scripts::jq_files(program, &dirs));
     }
     values.extend(patterns(spec, &scan));
@@ -1068,6 +1072,7 @@ fn jq(args: &[String]) -> Reading {
         mentions,
         script_files,
         search,
+        programs,
         ..Reading::default()
     }
 }

@@ -66,7 +66,21 @@ impl Shell {
         if self.policy().sensitive().is_empty() {
             return Ok(touches);
         }
-        let search: Vec<&str> = reading.search.iter().map(String::as_str).collect();
+        // jq also looks in ~/.jq (HOME as the shell has it, and the policy's), and reads
+        // ~/.jq itself when it is a file.
+        let homes = [self.vars.value("HOME").map(Path::new), Some(self.home())];
+        let home_jqs: Vec<String> = homes
+            .into_iter()
+            .flatten()
+            .map(|home| home.join(".jq").to_string_lossy().into_owned())
+            .collect();
+        let mut search: Vec<&str> = reading.search.iter().map(String::as_str).collect();
+        if name == "jq" {
+            search.extend(home_jqs.iter().map(String::as_str));
+            for program in &reading.programs {
+                touches.extend(scripts::jq_files(program, &search));
+            }
+        }
         for file in &reading.script_files {
             let text = self.read_first(file).map_err(|why| {
                 format!("{file}: {why}: {name}'s script cannot be looked at before it runs")
@@ -79,8 +93,15 @@ impl Shell {
             });
         }
         if name == "jq" {
-            let found =
-                self.named_in_jq_modules(&search, reading.touches.iter().chain(&touches))?;
+            let libraries: Vec<Touch> = home_jqs
+                .iter()
+                .map(|path| Touch {
+                    path: path.clone(),
+                    write: false,
+                })
+                .collect();
+            let seeds = reading.touches.iter().chain(&touches).chain(&libraries);
+            let found = self.named_in_jq_modules(&search, seeds)?;
             touches.extend(found);
         }
         Ok(touches)
