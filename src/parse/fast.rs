@@ -241,7 +241,7 @@ fn word_end(src: &[u8], start: usize) -> Option<usize> {
                 i = close + 1;
             }
             b']' => return None,
-            b'(' | b')' | b'#' | b'\n' | b'\r' => return None,
+            b'(' | b')' | b'#' | b'\n' | b'\r' | b'\x0b' | b'\x0c' => return None,
             b'\\' => {
                 // An escaped character is text; a trailing backslash continues the line.
                 // tree-sitter-bash drops an escaped blank (bash keeps it as an argument),

@@ -248,20 +248,32 @@ const TEXT_NODES: &[&str] = &[
 ];
 
 /// bash reads a carriage return outside quotes as part of a word (`x=a<CR>b` assigns
-/// `a<CR>b`, and a line ending in CR LF ends its last word with a CR); tree-sitter-bash
-/// reads it as a blank, so `x=a<CR>b` would run `b`. A line with one outside a word, a
-/// string, a here-document or a comment is refused rather than split where bash would not.
+/// `a<CR>b`, and a line ending in CR LF ends its last word with a CR), and so a vertical tab
+/// and a form feed; tree-sitter-bash reads them as blanks, so `x=a<CR>b` would run `b`. A
+/// line with one outside a word, a string, a here-document or a comment is refused rather
+/// than split where bash would not.
 fn refuse_blank_carriage_returns(source: &str, tree: &tree_sitter::Tree) -> Result<(), ParseError> {
-    for (at, _) in source.match_indices('\r') {
+    for (at, c) in source.match_indices(['\r', '\x0b', '\x0c']) {
         let node = tree.root_node().descendant_for_byte_range(at, at + 1);
         let inside = node.is_some_and(|n| n.child_count() == 0 || TEXT_NODES.contains(&n.kind()));
         if !inside {
             let (line, column) = line_column(source.as_bytes(), at);
+            let construct = match c {
+                "\r" => {
+                    "a carriage return outside quotes, which bash takes as part of a word \
+                         (a file with CR LF line ends? remove the CRs; quote one as $'\\r')"
+                }
+                "\x0b" => {
+                    "a vertical tab outside quotes, which bash takes as part of a word \
+                           (quote it as $'\\v')"
+                }
+                _ => {
+                    "a form feed outside quotes, which bash takes as part of a word (quote it \
+                      as $'\\f')"
+                }
+            };
             return Err(ParseError::Unsupported {
-                construct: "a carriage return outside quotes, which bash takes as part of a \
-                            word (a file with CR LF line ends? remove the CRs; quote one as \
-                            $'\\r')"
-                    .to_owned(),
+                construct: construct.to_owned(),
                 line,
                 column,
             });

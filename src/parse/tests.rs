@@ -1748,25 +1748,34 @@ fn rejects_unsupported_constructs_by_name() {
     assert_eq!(err.to_string(), "unsupported: background job & at 1:9");
 }
 
-/// bash keeps a carriage return outside quotes in its word; tree-sitter-bash would split the
-/// word there (`x=a<CR>b` would run `b`), so such a line is refused. Quoted, in a comment or a
-/// here-document, it is text.
+/// bash keeps a carriage return (or a vertical tab, a form feed) outside quotes in its word;
+/// tree-sitter-bash would split the word there (`x=a<CR>b` would run `b`), so such a line is
+/// refused. Quoted, in a comment or a here-document, it is text.
 #[test]
 fn a_carriage_return_outside_quotes_is_refused() {
-    for text in ["x=a\rb", "echo a\rb", "echo hi\r\n", "echo a;\rb", "ls\r"] {
+    for text in [
+        "x=a\rb",
+        "echo a\rb",
+        "echo hi\r\n",
+        "echo a;\rb",
+        "ls\r",
+        "cat\x0b.env",
+        "echo a\x0cb",
+    ] {
         match parse(text) {
-            Err(ParseError::Unsupported { construct, .. }) => {
-                assert!(
-                    construct.contains("carriage return"),
-                    "{text:?}: {construct}"
-                )
-            }
+            Err(ParseError::Unsupported { construct, .. }) => assert!(
+                ["carriage return", "vertical tab", "form feed"]
+                    .iter()
+                    .any(|what| construct.contains(what)),
+                "{text:?}: {construct}"
+            ),
             other => panic!("{text:?}: {:?}", other.map(|p| show_program(&p))),
         }
     }
     for text in [
         "echo \"a\rb\"",
         "echo 'a\rb'",
+        "echo 'a\x0bb\x0cc'",
         "echo \"a\rb $x\"",
         "# a\r\necho ok",
         "cat <<E\na\rb $x\nE\n",
