@@ -63,7 +63,8 @@ impl Shell {
         reading: &Reading,
     ) -> Result<Vec<Touch>, String> {
         let mut touches = Vec::new();
-        if self.policy().sensitive().is_empty() {
+        let jq = name == "jq";
+        if self.policy().sensitive().is_empty() || (!jq && reading.script_files.is_empty()) {
             return Ok(touches);
         }
         // jq also looks in ~/.jq (HOME as the shell has it, and the policy's), and reads
@@ -72,10 +73,11 @@ impl Shell {
         let home_jqs: Vec<String> = homes
             .into_iter()
             .flatten()
+            .filter(|_| jq)
             .map(|home| home.join(".jq").to_string_lossy().into_owned())
             .collect();
         let mut search: Vec<&str> = reading.search.iter().map(String::as_str).collect();
-        if name == "jq" {
+        if jq {
             search.extend(home_jqs.iter().map(String::as_str));
             for program in &reading.programs {
                 touches.extend(scripts::jq_files(program, &search));
@@ -92,7 +94,7 @@ impl Shell {
                 _ => scripts::awk_files(&text, &[], reading.loads),
             });
         }
-        if name == "jq" {
+        if jq {
             let libraries: Vec<Touch> = home_jqs
                 .iter()
                 .map(|path| Touch {
@@ -160,16 +162,18 @@ impl Shell {
         if !meta.is_file() {
             return Err("not a regular file".to_owned());
         }
+        let too_long = || format!("longer than {} MiB", LONGEST_SCRIPT >> 20);
         if meta.len() > LONGEST_SCRIPT {
-            return Err(format!("longer than {} MiB", LONGEST_SCRIPT >> 20));
+            return Err(too_long());
         }
         let mut text = Vec::new();
         opened
             .take(LONGEST_SCRIPT + 1)
             .read_to_end(&mut text)
             .map_err(|e| crate::spawn::fd::io_message(&e))?;
+        // It may have grown since it was looked at.
         if text.len() as u64 > LONGEST_SCRIPT {
-            return Err(format!("longer than {} MiB", LONGEST_SCRIPT >> 20));
+            return Err(too_long());
         }
         Ok(text)
     }

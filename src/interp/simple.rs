@@ -1267,6 +1267,37 @@ impl Shell {
     /// binary acts on it), else by the generic reading: the files it names, those a copy,
     /// move or link makes of them, those below the directories it goes through, and those
     /// named in its script files.
+    fn program_files(&self, argv: &[String], resolved: &Resolved) -> Named {
+        let name = program_name(argv, resolved);
+        let Some(reading) = args::read(name, argv) else {
+            return Named {
+                touches: args::generic(argv),
+                mentions: args::mentions(argv.get(1..).unwrap_or_default(), &[]),
+                unseen: None,
+            };
+        };
+        let (reading, listed) = self.with_listed(name, argv, reading);
+        let scripted = self.named_in_script_files(name, &reading);
+        // The names a copy, move or link makes first: a refusal names the file that matters
+        // (`mv stage d/.git` writes `d/.git/config`) rather than the directory it lands in.
+        let mut touches = self.arrived(&reading.arrivals);
+        touches.extend(reading.touches);
+        let beyond = reading
+            .beyond
+            .map_or(Ok(Vec::new()), |beyond| self.changed_beyond(&beyond));
+        let unseen = listed
+            .err()
+            .or(beyond.as_ref().err().cloned())
+            .or(scripted.as_ref().err().cloned());
+        touches.extend(beyond.unwrap_or_default());
+        touches.extend(scripted.unwrap_or_default());
+        Named {
+            touches,
+            mentions: own_mentions(argv, resolved, reading.mentions),
+            unseen,
+        }
+    }
+
     /// `reading`, redone with the files its lists name (`tar -T F`) on the command line, after
     /// `--`; Err when a list cannot be read before the command runs. Only when the policy
     /// has sensitive files: the kernel holds what the lists name to `[paths]` anyway.
@@ -1305,37 +1336,6 @@ impl Shell {
         }
         (reading, Ok(()))
     }
-
-    fn program_files(&self, argv: &[String], resolved: &Resolved) -> Named {
-        let name = program_name(argv, resolved);
-        let Some(reading) = args::read(name, argv) else {
-            return Named {
-                touches: args::generic(argv),
-                mentions: args::mentions(argv.get(1..).unwrap_or_default(), &[]),
-                unseen: None,
-            };
-        };
-        let (reading, listed) = self.with_listed(name, argv, reading);
-        let scripted = self.named_in_script_files(name, &reading);
-        // The names a copy, move or link makes first: a refusal names the file that matters
-        // (`mv stage d/.git` writes `d/.git/config`) rather than the directory it lands in.
-        let mut touches = self.arrived(&reading.arrivals);
-        touches.extend(reading.touches);
-        let beyond = reading
-            .beyond
-            .map_or(Ok(Vec::new()), |beyond| self.changed_beyond(&beyond));
-        let unseen = listed
-            .err()
-            .or(beyond.as_ref().err().cloned())
-            .or(scripted.as_ref().err().cloned());
-        touches.extend(beyond.unwrap_or_default());
-        touches.extend(scripted.unwrap_or_default());
-        Named {
-            touches,
-            mentions: own_mentions(argv, resolved, reading.mentions),
-            unseen,
-        }
-    }
 }
 
 /// Which of the files a command names are decided.
@@ -1357,10 +1357,12 @@ const MAX_WRAPPERS: usize = 16;
 /// of a wrapper only its own: the command it runs is decided with its own reading, which
 /// knows its patterns (`timeout 60 grep .env .gitignore`).
 fn own_mentions(argv: &[String], resolved: &Resolved, mentions: Vec<String>) -> Vec<String> {
-    let inner = match (&resolved.performs, wrapped(argv, resolved)) {
-        (Some(performs), _) => performs.argv.clone(),
-        (None, Some(Inner::Runs(inner))) => inner,
-        _ => return mentions,
+    let inner = match &resolved.performs {
+        Some(performs) => performs.argv.clone(),
+        None => match wrapped(argv, resolved) {
+            Some(Inner::Runs(inner)) => inner,
+            _ => return mentions,
+        },
     };
     match argv.ends_with(&inner) {
         true => args::mentions(&argv[1..argv.len() - inner.len()], &[]),

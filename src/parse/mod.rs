@@ -229,7 +229,7 @@ pub(crate) fn parse_at_depth(source: &str, depth: usize) -> Result<Program, Pars
 
 fn parse_with_tree_sitter(source: &str, depth: usize) -> Result<Program, ParseError> {
     let (tree, repairs) = parse_tree_repaired(source)?;
-    refuse_blank_carriage_returns(source, &tree)?;
+    refuse_blanks_bash_keeps_in_words(source, &tree)?;
     convert::Converter::new(source, Some(&tree), &repairs.read_write_ops, depth)
         .with_times(repairs.times)
         .program(tree.root_node())
@@ -252,7 +252,10 @@ const TEXT_NODES: &[&str] = &[
 /// and a form feed; tree-sitter-bash reads them as blanks, so `x=a<CR>b` would run `b`. A
 /// line with one outside a word, a string, a here-document or a comment is refused rather
 /// than split where bash would not.
-fn refuse_blank_carriage_returns(source: &str, tree: &tree_sitter::Tree) -> Result<(), ParseError> {
+fn refuse_blanks_bash_keeps_in_words(
+    source: &str,
+    tree: &tree_sitter::Tree,
+) -> Result<(), ParseError> {
     for (at, c) in source.match_indices(['\r', '\x0b', '\x0c']) {
         let node = tree.root_node().descendant_for_byte_range(at, at + 1);
         let inside = node.is_some_and(|n| n.child_count() == 0 || TEXT_NODES.contains(&n.kind()));
