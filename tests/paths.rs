@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq", "timeout"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq", "timeout", "stat", "date", "du", "wc"]
 
 [paths]
 read = ["."]
@@ -394,6 +394,36 @@ fn any_word_naming_a_sensitive_file_is_refused() {
         run.describe()
     );
     case.refuses_read("timeout 5 git show HEAD:.env", ENV_SECRET, "names .env");
+}
+
+/// A sensitive file's name and attributes are no secret: `ls -l`, `stat`, `du`, `date -r` and
+/// `touch -r` take them, while reading it (`date -f`, a list in it) and listing a sensitive
+/// directory stay refused.
+#[test]
+fn attributes_of_a_sensitive_file_are_no_secret() {
+    let case = Case::new("");
+    fs::create_dir(case.work().join(".aws")).unwrap();
+    fs::write(case.work().join(".aws/credentials"), ENV_SECRET).unwrap();
+    let run = case.run(
+        "ls -l .env keys/server.pem | wc -l; stat -c %s .env; du -b .env; \
+         date -r .env +%Y >/dev/null && touch -r .env plain.txt && echo dated",
+    );
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "2\n9\n9\t.env\ndated\n", ""),
+        "{}",
+        run.describe()
+    );
+    for script in ["date -f .env 2>&1", "du --files0-from=.env 2>&1"] {
+        case.refuses_read(script, ENV_SECRET, "reads .env: ");
+    }
+    let run = case.run("ls -a .aws");
+    assert_eq!(run.status, 126, "{}", run.describe());
+    assert!(
+        run.stderr.contains("reads .aws: ") && !run.stdout.contains("credentials"),
+        "{}",
+        run.describe()
+    );
 }
 
 /// What sed writes besides its files: the backup `-i SUFFIX` renames each file to, and the

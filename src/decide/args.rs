@@ -13,6 +13,10 @@
 pub struct Touch {
     pub path: String,
     pub write: bool,
+    /// Only the file's name and attributes are looked at, never its contents (`ls -l F`,
+    /// `stat F`, `date -r F`): `[sensitive]` holds for it only when it is a directory, whose
+    /// listing may be what it keeps.
+    pub look: bool,
 }
 
 impl Touch {
@@ -34,6 +38,8 @@ enum Access {
     Text,
     Read,
     Write,
+    /// Its name and attributes, not its contents (`ls`, `stat`, `du`).
+    Look,
 }
 
 /// What the value of an option is.
@@ -42,6 +48,8 @@ enum Value {
     Text,
     Read,
     Write,
+    /// A file whose attributes are taken, not its contents (`date -r F`, `touch -r F`).
+    Look,
     /// The pattern or script (`grep -e P`, `sed -e S`): the first operand is then a file.
     Script,
     /// A file holding the pattern or script (`grep -f F`, `awk -f F`), or the operand it
@@ -122,9 +130,9 @@ const fn spec(names: &'static [&'static str], operands: Operands) -> Spec<'stati
     }
 }
 
-use Access::{Read as R, Text as T, Write as W};
+use Access::{Look as L, Read as R, Text as T, Write as W};
 use Value::{
-    BaseDir, FileList, NoScript, Pattern, Read, Script, ScriptFile, TargetDir, Text, Write,
+    BaseDir, FileList, Look, NoScript, Pattern, Read, Script, ScriptFile, TargetDir, Text, Write,
 };
 
 #[rustfmt::skip]
@@ -231,7 +239,7 @@ const SPECS: &[Spec<'static>] = &[
     },
     Spec {
         options: &[
-            ("-r", Read), ("--reference", Read), ("-f", Read), ("--file", Read),
+            ("-r", Look), ("--reference", Look), ("-f", Read), ("--file", Read),
         ],
         ..spec(&["date"], Operands::All(T))
     },
@@ -301,7 +309,7 @@ const SPECS: &[Spec<'static>] = &[
     },
     Spec {
         options: &[("-c", Text), ("--format", Text), ("--printf", Text)],
-        ..spec(&["stat"], Operands::All(R))
+        ..spec(&["stat"], Operands::All(L))
     },
     Spec {
         options: &[
@@ -309,14 +317,14 @@ const SPECS: &[Spec<'static>] = &[
             ("--block-size", Text), ("--time-style", Text), ("--exclude", Pattern), ("-X", Read),
             ("--exclude-from", Read), ("--files0-from", FileList),
         ],
-        ..spec(&["du"], Operands::All(R))
+        ..spec(&["du"], Operands::All(L))
     },
     Spec {
         options: &[
             ("-B", Text), ("--block-size", Text), ("-t", Text), ("--type", Text), ("-x", Text),
             ("--exclude-type", Text),
         ],
-        ..spec(&["df"], Operands::All(R))
+        ..spec(&["df"], Operands::All(L))
     },
     Spec {
         options: &[
@@ -332,11 +340,11 @@ const SPECS: &[Spec<'static>] = &[
             ("--quoting-style", Text), ("--sort", Text), ("--time", Text), ("--time-style", Text),
             ("--indicator-style", Text),
         ],
-        ..spec(&["ls", "dir", "vdir"], Operands::All(R))
+        ..spec(&["ls", "dir", "vdir"], Operands::All(L))
     },
     Spec {
         options: &[("--relative-to", Read), ("--relative-base", Read)],
-        ..spec(&["realpath"], Operands::All(R))
+        ..spec(&["realpath"], Operands::All(L))
     },
     Spec {
         options: &[
@@ -464,7 +472,7 @@ const SPECS: &[Spec<'static>] = &[
     },
     Spec {
         options: &[
-            ("-d", Text), ("--date", Text), ("-t", Text), ("-r", Read), ("--reference", Read),
+            ("-d", Text), ("--date", Text), ("-t", Text), ("-r", Look), ("--reference", Look),
             ("-s", Text), ("--size", Text), ("-n", Text), ("--iterations", Text),
             ("--random-source", Read),
         ],
@@ -951,7 +959,11 @@ fn sed_backups(scan: &Scan) -> Vec<Touch> {
             }
             false => vec![format!("{file}{suffix}")],
         };
-        backups.extend(names.into_iter().map(|path| Touch { path, write: true }));
+        backups.extend(names.into_iter().map(|path| Touch {
+            path,
+            write: true,
+            look: false,
+        }));
     }
     backups
 }
@@ -1030,7 +1042,11 @@ fn jq(args: &[String]) -> Reading {
     }
     let mut touches: Vec<Touch> = files
         .into_iter()
-        .map(|path| Touch { path, write: false })
+        .map(|path| Touch {
+            path,
+            write: false,
+            look: false,
+        })
         .collect();
     let Some(spec) = spec_of("jq") else {
         return Reading::default();
@@ -1332,7 +1348,11 @@ fn compressed_names(scan: &Scan, suffixes: &[(&str, &str)]) -> Vec<Touch> {
     paths
         .into_iter()
         .chain(elsewhere)
-        .map(|path| Touch { path, write: true })
+        .map(|path| Touch {
+            path,
+            write: true,
+            look: false,
+        })
         .collect()
 }
 
@@ -1461,13 +1481,14 @@ impl Scan {
     }
 
     fn add(&mut self, placed: Option<String>, access: Access) {
-        let write = match access {
+        let (write, look) = match access {
             Access::Text => return,
-            Access::Read => false,
-            Access::Write => true,
+            Access::Read => (false, false),
+            Access::Write => (true, false),
+            Access::Look => (false, true),
         };
         if let Some(path) = placed {
-            self.touches.push(Touch { path, write });
+            self.touches.push(Touch { path, write, look });
         }
     }
 
@@ -1477,6 +1498,7 @@ impl Scan {
             Value::Text | Value::Pattern => {}
             Value::Read => self.touch(value, R),
             Value::Write => self.touch(value, W),
+            Value::Look => self.touch(value, L),
             Value::Script | Value::NoScript => self.script_given = true,
             Value::ScriptFile => {
                 self.script_given = true;
@@ -1764,6 +1786,7 @@ fn tar(args: &[String]) -> (Vec<Touch>, Vec<String>) {
         touches.push(Touch {
             path: files.base.clone().unwrap_or_else(|| ".".to_owned()),
             write: true,
+            look: false,
         });
     }
     (touches, files.lists)
@@ -1803,7 +1826,14 @@ mod tests {
             .map(|r| r.touches)
             .unwrap_or_else(|| generic(&argv))
             .into_iter()
-            .map(|t| format!("{}:{}", if t.write { "w" } else { "r" }, t.path))
+            .map(|t| {
+                let access = match (t.write, t.look) {
+                    (true, _) => "w",
+                    (false, true) => "l",
+                    (false, false) => "r",
+                };
+                format!("{access}:{}", t.path)
+            })
             .collect()
     }
 
@@ -1966,7 +1996,14 @@ mod tests {
         assert_eq!(t("ln -s /etc/shadow x"), ["r:/etc/shadow", "w:x"]);
         assert_eq!(t("rm -rf x y"), ["w:x", "w:y"]);
         assert_eq!(t("tee -a log"), ["w:log"]);
-        assert_eq!(t("touch -r ref new"), ["r:ref", "w:new"]);
+        assert_eq!(t("touch -r ref new"), ["l:ref", "w:new"]);
+        assert_eq!(t("ls -la -I x a b"), ["l:a", "l:b"]);
+        assert_eq!(t("stat -c %s a"), ["l:a"]);
+        assert_eq!(
+            t("du -X ex --files0-from=list d"),
+            ["r:ex", "r:list", "l:d"]
+        );
+        assert_eq!(t("date -r a -f b"), ["l:a", "r:b"]);
         assert_eq!(t("mkdir -p -m 700 d"), ["w:d"]);
         assert_eq!(t("chmod -w f"), ["w:f"]);
         assert_eq!(t("chmod -R 600 d"), ["w:d"]);

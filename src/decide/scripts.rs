@@ -379,7 +379,11 @@ fn continued(line: &[char]) -> bool {
 
 fn push(files: &mut Vec<Touch>, path: String, write: bool) {
     if !path.is_empty() {
-        files.push(Touch { path, write });
+        files.push(Touch {
+            path,
+            write,
+            look: false,
+        });
     }
 }
 

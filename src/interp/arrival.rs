@@ -27,6 +27,7 @@ impl Shell {
                 touches.push(Touch {
                     path: created.clone(),
                     write: true,
+                    look: false,
                 });
             }
             let source = self.source_of(arrival, &created);
@@ -50,6 +51,7 @@ impl Shell {
         let mut touches = vec![Touch {
             path: backup.clone(),
             write: true,
+            look: false,
         }];
         let old = self.absolute(Path::new(created));
         if old.is_dir() {
@@ -184,6 +186,7 @@ fn written(top: &str, found: Vec<String>) -> Vec<Touch> {
         .map(|rest| Touch {
             path: format!("{top}/{rest}"),
             write: true,
+            look: false,
         })
         .collect()
 }

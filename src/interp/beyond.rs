@@ -100,6 +100,7 @@ impl Shell {
                 .map(|path| Touch {
                     path: path.clone(),
                     write: false,
+                    look: false,
                 })
                 .collect();
             let seeds = reading.touches.iter().chain(&touches).chain(&libraries);
@@ -314,6 +315,7 @@ impl Walk<'_> {
                 self.touches.push(Touch {
                     path: shown,
                     write: true,
+                    look: false,
                 });
             }
         }

@@ -382,6 +382,17 @@ impl Shell {
         links: &[PathBuf],
         write: bool,
     ) -> Option<Decision> {
+        self.rules_decision(landing, links, write)
+            .or_else(|| self.sensitive_name(landing, links, write))
+    }
+
+    /// What `[paths]` says about a command having the file at `landing`.
+    fn rules_decision(
+        &mut self,
+        landing: &Path,
+        links: &[PathBuf],
+        write: bool,
+    ) -> Option<Decision> {
         let rules = match self.sandbox() {
             Ok(sandbox) => links
                 .iter()
@@ -389,10 +400,8 @@ impl Shell {
                 .and_then(|()| sandbox.permits(landing, write)),
             Err(message) => Err(message),
         };
-        if let Err(why) = rules {
-            return Some(decide::refused(self.policy(), "paths", why));
-        }
-        self.sensitive_name(landing, links, write)
+        let why = rules.err()?;
+        Some(decide::refused(self.policy(), "paths", why))
     }
 
     /// The `[sensitive]` verdict on the names a file is reached by.
@@ -406,7 +415,8 @@ impl Shell {
     }
 
     /// What the policy says about a command reading or writing `touch`, a file named on its
-    /// command line. A file to read that does not exist is looked at for its name only: it
+    /// command line. A file to read that does not exist is looked at for its name only (a
+    /// file whose attributes alone are taken, not at all): it
     /// may be there by the time the program opens it (another stage of the pipeline makes
     /// it, or turns a link on the way), and a word that is no file at all is no read to
     /// refuse against the read roots.
@@ -415,6 +425,15 @@ impl Shell {
             return None;
         }
         let (landing, links, exists) = would_open(&self.absolute(Path::new(&touch.path)));
+        // A file's name and attributes are no secret (`ls -l` of its directory shows them);
+        // a directory's listing may be.
+        let attributes_only = touch.look && !landing.is_dir();
+        if attributes_only {
+            return match exists {
+                true => self.rules_decision(&landing, &links, false),
+                false => None,
+            };
+        }
         if !touch.write && !exists {
             return self.sensitive_name(&landing, &links, false);
         }
