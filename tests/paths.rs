@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq", "timeout", "stat", "date", "du", "wc"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq", "timeout", "stat", "date", "du", "wc", "env"]
 
 [paths]
 read = ["."]
@@ -526,6 +526,9 @@ fn jq_modules_are_files_it_reads() {
         "jq -n 'import \"credentials\" as $c {search: \".\"}; $c'",
         "jq -n -L . 'import \"credentials\" as $c; $c'",
         "jq -n -L . -f m.jq",
+        // The HOME a wrapper gives it.
+        "env HOME=\"$PWD\" jq -nc 'import \"h\" as h; h::x'",
+        "timeout 5 env HOME=\"$PWD\" jq -nc 'import \"h\" as h; h::x'",
     ] {
         case.refuses_read(script, ENV_SECRET, "sensitive.high \"credentials.json\"");
     }

@@ -828,6 +828,30 @@ impl Shell {
         decisions
     }
 
+    /// `file_decisions` of the command a wrapper runs, with the HOME its own words give it
+    /// (`env HOME=DIR jq …` finds jq's modules in DIR/.jq).
+    fn inner_decisions(
+        &mut self,
+        own: &[String],
+        argv: &[String],
+        runs: &Resolved,
+        depth: usize,
+    ) -> Vec<Refusal> {
+        let Some(home) = own.iter().rev().find_map(|w| w.strip_prefix("HOME=")) else {
+            return self.file_decisions(argv, runs, depth, Files::All);
+        };
+        self.vars.push_scope(ScopeKind::Temporary);
+        let decisions = match self.vars.bind_temporary("HOME", home.to_owned()) {
+            Ok(()) => self.file_decisions(argv, runs, depth, Files::All),
+            Err(why) => vec![Refusal {
+                decision: decide::refused(self.policy(), "wrapper", why),
+                interpreter: None,
+            }],
+        };
+        self.vars.pop_scope();
+        decisions
+    }
+
     /// For a wrapper (`nice`, `timeout`, `env`, ...), the decisions on the command it runs, as
     /// if that had been typed, each saying so. A command rsh cannot know is refused, and so is
     /// one the kernel would not let the wrapper start: the wrapper needs `subprocesses`, and
@@ -847,8 +871,9 @@ impl Shell {
         };
         if let Some(performs) = &outer.performs {
             let shown = builtins::display_command(&performs.argv);
+            let own = own_words(argv, &performs.argv);
             let mut decisions =
-                self.file_decisions(&performs.argv, &performs.runs, depth + 1, Files::All);
+                self.inner_decisions(own, &performs.argv, &performs.runs, depth + 1);
             for refusal in &mut decisions {
                 refusal.decision.reason = format!("runs {shown}: {}", refusal.decision.reason);
             }
@@ -884,7 +909,8 @@ impl Shell {
         };
         let own = self.own_profile(&argv[0], outer);
         let theirs = self.profile(&inner, &runs);
-        let mut decisions = self.file_decisions(&inner, &runs, depth + 1, Files::All);
+        let words = own_words(argv, &inner);
+        let mut decisions = self.inner_decisions(words, &inner, &runs, depth + 1);
         for refusal in &mut decisions {
             refusal.decision.reason = format!("runs {shown}: {}", refusal.decision.reason);
         }
@@ -1365,8 +1391,17 @@ fn own_mentions(argv: &[String], resolved: &Resolved, mentions: Vec<String>) -> 
         },
     };
     match argv.ends_with(&inner) {
-        true => args::mentions(&argv[1..argv.len() - inner.len()], &[]),
+        true => args::mentions(&own_words(argv, &inner)[1..], &[]),
         false => mentions,
+    }
+}
+
+/// The words of a wrapper's `argv` before the command `inner` it runs; all of them when
+/// `inner` is not written out at the end (`env -S 'CMD ARGS'`).
+fn own_words<'a>(argv: &'a [String], inner: &[String]) -> &'a [String] {
+    match argv.ends_with(inner) {
+        true => &argv[..argv.len() - inner.len()],
+        false => argv,
     }
 }
 
