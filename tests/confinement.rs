@@ -2195,6 +2195,10 @@ fn network_program(port: u16) -> String {
             "socket.socket(socket.AF_NETLINK, socket.SOCK_RAW)",
         ),
         ("unix", "socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)"),
+        (
+            "unix datagram",
+            "socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)",
+        ),
         ("socketpair", "socket.socketpair()"),
     ])
 }
@@ -2219,10 +2223,10 @@ fn network_is_refused() {
 
     let run = case.run(&Policy::new(), "python3 prog.py");
     assert!(!accepted(&listener), "python connected\n{}", run.describe());
-    for name in ["tcp", "udp", "inet6", "netlink"] {
+    for name in ["tcp", "udp", "inet6", "netlink", "unix"] {
         run.assert_stdout_has(&format!("{name} errno {}\n", libc::EPERM));
     }
-    run.assert_stdout_has("unix ok\n");
+    run.assert_stdout_has("unix datagram ok\n");
     run.assert_stdout_has("socketpair ok\n");
     run.assert_status(0);
 
@@ -2243,6 +2247,7 @@ fn network_allowed_for_one_command() {
     let run = case.run(&policy, "python3 prog.py");
     run.assert_stdout_has("tcp ok\n");
     run.assert_stdout_has("udp ok\n");
+    run.assert_stdout_has("unix ok\n");
     assert!(
         accepted(&listener),
         "no connection arrived\n{}",
@@ -2297,20 +2302,49 @@ fn abstract_unix_socket_outside_the_program_is_unreachable() {
     assert!(unix_accepted(&listener), "control: no connection arrived");
 }
 
-/// A socket file in a denied directory (an agent's socket under ~/.gnupg or ~/.ssh, say) is
-/// part of what `deny` makes unreachable.
+/// Without network a program cannot connect to a socket file, wherever it is: a service's
+/// socket (a container engine's, the user's systemd or D-Bus) would run what it is asked
+/// outside the confinement. Landlock before ABI 9 does not govern connecting to one, so the
+/// program cannot make a unix stream socket; with network it can.
 #[test]
-#[ignore = "needs Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX): before it, Landlock does not govern connecting to pathname unix sockets, and rsh(1) documents the gap"]
+fn unix_socket_files_need_network() {
+    require_confinement!();
+    let case = Case::new();
+    let socket = case.file("service.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    case.write("prog.py", &unix_client(socket.to_str().unwrap()));
+
+    let run = case.run(&Policy::new(), "python3 prog.py");
+    assert!(
+        !unix_accepted(&listener),
+        "python connected\n{}",
+        run.describe()
+    );
+    run.assert_stdout_has(&format!("connect errno {}\n", libc::EPERM));
+    run.assert_status(0);
+
+    let networked = Policy::new().commands("python3 = { network = true }");
+    let control = case.run(&networked, "python3 prog.py");
+    control.assert_stdout_has("connect ok\n");
+    assert!(unix_accepted(&listener), "control: no connection arrived");
+}
+
+/// A socket file in a denied directory (an agent's socket under ~/.gnupg or ~/.ssh, say) is
+/// part of what `deny` makes unreachable, for a command with network too.
+#[test]
+#[ignore = "needs Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX): before it, Landlock does not govern connecting to pathname unix sockets, and rsh-policy(5) documents the gap"]
 fn unix_socket_in_a_denied_directory_is_unreachable() {
     require_confinement!();
     let case = Case::new();
     let socket = case.outside().join("agent.sock");
     let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     case.write("prog.py", &unix_client(socket.to_str().unwrap()));
-    let policy = Policy::new().paths(&format!(
-        "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{:?}]",
-        case.outside()
-    ));
+    let policy = Policy::new()
+        .paths(&format!(
+            "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{:?}]",
+            case.outside()
+        ))
+        .commands("python3 = { network = true }");
 
     let run = case.run(&policy, "python3 prog.py");
     assert!(

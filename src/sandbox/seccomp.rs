@@ -27,10 +27,10 @@
 //! 3. The number is looked up in a binary search over the sorted numbers that need attention,
 //!    with runs of neighbouring numbers that are treated alike merged into one leaf and the gaps
 //!    between them allowed. A leaf either returns an action or checks an argument: the ioctl
-//!    request, the socket domain, the clone flags, the execveat pathname. Arguments are 64-bit
-//!    and BPF loads 32 bits at a time; where the kernel truncates an argument to 32 bits
-//!    (ioctl request, socket domain, clone flags) only the low half is compared, exactly what
-//!    the kernel will act on; the execveat pointer is compared whole, both halves.
+//!    request, the socket domain and type, the clone flags, the execveat pathname. Arguments
+//!    are 64-bit and BPF loads 32 bits at a time; where the kernel truncates an argument to 32
+//!    bits (ioctl request, socket domain and type, clone flags) only the low half is compared,
+//!    exactly what the kernel will act on; the execveat pointer is compared whole, both halves.
 //!
 //! The system call numbers are those of x86_64.
 #![allow(unsafe_code)]
@@ -48,8 +48,8 @@ use libc::{c_long, c_ulong, seccomp_data, sock_filter};
 /// What a child may do, as far as seccomp is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SeccompProfile {
-    /// TCP/UDP/raw sockets allowed; otherwise `socket()` only for AF_UNIX (and socketpair is
-    /// always fine).
+    /// TCP/UDP sockets and unix stream sockets allowed; otherwise `socket()` only for AF_UNIX
+    /// datagrams (and socketpair is always fine).
     pub network: bool,
     /// The program may start other programs; otherwise fork/vfork/clone-without-CLONE_THREAD
     /// → EPERM, clone3 → ENOSYS (glibc then falls back to clone for threads), execve → EPERM,
@@ -256,6 +256,11 @@ const NETWORK_FAMILIES: [libc::c_int; 4] = [
     libc::AF_NETLINK,
 ];
 
+/// The bit that SOCK_STREAM (1) and SOCK_SEQPACKET (5) have in a socket's type and SOCK_DGRAM
+/// (2) has not (SOCK_RAW, 3, which AF_UNIX makes a datagram socket, has it too; flags such as
+/// SOCK_CLOEXEC are higher bits).
+const CONNECTION_TYPES: u32 = 1;
+
 /// A decision over `struct seccomp_data`, compiled to BPF by [`emit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Node {
@@ -397,15 +402,27 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
         allow(),
     );
     rules.insert(libc::SYS_prctl as u32, prctl);
-    // The domain is an `int` for the kernel.
-    let families: &[libc::c_int] = if profile.network {
-        &NETWORK_FAMILIES
+    // The domain and type are `int`s for the kernel. Without network, a unix socket may only
+    // be a datagram one: a stream socket could connect to any service's socket file (a
+    // container engine's, the user's systemd or D-Bus, which start programs outside rsh), and
+    // Landlock before ABI 9 does not govern that.
+    let socket = if profile.network {
+        NETWORK_FAMILIES
+            .iter()
+            .rev()
+            .fold(deny(), |otherwise, &family| {
+                test(None, Op::Eq, family as u32, allow(), otherwise)
+            })
     } else {
-        &[libc::AF_UNIX]
+        let datagram = test(
+            Some(arg_low(1)),
+            Op::AnyBit,
+            CONNECTION_TYPES,
+            deny(),
+            allow(),
+        );
+        test(None, Op::Eq, libc::AF_UNIX as u32, datagram, deny())
     };
-    let socket = families.iter().rev().fold(deny(), |otherwise, &family| {
-        test(None, Op::Eq, family as u32, allow(), otherwise)
-    });
     rules.insert(libc::SYS_socket as u32, with_load(arg_low(0), socket));
     // The kernel uses the low 32 bits of the flags. Threads are fine (CLONE_THREAD implies
     // CLONE_VM: no new program can come of it).
@@ -1118,6 +1135,7 @@ mod tests {
             libc::SYS_personality if low(0) != 0xffff_ffff && low(0) != 0 => DENY,
             libc::SYS_prctl if low(0) == 1 && low(1) != libc::SIGKILL as u32 => DENY,
             libc::SYS_socket if !network && family != libc::AF_UNIX => DENY,
+            libc::SYS_socket if !network && low(1) & 1 != 0 => DENY,
             libc::SYS_socket
                 if ![
                     libc::AF_UNIX,
@@ -1150,6 +1168,16 @@ mod tests {
                 [0, libc::FIONREAD as u64],
                 [libc::AF_UNIX as u64, 0],
                 [libc::AF_UNIX as u64 | 1 << 40, 0],
+                [libc::AF_UNIX as u64, libc::SOCK_STREAM as u64],
+                [
+                    libc::AF_UNIX as u64,
+                    (libc::SOCK_DGRAM | libc::SOCK_CLOEXEC) as u64,
+                ],
+                [libc::AF_UNIX as u64, libc::SOCK_SEQPACKET as u64 | 1 << 32],
+                [
+                    libc::AF_UNIX as u64 | 1 << 33,
+                    libc::SOCK_DGRAM as u64 | 1 << 32,
+                ],
                 [libc::AF_INET as u64, p],
                 [
                     libc::AF_INET6 as u64 | (libc::AF_UNIX as u64) << 32,
@@ -1945,7 +1973,7 @@ mod tests {
     }
 
     #[test]
-    fn sockets_other_than_unix_need_network() {
+    fn sockets_other_than_unix_datagrams_need_network() {
         if skipped() {
             return;
         }
@@ -1964,8 +1992,9 @@ mod tests {
         };
         let run = || {
             vec![
-                socket(libc::AF_UNIX, libc::SOCK_STREAM),
                 socket(libc::AF_UNIX, libc::SOCK_DGRAM),
+                socket(libc::AF_UNIX, libc::SOCK_STREAM),
+                socket(libc::AF_UNIX, libc::SOCK_SEQPACKET),
                 socket(libc::AF_INET, libc::SOCK_STREAM),
                 socket(libc::AF_INET, libc::SOCK_DGRAM),
                 socket(libc::AF_INET6, libc::SOCK_STREAM),
@@ -1988,8 +2017,8 @@ mod tests {
             subprocesses: true,
         };
         let got = filtered(offline, run);
-        assert!(got[0] >= 0 && got[1] >= 0, "AF_UNIX: {got:?}");
-        assert_eq!(got[2..], [EPERM; 5], "{got:?}");
+        assert!(got[0] >= 0, "AF_UNIX datagram: {got:?}");
+        assert_eq!(got[1..], [EPERM; 7], "{got:?}");
         let control = unfiltered(run);
         let online = filtered(OPEN, run);
         println!("with network: {online:?}, without a filter: {control:?}");
@@ -1997,7 +2026,8 @@ mod tests {
             assert_eq!(*with >= 0, *without >= 0, "{online:?} vs {control:?}");
             assert!(*with >= 0 || *with == *without, "{online:?} vs {control:?}");
         }
-        assert!(online[2] >= 0, "AF_INET with network: {online:?}");
+        assert!(online[1] >= 0, "AF_UNIX stream with network: {online:?}");
+        assert!(online[3] >= 0, "AF_INET with network: {online:?}");
     }
 
     /// Forks with raw `fork`, `vfork` or `clone(SIGCHLD)`; a new process leaves at once and is
