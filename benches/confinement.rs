@@ -14,6 +14,7 @@ use rsh::sandbox::seccomp::{EMPTY_PATH, Filter, SeccompProfile};
 
 const PLAIN: CommandProfile = CommandProfile {
     network: false,
+    unix_sockets: false,
     subprocesses: false,
 };
 
@@ -92,6 +93,7 @@ fn confinement(c: &mut Criterion) {
     // The profile of a plain program: no network, no programs of its own.
     let profile = SeccompProfile {
         network: false,
+        unix_sockets: false,
         subprocesses: false,
     };
     let ptr = EMPTY_PATH.as_ptr() as usize;

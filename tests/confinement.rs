@@ -2247,7 +2247,8 @@ fn network_allowed_for_one_command() {
     let run = case.run(&policy, "python3 prog.py");
     run.assert_stdout_has("tcp ok\n");
     run.assert_stdout_has("udp ok\n");
-    run.assert_stdout_has("unix ok\n");
+    // A unix stream socket needs its own setting.
+    run.assert_stdout_has(&format!("unix errno {}\n", libc::EPERM));
     assert!(
         accepted(&listener),
         "no connection arrived\n{}",
@@ -2302,35 +2303,38 @@ fn abstract_unix_socket_outside_the_program_is_unreachable() {
     assert!(unix_accepted(&listener), "control: no connection arrived");
 }
 
-/// Without network a program cannot connect to a socket file, wherever it is: a service's
-/// socket (a container engine's, the user's systemd or D-Bus) would run what it is asked
-/// outside the confinement. Landlock before ABI 9 does not govern connecting to one, so the
-/// program cannot make a unix stream socket; with network it can.
+/// Without `unix_sockets` a program cannot connect to a socket file, wherever it is: a
+/// service's socket (a container engine's, the user's systemd or D-Bus) would run what it is
+/// asked outside the confinement. Landlock before ABI 9 does not govern connecting to one, so
+/// the program cannot make a unix stream socket, with network or without.
 #[test]
-fn unix_socket_files_need_network() {
+fn unix_socket_files_need_unix_sockets() {
     require_confinement!();
     let case = Case::new();
     let socket = case.file("service.sock");
     let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     case.write("prog.py", &unix_client(socket.to_str().unwrap()));
 
-    let run = case.run(&Policy::new(), "python3 prog.py");
-    assert!(
-        !unix_accepted(&listener),
-        "python connected\n{}",
-        run.describe()
-    );
-    run.assert_stdout_has(&format!("connect errno {}\n", libc::EPERM));
-    run.assert_status(0);
-
     let networked = Policy::new().commands("python3 = { network = true }");
-    let control = case.run(&networked, "python3 prog.py");
+    for policy in [Policy::new(), networked] {
+        let run = case.run(&policy, "python3 prog.py");
+        assert!(
+            !unix_accepted(&listener),
+            "python connected\n{}",
+            run.describe()
+        );
+        run.assert_stdout_has(&format!("connect errno {}\n", libc::EPERM));
+        run.assert_status(0);
+    }
+
+    let local = Policy::new().commands("python3 = { unix_sockets = true }");
+    let control = case.run(&local, "python3 prog.py");
     control.assert_stdout_has("connect ok\n");
     assert!(unix_accepted(&listener), "control: no connection arrived");
 }
 
 /// A socket file in a denied directory (an agent's socket under ~/.gnupg or ~/.ssh, say) is
-/// part of what `deny` makes unreachable, for a command with network too.
+/// part of what `deny` makes unreachable, for a command with `unix_sockets` too.
 #[test]
 #[ignore = "needs Landlock ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX): before it, Landlock does not govern connecting to pathname unix sockets, and rsh-policy(5) documents the gap"]
 fn unix_socket_in_a_denied_directory_is_unreachable() {
@@ -2344,7 +2348,7 @@ fn unix_socket_in_a_denied_directory_is_unreachable() {
             "read = [\"/\"]\nwrite = [\".\"]\ndeny = [{:?}]",
             case.outside()
         ))
-        .commands("python3 = { network = true }");
+        .commands("python3 = { unix_sockets = true }");
 
     let run = case.run(&policy, "python3 prog.py");
     assert!(

@@ -25,6 +25,9 @@ deny = ["sh", "dash", "bash"]
 [commands.rm]
 deny = ["*:-r*:*"]
 
+[commands.make]
+unix_sockets = true
+
 [paths]
 read = ["/"]
 write = ["."]
@@ -315,6 +318,12 @@ fn text_output_names_the_program_the_rule_and_the_confinement() {
         text.contains(&format!(
             "  decision:  deny: listed in commands.deny ({policy}:8)\n"
         )),
+        "{text}"
+    );
+    let out = d.rsh(&["--explain", "make -v"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("  confined:  files per [paths], no network, unix sockets, starts no"),
         "{text}"
     );
 }

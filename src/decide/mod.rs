@@ -92,12 +92,26 @@ pub struct Decision {
 pub struct CommandProfile {
     /// May open network sockets.
     pub network: bool,
+    /// May make unix stream sockets, to connect to a service's socket file.
+    pub unix_sockets: bool,
     /// May start other programs.
     pub subprocesses: bool,
 }
 
+impl CommandProfile {
+    /// What both profiles allow: a program run by another (a wrapper, a `#!` interpreter)
+    /// is held to both.
+    pub fn and(self, other: CommandProfile) -> CommandProfile {
+        CommandProfile {
+            network: self.network && other.network,
+            unix_sockets: self.unix_sockets && other.unix_sockets,
+            subprocesses: self.subprocesses && other.subprocesses,
+        }
+    }
+}
+
 /// The confinement profile of a program called `name` (argv\[0\]): its command tables'
-/// `network` and `subprocesses` settings, else the `[sandbox]` defaults. When several tables
+/// `network`, `unix_sockets` and `subprocesses` settings, else the `[sandbox]` defaults. When several tables
 /// name the program, a permission needs all of those that say something to grant it; a
 /// table written for the same file under another name can take a permission away, not
 /// grant it (a multi-call program does what its name says).
@@ -133,6 +147,7 @@ pub fn profile(policy: &Policy, program: &Program, name: &str) -> CommandProfile
     let sandbox = policy.sandbox();
     CommandProfile {
         network: setting(|t| t.network, sandbox.network),
+        unix_sockets: setting(|t| t.unix_sockets, sandbox.unix_sockets),
         subprocesses: setting(|t| t.subprocesses, sandbox.subprocesses),
     }
 }
@@ -1241,18 +1256,21 @@ allow = ["npm run test:*"]
         };
         let plain = CommandProfile {
             network: false,
+            unix_sockets: false,
             subprocesses: false,
         };
         assert_eq!(profile_of("ls"), plain);
         assert_eq!(profile_of("sed"), plain);
         let builder = CommandProfile {
             network: false,
+            unix_sockets: false,
             subprocesses: true,
         };
         assert_eq!(profile_of("python3"), builder);
         assert_eq!(profile_of("make"), builder);
         let fetcher = CommandProfile {
             network: true,
+            unix_sockets: false,
             subprocesses: true,
         };
         assert_eq!(profile_of("git"), fetcher);
@@ -1265,7 +1283,8 @@ allow = ["npm run test:*"]
         std::os::unix::fs::symlink(fx.bin("tool"), fx.bin("alias")).unwrap();
         let p = fx.policy(
             "[sandbox]\nnetwork = true\n",
-            "[commands.tool]\nsubprocesses = true\n[commands.alias]\nsubprocesses = false\n",
+            "[commands.tool]\nsubprocesses = true\nunix_sockets = true\n\
+             [commands.alias]\nsubprocesses = false\n",
         );
         let e = fx.exe("tool");
         let got = profile(
@@ -1277,12 +1296,14 @@ allow = ["npm run test:*"]
             },
             "tool",
         );
-        // Both tables name the same file; one refuses subprocesses. Neither says anything
-        // about the network, so the [sandbox] default holds.
+        // Both tables name the same file; one refuses subprocesses, the program's own grants
+        // unix sockets. Neither says anything about the network, so the [sandbox] default
+        // holds.
         assert_eq!(
             got,
             CommandProfile {
                 network: true,
+                unix_sockets: true,
                 subprocesses: false
             }
         );

@@ -105,6 +105,7 @@ pub struct DecisionOut {
 #[derive(Debug, Serialize)]
 pub struct Confinement {
     pub network: bool,
+    pub unix_sockets: bool,
     pub subprocesses: bool,
     /// Seconds of wall-clock time; None when nothing is confined.
     pub timeout: Option<u64>,
@@ -623,6 +624,7 @@ impl Explainer<'_> {
                 .map(|t| t.as_secs());
             segment.confinement = Some(Confinement {
                 network: profile.network,
+                unix_sockets: profile.unix_sockets,
                 subprocesses: profile.subprocesses,
                 timeout,
             });
@@ -1181,12 +1183,13 @@ fn describe_confinement(c: &Confinement) -> String {
         return "nothing (sandbox mode \"off\")".to_owned();
     };
     let network = if c.network { "network" } else { "no network" };
+    let unix = if c.unix_sockets { ", unix sockets" } else { "" };
     let programs = if c.subprocesses {
         "may start programs"
     } else {
         "starts no programs"
     };
-    format!("files per [paths], {network}, {programs}, ended after {seconds} s")
+    format!("files per [paths], {network}{unix}, {programs}, ended after {seconds} s")
 }
 
 /// The explanation for programs: `{"segments": [...]}`, one JSON object on one line.

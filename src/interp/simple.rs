@@ -1103,9 +1103,7 @@ impl Shell {
             _ => return profile,
         };
         if let Ok(runs) = self.resolve_external(&inner[0]) {
-            let theirs = self.profile(&inner, &runs);
-            profile.network &= theirs.network;
-            profile.subprocesses &= theirs.subprocesses;
+            profile = profile.and(self.profile(&inner, &runs));
         }
         profile
     }
@@ -1129,13 +1127,7 @@ impl Shell {
                 name: written,
                 interpreter,
                 ..
-            } => {
-                let other = of(written, interpreter);
-                decide::CommandProfile {
-                    network: own.network && other.network,
-                    subprocesses: own.subprocesses && other.subprocesses,
-                }
-            }
+            } => own.and(of(written, interpreter)),
             _ => own,
         }
     }

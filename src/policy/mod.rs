@@ -241,6 +241,7 @@ pub(crate) struct CommandTable {
     pub risk: Option<(Risk, Place)>,
     /// Confinement settings for this command; None: the `[sandbox]` default.
     pub network: Option<bool>,
+    pub unix_sockets: Option<bool>,
     pub subprocesses: Option<bool>,
     /// What the command is for, shown by `help`.
     #[serde(deserialize_with = "borrowed_opt")]
@@ -1356,6 +1357,7 @@ impl Loader<'_> {
                 config.mode = mode;
             }
             config.network = raw.network.unwrap_or(false);
+            config.unix_sockets = raw.unix_sockets.unwrap_or(false);
             config.subprocesses = raw.subprocesses.unwrap_or(false);
         }
         if let Some(paths) = paths {
@@ -1509,6 +1511,7 @@ impl Loader<'_> {
                 .risk
                 .map(|r| (*r.get_ref(), self.place(r.span().start))),
             network: table.network,
+            unix_sockets: table.unix_sockets,
             subprocesses: table.subprocesses,
             description: table
                 .description

@@ -192,6 +192,7 @@ pub struct SandboxConfig {
     pub mode: SandboxMode,
     /// Defaults for commands whose table does not say.
     pub network: bool,
+    pub unix_sockets: bool,
     pub subprocesses: bool,
     /// None: the file system is not restricted.
     pub paths: Option<Paths>,
@@ -205,6 +206,7 @@ impl Default for SandboxConfig {
         SandboxConfig {
             mode: SandboxMode::Enforce,
             network: false,
+            unix_sockets: false,
             subprocesses: false,
             paths: None,
             limits: Limits::default(),

@@ -137,6 +137,7 @@ impl RawSection {
             let s = self.sandbox.get_or_insert_with(Default::default);
             set(&mut s.mode, o.mode);
             set(&mut s.network, o.network);
+            set(&mut s.unix_sockets, o.unix_sockets);
             set(&mut s.subprocesses, o.subprocesses);
         }
         if let Some(o) = over.paths {
@@ -182,11 +183,12 @@ impl RawSection {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table with keys `mode`, `network` and `subprocesses`"
+    expecting = "a table with keys `mode`, `network`, `unix_sockets` and `subprocesses`"
 )]
 pub(crate) struct RawSandbox {
     pub mode: Option<SandboxMode>,
     pub network: Option<bool>,
+    pub unix_sockets: Option<bool>,
     pub subprocesses: Option<bool>,
 }
 
@@ -378,7 +380,7 @@ pub(crate) struct RawLists {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a command table with keys `default`, `allow`, `ask`, `deny`, `risk`, `network`, `subprocesses` and `description`"
+    expecting = "a command table with keys `default`, `allow`, `ask`, `deny`, `risk`, `network`, `unix_sockets`, `subprocesses` and `description`"
 )]
 pub(crate) struct RawCommandTable {
     pub description: Option<String>,
@@ -388,6 +390,7 @@ pub(crate) struct RawCommandTable {
     pub ask: Option<SpannedList>,
     pub deny: Option<SpannedList>,
     pub network: Option<bool>,
+    pub unix_sockets: Option<bool>,
     pub subprocesses: Option<bool>,
 }
 

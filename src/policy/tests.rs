@@ -146,7 +146,7 @@ fn rejects_unknown_keys_with_their_line() {
     assert_error(
         "[commands.git]\nallow = []\n\nalow = []\n",
         4,
-        "unknown key `alow` in [commands.git] (expected one of `description`, `default`, `risk`, `allow`, `ask`, `deny`, `network`, `subprocesses`)",
+        "unknown key `alow` in [commands.git] (expected one of `description`, `default`, `risk`, `allow`, `ask`, `deny`, `network`, `unix_sockets`, `subprocesses`)",
     );
     assert_error(
         "[commands]\nls = {}\ngit.alow = []\n",
@@ -581,7 +581,7 @@ fn sandbox_defaults_when_the_policy_says_nothing() {
     let p = load("[shell]\n");
     let s = p.sandbox();
     assert_eq!(s.mode, SandboxMode::Enforce);
-    assert!(!s.network && !s.subprocesses);
+    assert!(!s.network && !s.unix_sockets && !s.subprocesses);
     assert!(s.paths.is_none());
     assert_eq!(s.limits, Limits::default());
     assert_eq!(s.limits.timeout, 120);
@@ -594,6 +594,7 @@ fn reads_sandbox_paths_limits_and_env() {
 [sandbox]
 mode = "degraded"
 network = true
+unix_sockets = true
 [paths]
 read = ["/", "~/notes"]
 write = [".", "./build", "/tmp"]
@@ -612,7 +613,7 @@ allow = ["HOME", "LC_*"]
     );
     let s = p.sandbox();
     assert_eq!(s.mode, SandboxMode::Degraded);
-    assert!(s.network && !s.subprocesses);
+    assert!(s.network && s.unix_sockets && !s.subprocesses);
     let paths = s.paths.as_ref().unwrap();
     assert_eq!(
         paths.read,

@@ -380,6 +380,7 @@ impl Sandbox {
         let filter = self.seccomp.then(|| {
             self.filter(SeccompProfile {
                 network: profile.network,
+                unix_sockets: profile.unix_sockets,
                 subprocesses: profile.subprocesses,
             })
         });

@@ -48,9 +48,11 @@ use libc::{c_long, c_ulong, seccomp_data, sock_filter};
 /// What a child may do, as far as seccomp is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SeccompProfile {
-    /// TCP/UDP sockets and unix stream sockets allowed; otherwise `socket()` only for AF_UNIX
-    /// datagrams (and socketpair is always fine).
+    /// TCP/UDP and netlink sockets allowed.
     pub network: bool,
+    /// Unix stream and seqpacket sockets allowed, which connect to a service's socket file;
+    /// otherwise only unix datagram sockets (and socketpair is always fine).
+    pub unix_sockets: bool,
     /// The program may start other programs; otherwise fork/vfork/clone-without-CLONE_THREAD
     /// → EPERM, clone3 → ENOSYS (glibc then falls back to clone for threads), execve → EPERM,
     /// and execveat is allowed only with `exec_path_ptr` as its pathname argument (see
@@ -247,14 +249,9 @@ const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
     | libc::CLONE_NEWNET
     | libc::CLONE_NEWCGROUP) as u32;
 
-/// Socket families of a command with network; without, only AF_UNIX. Raw packets (AF_PACKET),
-/// the kernel crypto interface (AF_ALG), VM sockets and the like are refused either way.
-const NETWORK_FAMILIES: [libc::c_int; 4] = [
-    libc::AF_UNIX,
-    libc::AF_INET,
-    libc::AF_INET6,
-    libc::AF_NETLINK,
-];
+/// Socket families of a command with network, besides AF_UNIX. Raw packets (AF_PACKET), the
+/// kernel crypto interface (AF_ALG), VM sockets and the like are refused either way.
+const NETWORK_FAMILIES: [libc::c_int; 3] = [libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
 
 /// The bit that SOCK_STREAM (1) and SOCK_SEQPACKET (5) have in a socket's type and SOCK_DGRAM
 /// (2) has not (SOCK_RAW, 3, which AF_UNIX makes a datagram socket, has it too; flags such as
@@ -402,27 +399,30 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
         allow(),
     );
     rules.insert(libc::SYS_prctl as u32, prctl);
-    // The domain and type are `int`s for the kernel. Without network, a unix socket may only
-    // be a datagram one: a stream socket could connect to any service's socket file (a
+    // The domain and type are `int`s for the kernel. Without `unix_sockets`, a unix socket may
+    // only be a datagram one: a stream socket could connect to any service's socket file (a
     // container engine's, the user's systemd or D-Bus, which start programs outside rsh), and
     // Landlock before ABI 9 does not govern that.
-    let socket = if profile.network {
-        NETWORK_FAMILIES
-            .iter()
-            .rev()
-            .fold(deny(), |otherwise, &family| {
-                test(None, Op::Eq, family as u32, allow(), otherwise)
-            })
+    let unix = if profile.unix_sockets {
+        allow()
     } else {
-        let datagram = test(
+        test(
             Some(arg_low(1)),
             Op::AnyBit,
             CONNECTION_TYPES,
             deny(),
             allow(),
-        );
-        test(None, Op::Eq, libc::AF_UNIX as u32, datagram, deny())
+        )
     };
+    let families: &[libc::c_int] = if profile.network {
+        &NETWORK_FAMILIES
+    } else {
+        &[]
+    };
+    let others = families.iter().rev().fold(deny(), |otherwise, &family| {
+        test(None, Op::Eq, family as u32, allow(), otherwise)
+    });
+    let socket = test(None, Op::Eq, libc::AF_UNIX as u32, unix, others);
     rules.insert(libc::SYS_socket as u32, with_load(arg_low(0), socket));
     // The kernel uses the low 32 bits of the flags. Threads are fine (CLONE_THREAD implies
     // CLONE_VM: no new program can come of it).
@@ -692,24 +692,23 @@ pub struct Filter {
 }
 
 /// Every profile, in the order their programs are stored (see [`stored_programs`]).
-const STORED_PROFILES: [SeccompProfile; 4] = [
-    SeccompProfile {
+const STORED_PROFILES: [SeccompProfile; 8] = {
+    let mut all = [SeccompProfile {
         network: false,
+        unix_sockets: false,
         subprocesses: false,
-    },
-    SeccompProfile {
-        network: true,
-        subprocesses: false,
-    },
-    SeccompProfile {
-        network: false,
-        subprocesses: true,
-    },
-    SeccompProfile {
-        network: true,
-        subprocesses: true,
-    },
-];
+    }; 8];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = SeccompProfile {
+            network: i & 1 != 0,
+            unix_sockets: i & 2 != 0,
+            subprocesses: i & 4 != 0,
+        };
+        i += 1;
+    }
+    all
+};
 
 /// The execveat pathname a stored program is compiled with, in place of the address known only
 /// at run time: its two halves are constants no rule compares with.
@@ -1039,14 +1038,16 @@ mod tests {
 
     const STRICT: SeccompProfile = SeccompProfile {
         network: false,
+        unix_sockets: false,
         subprocesses: false,
     };
     const OPEN: SeccompProfile = SeccompProfile {
         network: true,
+        unix_sockets: true,
         subprocesses: true,
     };
-    /// Every profile: strictest first, then with network, with subprocesses, with both.
-    const PROFILES: [SeccompProfile; 4] = STORED_PROFILES;
+    /// Every profile, strictest first.
+    const PROFILES: [SeccompProfile; 8] = STORED_PROFILES;
 
     const EPERM: i64 = -(libc::EPERM as i64);
     const ENOSYS: i64 = -(libc::ENOSYS as i64);
@@ -1135,7 +1136,11 @@ mod tests {
             libc::SYS_personality if low(0) != 0xffff_ffff && low(0) != 0 => DENY,
             libc::SYS_prctl if low(0) == 1 && low(1) != libc::SIGKILL as u32 => DENY,
             libc::SYS_socket if !network && family != libc::AF_UNIX => DENY,
-            libc::SYS_socket if !network && low(1) & 1 != 0 => DENY,
+            libc::SYS_socket
+                if !profile.unix_sockets && family == libc::AF_UNIX && low(1) & 1 != 0 =>
+            {
+                DENY
+            }
             libc::SYS_socket
                 if ![
                     libc::AF_UNIX,
@@ -1973,7 +1978,7 @@ mod tests {
     }
 
     #[test]
-    fn sockets_other_than_unix_datagrams_need_network() {
+    fn sockets_other_than_unix_datagrams_need_network_or_unix_sockets() {
         if skipped() {
             return;
         }
@@ -2012,13 +2017,21 @@ mod tests {
                 ),
             ]
         };
-        let offline = SeccompProfile {
-            network: false,
+        let profile = |network: bool, unix_sockets: bool| SeccompProfile {
+            network,
+            unix_sockets,
             subprocesses: true,
         };
-        let got = filtered(offline, run);
+        let got = filtered(profile(false, false), run);
         assert!(got[0] >= 0, "AF_UNIX datagram: {got:?}");
         assert_eq!(got[1..], [EPERM; 7], "{got:?}");
+        // Each setting opens its own sockets only.
+        let networked = filtered(profile(true, false), run);
+        assert!(networked[0] >= 0 && networked[3] >= 0, "{networked:?}");
+        assert_eq!(networked[1..3], [EPERM; 2], "{networked:?}");
+        let local = filtered(profile(false, true), run);
+        assert!(local[..3].iter().all(|&fd| fd >= 0), "{local:?}");
+        assert_eq!(local[3..], [EPERM; 5], "{local:?}");
         let control = unfiltered(run);
         let online = filtered(OPEN, run);
         println!("with network: {online:?}, without a filter: {control:?}");
@@ -2026,7 +2039,7 @@ mod tests {
             assert_eq!(*with >= 0, *without >= 0, "{online:?} vs {control:?}");
             assert!(*with >= 0 || *with == *without, "{online:?} vs {control:?}");
         }
-        assert!(online[1] >= 0, "AF_UNIX stream with network: {online:?}");
+        assert!(online[1] >= 0, "AF_UNIX stream with both: {online:?}");
         assert!(online[3] >= 0, "AF_INET with network: {online:?}");
     }
 
@@ -2105,7 +2118,7 @@ mod tests {
                 execveat(0),
             ]
         };
-        for profile in [STRICT, PROFILES[1]] {
+        for profile in PROFILES.into_iter().filter(|p| !p.subprocesses) {
             let got = filtered(profile, || run(true));
             let want = [
                 EPERM, EPERM, EPERM, EPERM, ENOSYS, EPERM, EBADF, EPERM, EPERM, EPERM, EPERM,
@@ -2113,7 +2126,7 @@ mod tests {
             ];
             assert_eq!(got, want, "{profile:?}");
         }
-        for profile in [PROFILES[2], OPEN] {
+        for profile in PROFILES.into_iter().filter(|p| p.subprocesses) {
             let got = filtered(profile, || run(false));
             assert!(got[0] > 0 && got[1] > 0, "{profile:?}: {got:?}");
             let enoent = -(libc::ENOENT as i64);
