@@ -2223,10 +2223,9 @@ fn network_is_refused() {
 
     let run = case.run(&Policy::new(), "python3 prog.py");
     assert!(!accepted(&listener), "python connected\n{}", run.describe());
-    for name in ["tcp", "udp", "inet6", "netlink", "unix"] {
+    for name in ["tcp", "udp", "inet6", "netlink", "unix", "unix datagram"] {
         run.assert_stdout_has(&format!("{name} errno {}\n", libc::EPERM));
     }
-    run.assert_stdout_has("unix datagram ok\n");
     run.assert_stdout_has("socketpair ok\n");
     run.assert_status(0);
 
@@ -2247,8 +2246,9 @@ fn network_allowed_for_one_command() {
     let run = case.run(&policy, "python3 prog.py");
     run.assert_stdout_has("tcp ok\n");
     run.assert_stdout_has("udp ok\n");
-    // A unix stream socket needs its own setting.
+    // A unix socket needs its own setting.
     run.assert_stdout_has(&format!("unix errno {}\n", libc::EPERM));
+    run.assert_stdout_has(&format!("unix datagram errno {}\n", libc::EPERM));
     assert!(
         accepted(&listener),
         "no connection arrived\n{}",
@@ -2278,7 +2278,7 @@ fn unix_accepted(listener: &std::os::unix::net::UnixListener) -> bool {
 }
 
 /// Abstract unix sockets have no file for the roots to guard: Landlock scopes them to the
-/// program's own domain.
+/// program's own domain, for a program that may make unix sockets at all.
 #[test]
 fn abstract_unix_socket_outside_the_program_is_unreachable() {
     require_confinement!();
@@ -2289,7 +2289,8 @@ fn abstract_unix_socket_outside_the_program_is_unreachable() {
     let listener = std::os::unix::net::UnixListener::bind_addr(&address).unwrap();
     case.write("prog.py", &unix_client(&format!("@{name}")));
 
-    let run = case.run(&Policy::new(), "python3 prog.py");
+    let local = Policy::new().commands("python3 = { unix_sockets = true }");
+    let run = case.run(&local, "python3 prog.py");
     assert!(
         !unix_accepted(&listener),
         "python connected\n{}",
@@ -2306,7 +2307,7 @@ fn abstract_unix_socket_outside_the_program_is_unreachable() {
 /// Without `unix_sockets` a program cannot connect to a socket file, wherever it is: a
 /// service's socket (a container engine's, the user's systemd or D-Bus) would run what it is
 /// asked outside the confinement. Landlock before ABI 9 does not govern connecting to one, so
-/// the program cannot make a unix stream socket, with network or without.
+/// the program cannot make a unix socket, with network or without.
 #[test]
 fn unix_socket_files_need_unix_sockets() {
     require_confinement!();

@@ -92,7 +92,7 @@ pub struct Decision {
 pub struct CommandProfile {
     /// May open network sockets.
     pub network: bool,
-    /// May make unix stream sockets, to connect to a service's socket file.
+    /// May make unix sockets (other than socket pairs), which reach a service's socket file.
     pub unix_sockets: bool,
     /// May start other programs.
     pub subprocesses: bool,

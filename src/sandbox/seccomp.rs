@@ -5,7 +5,7 @@
 //! handful of comparisons, and with each action returned from one place a whole profile fits
 //! in about 140 instructions.
 //!
-//! The programs of the four profiles are compiled when rsh is built ([`stored_programs`]); the
+//! The programs of the eight profiles are compiled when rsh is built ([`stored_programs`]); the
 //! parent takes its profile's and puts in the one address known only at run time
 //! ([`Filter::from_stored`]).
 //! A filter is built in the parent ([`Filter::build`]) and installed in the child between `fork`
@@ -27,10 +27,10 @@
 //! 3. The number is looked up in a binary search over the sorted numbers that need attention,
 //!    with runs of neighbouring numbers that are treated alike merged into one leaf and the gaps
 //!    between them allowed. A leaf either returns an action or checks an argument: the ioctl
-//!    request, the socket domain and type, the clone flags, the execveat pathname. Arguments
-//!    are 64-bit and BPF loads 32 bits at a time; where the kernel truncates an argument to 32
-//!    bits (ioctl request, socket domain and type, clone flags) only the low half is compared,
-//!    exactly what the kernel will act on; the execveat pointer is compared whole, both halves.
+//!    request, the socket domain, the clone flags, the execveat pathname. Arguments are 64-bit
+//!    and BPF loads 32 bits at a time; where the kernel truncates an argument to 32 bits
+//!    (ioctl request, socket domain, clone flags) only the low half is compared, exactly what
+//!    the kernel will act on; the execveat pointer is compared whole, both halves.
 //!
 //! The system call numbers are those of x86_64.
 #![allow(unsafe_code)]
@@ -50,8 +50,8 @@ use libc::{c_long, c_ulong, seccomp_data, sock_filter};
 pub struct SeccompProfile {
     /// TCP/UDP and netlink sockets allowed.
     pub network: bool,
-    /// Unix stream and seqpacket sockets allowed, which connect to a service's socket file;
-    /// otherwise only unix datagram sockets (and socketpair is always fine).
+    /// Unix sockets allowed, which reach a service through its socket file (socketpair is
+    /// always fine).
     pub unix_sockets: bool,
     /// The program may start other programs; otherwise fork/vfork/clone-without-CLONE_THREAD
     /// → EPERM, clone3 → ENOSYS (glibc then falls back to clone for threads), execve → EPERM,
@@ -253,11 +253,6 @@ const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
 /// kernel crypto interface (AF_ALG), VM sockets and the like are refused either way.
 const NETWORK_FAMILIES: [libc::c_int; 3] = [libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
 
-/// The bit that SOCK_STREAM (1) and SOCK_SEQPACKET (5) have in a socket's type and SOCK_DGRAM
-/// (2) has not (SOCK_RAW, 3, which AF_UNIX makes a datagram socket, has it too; flags such as
-/// SOCK_CLOEXEC are higher bits).
-const CONNECTION_TYPES: u32 = 1;
-
 /// A decision over `struct seccomp_data`, compiled to BPF by [`emit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Node {
@@ -399,30 +394,27 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
         allow(),
     );
     rules.insert(libc::SYS_prctl as u32, prctl);
-    // The domain and type are `int`s for the kernel. Without `unix_sockets`, a unix socket may
-    // only be a datagram one: a stream socket could connect to any service's socket file (a
-    // container engine's, the user's systemd or D-Bus, which start programs outside rsh), and
-    // Landlock before ABI 9 does not govern that.
-    let unix = if profile.unix_sockets {
-        allow()
+    // The domain is an `int` for the kernel. A unix socket could connect to any service's
+    // socket file (a container engine's, the user's systemd or D-Bus, which start programs
+    // outside rsh; the syslog daemon's, which would take forged audit records), and Landlock
+    // before ABI 9 does not govern that.
+    let unix: &[libc::c_int] = if profile.unix_sockets {
+        &[libc::AF_UNIX]
     } else {
-        test(
-            Some(arg_low(1)),
-            Op::AnyBit,
-            CONNECTION_TYPES,
-            deny(),
-            allow(),
-        )
+        &[]
     };
-    let families: &[libc::c_int] = if profile.network {
+    let network: &[libc::c_int] = if profile.network {
         &NETWORK_FAMILIES
     } else {
         &[]
     };
-    let others = families.iter().rev().fold(deny(), |otherwise, &family| {
-        test(None, Op::Eq, family as u32, allow(), otherwise)
-    });
-    let socket = test(None, Op::Eq, libc::AF_UNIX as u32, unix, others);
+    let socket = unix
+        .iter()
+        .chain(network)
+        .rev()
+        .fold(deny(), |otherwise, &family| {
+            test(None, Op::Eq, family as u32, allow(), otherwise)
+        });
     rules.insert(libc::SYS_socket as u32, with_load(arg_low(0), socket));
     // The kernel uses the low 32 bits of the flags. Threads are fine (CLONE_THREAD implies
     // CLONE_VM: no new program can come of it).
@@ -1136,11 +1128,7 @@ mod tests {
             libc::SYS_personality if low(0) != 0xffff_ffff && low(0) != 0 => DENY,
             libc::SYS_prctl if low(0) == 1 && low(1) != libc::SIGKILL as u32 => DENY,
             libc::SYS_socket if !network && family != libc::AF_UNIX => DENY,
-            libc::SYS_socket
-                if !profile.unix_sockets && family == libc::AF_UNIX && low(1) & 1 != 0 =>
-            {
-                DENY
-            }
+            libc::SYS_socket if !profile.unix_sockets && family == libc::AF_UNIX => DENY,
             libc::SYS_socket
                 if ![
                     libc::AF_UNIX,
@@ -1978,7 +1966,7 @@ mod tests {
     }
 
     #[test]
-    fn sockets_other_than_unix_datagrams_need_network_or_unix_sockets() {
+    fn sockets_need_network_or_unix_sockets() {
         if skipped() {
             return;
         }
@@ -2023,12 +2011,11 @@ mod tests {
             subprocesses: true,
         };
         let got = filtered(profile(false, false), run);
-        assert!(got[0] >= 0, "AF_UNIX datagram: {got:?}");
-        assert_eq!(got[1..], [EPERM; 7], "{got:?}");
+        assert_eq!(got, [EPERM; 8], "{got:?}");
         // Each setting opens its own sockets only.
         let networked = filtered(profile(true, false), run);
-        assert!(networked[0] >= 0 && networked[3] >= 0, "{networked:?}");
-        assert_eq!(networked[1..3], [EPERM; 2], "{networked:?}");
+        assert!(networked[3] >= 0, "{networked:?}");
+        assert_eq!(networked[..3], [EPERM; 3], "{networked:?}");
         let local = filtered(profile(false, true), run);
         assert!(local[..3].iter().all(|&fd| fd >= 0), "{local:?}");
         assert_eq!(local[3..], [EPERM; 5], "{local:?}");
