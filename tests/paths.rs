@@ -159,7 +159,6 @@ fn reading_outside_the_roots_is_refused_under_every_spelling() {
         "cat link".to_owned(),
         "cat .//..//outside//./secret.txt".to_owned(),
         format!("cat /proc/self/root{root}/outside/secret.txt"),
-        "cat ../outs*/secret.*".to_owned(),
         "head -n 1 ../outside/secret.txt".to_owned(),
         "grep -e TOP link".to_owned(),
         "tar -cf - ../outside".to_owned(),
@@ -421,6 +420,38 @@ fn attributes_of_a_sensitive_file_are_no_secret() {
     assert_eq!(run.status, 126, "{}", run.describe());
     assert!(
         run.stderr.contains("reads .aws: ") && !run.stdout.contains("credentials"),
+        "{}",
+        run.describe()
+    );
+}
+
+/// The shell lists a directory for pathname expansion only where its commands may read:
+/// `echo DIR/*` shows no more than `ls DIR` could.
+#[test]
+fn globs_list_only_what_commands_may_read() {
+    let case = Case::new("deny = [\"./keys\"]");
+    let script = "echo keys/* ../outside/* ../o*/*.txt; echo p*";
+    let control = case.run_with("open.toml", script);
+    assert_eq!(
+        control.stdout,
+        "keys/server.pem ../outside/secret.txt ../outside/secret.txt\nplain.txt\n",
+        "{}",
+        control.describe()
+    );
+    let run = case.run(script);
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, "keys/* ../outside/* ../o*/*.txt\nplain.txt\n"),
+        "{}",
+        run.describe()
+    );
+    // The pattern stays as written, a name no file has.
+    let script = "cat ../outs*/secret.*";
+    assert!(case.run_with("open.toml", script).stdout.contains(SECRET));
+    let run = case.run(script);
+    assert!(!run.stdout.contains(SECRET), "{}", run.describe());
+    assert!(
+        run.stderr.contains("'../outs*/secret.*': No such file"),
         "{}",
         run.describe()
     );

@@ -4,7 +4,9 @@
 //!
 //! This module only reads directories and file metadata; it never changes
 //! the filesystem, never follows a symlink while recursing for `**`, and
-//! never fails: unreadable directories are skipped. Whether an empty result
+//! never fails: unreadable directories are skipped, and so are those the
+//! caller may not list (`may_list`: the policy's file rules hold for the
+//! shell's own listings as for its programs'). Whether an empty result
 //! leaves the word as it was, disappears (nullglob) or is an error
 //! (failglob) is the caller's decision.
 //!
@@ -34,8 +36,14 @@ pub struct GlobOpts {
 /// are resolved against `cwd` but results are returned relative, exactly as
 /// bash prints them. Sorted (byte order, like LC_ALL=C).
 /// Returns an empty Vec when nothing matches (the caller decides between
-/// leaving the word, nullglob, failglob).
-pub fn expand(pattern: &str, cwd: &Path, opts: GlobOpts) -> Vec<String> {
+/// leaving the word, nullglob, failglob). Only directories `may_list` allows
+/// are listed.
+pub fn expand(
+    pattern: &str,
+    cwd: &Path,
+    opts: GlobOpts,
+    may_list: &mut dyn FnMut(&Path) -> bool,
+) -> Vec<String> {
     let (root, comps) = split(pattern);
     if comps.is_empty() {
         // Only slashes (the root directory, which always exists), or nothing.
@@ -72,15 +80,15 @@ pub fn expand(pattern: &str, cwd: &Path, opts: GlobOpts) -> Vec<String> {
                 continue;
             }
             found = if !last {
-                starstar_bases(found, only_starstar, opts)
+                starstar_bases(found, only_starstar, opts, may_list)
             } else if comp.sep.is_empty() {
-                starstar_all(found, saw_glob, opts)
+                starstar_all(found, saw_glob, opts, may_list)
             } else {
-                starstar_dirs(found, opts)
+                starstar_dirs(found, opts, may_list)
             };
             saw_glob = true;
         } else if pattern::has_glob_chars(&comp.text, opts.extglob) {
-            found = matching(found, comp, last, opts);
+            found = matching(found, comp, last, opts, may_list);
             saw_glob = true;
             only_starstar = false;
         } else {
@@ -191,7 +199,13 @@ fn exists(path: &Path, dir: bool) -> bool {
 
 /// A component with special characters: matched against each directory's
 /// entries. Entries must be directories when more follows.
-fn matching(found: Vec<Found>, comp: &Component, last: bool, opts: GlobOpts) -> Vec<Found> {
+fn matching(
+    found: Vec<Found>,
+    comp: &Component,
+    last: bool,
+    opts: GlobOpts,
+    may_list: &mut dyn FnMut(&Path) -> bool,
+) -> Vec<Found> {
     let pat = Pattern::new(
         &comp.text,
         PatternOpts {
@@ -203,7 +217,7 @@ fn matching(found: Vec<Found>, comp: &Component, last: bool, opts: GlobOpts) -> 
     let sep = single(&comp.sep);
     let mut out = Vec::new();
     for base in found {
-        let Ok(entries) = fs::read_dir(&base.path) else {
+        let Ok(entries) = list(&base.path, may_list) else {
             continue;
         };
         for entry in entries.flatten() {
@@ -240,16 +254,27 @@ fn entry_is_dir(entry: &fs::DirEntry, path: &Path) -> bool {
 /// A final `**`: everything below each base, and the base itself. bash
 /// shows the base as written (`dir/`) when it was literal, and without the
 /// slash when it was itself matched (`d*/**` shows `dir`).
-fn starstar_all(found: Vec<Found>, saw_glob: bool, opts: GlobOpts) -> Vec<Found> {
+fn starstar_all(
+    found: Vec<Found>,
+    saw_glob: bool,
+    opts: GlobOpts,
+    may_list: &mut dyn FnMut(&Path) -> bool,
+) -> Vec<Found> {
     let mut out = Vec::new();
     for base in found {
         let mut below = Vec::new();
-        let readable = walk(&base.path, &base.shown, opts, &mut |shown, path, _| {
-            below.push(Found {
-                shown: shown.to_string(),
-                path: path.to_path_buf(),
-            });
-        });
+        let readable = walk(
+            &base.path,
+            &base.shown,
+            opts,
+            may_list,
+            &mut |shown, path, _| {
+                below.push(Found {
+                    shown: shown.to_string(),
+                    path: path.to_path_buf(),
+                });
+            },
+        );
         if !readable {
             continue;
         }
@@ -271,18 +296,28 @@ fn starstar_all(found: Vec<Found>, saw_glob: bool, opts: GlobOpts) -> Vec<Found>
 
 /// A final `**/`: each base and every directory below it (symlinked
 /// directories included but not entered), shown with a trailing slash.
-fn starstar_dirs(found: Vec<Found>, opts: GlobOpts) -> Vec<Found> {
+fn starstar_dirs(
+    found: Vec<Found>,
+    opts: GlobOpts,
+    may_list: &mut dyn FnMut(&Path) -> bool,
+) -> Vec<Found> {
     let mut out = Vec::new();
     for base in found {
         let mut below = Vec::new();
-        let readable = walk(&base.path, &base.shown, opts, &mut |shown, path, kind| {
-            if kind.is_dir_following(path) {
-                below.push(Found {
-                    shown: format!("{shown}/"),
-                    path: path.to_path_buf(),
-                });
-            }
-        });
+        let readable = walk(
+            &base.path,
+            &base.shown,
+            opts,
+            may_list,
+            &mut |shown, path, kind| {
+                if kind.is_dir_following(path) {
+                    below.push(Found {
+                        shown: format!("{shown}/"),
+                        path: path.to_path_buf(),
+                    });
+                }
+            },
+        );
         if !readable {
             continue;
         }
@@ -298,23 +333,34 @@ fn starstar_dirs(found: Vec<Found>, opts: GlobOpts) -> Vec<Found> {
 /// below it become bases for the rest. Symlinked directories are not
 /// entered, and when the pattern so far is only `**` they are not bases
 /// either.
-fn starstar_bases(found: Vec<Found>, only_starstar: bool, opts: GlobOpts) -> Vec<Found> {
+fn starstar_bases(
+    found: Vec<Found>,
+    only_starstar: bool,
+    opts: GlobOpts,
+    may_list: &mut dyn FnMut(&Path) -> bool,
+) -> Vec<Found> {
     let mut out = Vec::new();
     for base in found {
         let mut below = Vec::new();
-        let readable = walk(&base.path, &base.shown, opts, &mut |shown, path, kind| {
-            let is_base = match kind {
-                EntryKind::Dir => true,
-                EntryKind::Symlink => !only_starstar && kind.is_dir_following(path),
-                EntryKind::Other => false,
-            };
-            if is_base {
-                below.push(Found {
-                    shown: format!("{shown}/"),
-                    path: path.to_path_buf(),
-                });
-            }
-        });
+        let readable = walk(
+            &base.path,
+            &base.shown,
+            opts,
+            may_list,
+            &mut |shown, path, kind| {
+                let is_base = match kind {
+                    EntryKind::Dir => true,
+                    EntryKind::Symlink => !only_starstar && kind.is_dir_following(path),
+                    EntryKind::Other => false,
+                };
+                if is_base {
+                    below.push(Found {
+                        shown: format!("{shown}/"),
+                        path: path.to_path_buf(),
+                    });
+                }
+            },
+        );
         if !readable {
             continue;
         }
@@ -349,12 +395,13 @@ fn walk(
     dir: &Path,
     shown: &str,
     opts: GlobOpts,
+    may_list: &mut dyn FnMut(&Path) -> bool,
     visit: &mut dyn FnMut(&str, &Path, EntryKind),
 ) -> bool {
     let mut pending = vec![(dir.to_path_buf(), shown.to_string())];
     let mut first = true;
     while let Some((dir, prefix)) = pending.pop() {
-        let entries = match fs::read_dir(&dir) {
+        let entries = match list(&dir, may_list) {
             Ok(entries) => entries,
             Err(_) if first => return false,
             Err(_) => continue,
@@ -384,9 +431,21 @@ fn walk(
     true
 }
 
+/// The entries of `dir`, when `may_list` allows listing it.
+fn list(dir: &Path, may_list: &mut dyn FnMut(&Path) -> bool) -> std::io::Result<fs::ReadDir> {
+    match may_list(dir) {
+        true => fs::read_dir(dir),
+        false => Err(std::io::ErrorKind::PermissionDenied.into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn expand_all(pattern: &str, cwd: &Path, opts: GlobOpts) -> Vec<String> {
+        expand(pattern, cwd, opts, &mut |_| true)
+    }
     use std::os::unix::fs::symlink;
 
     /// Builds the tree the table below was checked against with bash, as
@@ -439,7 +498,7 @@ mod tests {
         let root = tree(&tmp);
         let mut wrong = Vec::new();
         for &(letters, pat, want) in GLOB_CASES {
-            let got = expand(pat, &root, opts(letters));
+            let got = expand_all(pat, &root, opts(letters));
             if got != want {
                 wrong.push(format!("[{letters}] {pat}: got {got:?}, bash {want:?}"));
             }
@@ -455,15 +514,15 @@ mod tests {
         let shown = root.to_str().unwrap();
         let cwd = Path::new("/nonexistent");
         assert_eq!(
-            expand(&format!("{base}/a*"), cwd, GlobOpts::default()),
+            expand_all(&format!("{base}/a*"), cwd, GlobOpts::default()),
             [format!("{shown}/a")]
         );
         assert_eq!(
-            expand(&format!("/{base}//a//*.txt"), cwd, GlobOpts::default()),
+            expand_all(&format!("/{base}//a//*.txt"), cwd, GlobOpts::default()),
             [format!("/{shown}//a//x.txt")]
         );
         assert_eq!(
-            expand(&format!("{base}//[a]//b//c.txt"), cwd, GlobOpts::default()),
+            expand_all(&format!("{base}//[a]//b//c.txt"), cwd, GlobOpts::default()),
             [format!("{shown}//a/b/c.txt")]
         );
     }
@@ -498,13 +557,13 @@ mod tests {
     fn odd_patterns_expand_to_nothing_or_the_root() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tree(&tmp);
-        assert!(expand("", &root, GlobOpts::default()).is_empty());
-        assert_eq!(expand("/", &root, GlobOpts::default()), ["/"]);
-        assert_eq!(expand("//", &root, GlobOpts::default()), ["//"]);
+        assert!(expand_all("", &root, GlobOpts::default()).is_empty());
+        assert_eq!(expand_all("/", &root, GlobOpts::default()), ["/"]);
+        assert_eq!(expand_all("//", &root, GlobOpts::default()), ["//"]);
         // Words without special characters name themselves if they exist.
-        assert_eq!(expand("b.txt", &root, GlobOpts::default()), ["b.txt"]);
-        assert!(expand("nofile", &root, GlobOpts::default()).is_empty());
-        assert!(expand("*/\u{0}x", &root, GlobOpts::default()).is_empty());
+        assert_eq!(expand_all("b.txt", &root, GlobOpts::default()), ["b.txt"]);
+        assert!(expand_all("nofile", &root, GlobOpts::default()).is_empty());
+        assert!(expand_all("*/\u{0}x", &root, GlobOpts::default()).is_empty());
     }
 
     #[test]
@@ -518,8 +577,8 @@ mod tests {
         let shut = tmp.path().join("shut");
         fs::set_permissions(&shut, fs::Permissions::from_mode(0o000)).unwrap();
         let readable_anyway = fs::read_dir(&shut).is_ok(); // running as root
-        let got = expand("*/*", tmp.path(), GlobOpts::default());
-        let starstar = expand(
+        let got = expand_all("*/*", tmp.path(), GlobOpts::default());
+        let starstar = expand_all(
             "**",
             tmp.path(),
             GlobOpts {
@@ -535,6 +594,48 @@ mod tests {
     }
 
     #[test]
+    fn directories_the_caller_may_not_list_are_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        for dir in ["open", "shut", "shut/in"] {
+            fs::create_dir(tmp.path().join(dir)).unwrap();
+            fs::write(tmp.path().join(dir).join("f"), "").unwrap();
+        }
+        let shut = tmp.path().join("shut");
+        let mut asked = Vec::new();
+        let mut may_list = |dir: &Path| {
+            asked.push(dir.to_path_buf());
+            !dir.starts_with(&shut)
+        };
+        let globstar = GlobOpts {
+            globstar: true,
+            ..GlobOpts::default()
+        };
+        let cwd = tmp.path();
+        assert_eq!(
+            expand("*/*", cwd, GlobOpts::default(), &mut may_list),
+            ["open/f"]
+        );
+        assert!(expand("shut/*", cwd, GlobOpts::default(), &mut may_list).is_empty());
+        assert!(expand("shut/i*/f", cwd, GlobOpts::default(), &mut may_list).is_empty());
+        assert_eq!(
+            expand("**", cwd, globstar, &mut may_list),
+            ["open", "open/f", "shut"]
+        );
+        // A literal name is looked up, not listed: `shut/f` is found, `shut/in/f` needs
+        // `shut` listed.
+        assert_eq!(
+            expand("**/f", cwd, globstar, &mut may_list),
+            ["open/f", "shut/f"]
+        );
+        // A literal path is not a listing either.
+        assert_eq!(
+            expand("shut/in/f", cwd, GlobOpts::default(), &mut may_list),
+            ["shut/in/f"]
+        );
+        assert!(asked.contains(&shut), "{asked:?}");
+    }
+
+    #[test]
     fn names_that_are_not_utf8_are_skipped() {
         use std::ffi::OsStr;
         use std::os::unix::ffi::OsStrExt;
@@ -547,9 +648,9 @@ mod tests {
             dotglob: true,
             ..GlobOpts::default()
         };
-        assert_eq!(expand("*", tmp.path(), all), ["good"]);
-        assert_eq!(expand("**", tmp.path(), all), ["good"]);
-        assert!(expand("*/", tmp.path(), all).is_empty());
+        assert_eq!(expand_all("*", tmp.path(), all), ["good"]);
+        assert_eq!(expand_all("**", tmp.path(), all), ["good"]);
+        assert!(expand_all("*/", tmp.path(), all).is_empty());
     }
 
     #[test]
@@ -561,9 +662,9 @@ mod tests {
             globstar: true,
             ..GlobOpts::default()
         };
-        assert_eq!(expand("**", tmp.path(), star), ["d", "d/up"]);
-        assert_eq!(expand("**/", tmp.path(), star), ["d/", "d/up/"]);
-        assert_eq!(expand("*/*/*/*", tmp.path(), star), ["d/up/d/up"]);
+        assert_eq!(expand_all("**", tmp.path(), star), ["d", "d/up"]);
+        assert_eq!(expand_all("**/", tmp.path(), star), ["d/", "d/up/"]);
+        assert_eq!(expand_all("*/*/*/*", tmp.path(), star), ["d/up/d/up"]);
     }
 
     /// (shopt letters: d=dotglob e=extglob n=nocaseglob g=globstar; pattern; what bash 5.2 prints)

@@ -12,7 +12,7 @@ pub mod glob;
 pub mod pattern;
 mod split;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::parse::{
     Param, ParamExp, ParamOp, Program, ReplaceMode, Special, TestKind, Word, WordPart,
@@ -49,6 +49,8 @@ pub trait ExpandEnv {
     fn home_dir(&self, user: Option<&str>) -> Option<String>;
     /// The directory relative paths are resolved against.
     fn cwd(&self) -> PathBuf;
+    /// Whether pathname expansion may list the directory `dir`.
+    fn may_list(&mut self, dir: &Path) -> bool;
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -861,6 +863,7 @@ fn glob_fields(
                 nocaseglob: options.nocaseglob,
                 globstar: options.globstar,
             },
+            &mut |dir| env.may_list(dir),
         );
         if !matches.is_empty() {
             out.extend(matches);

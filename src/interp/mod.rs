@@ -24,7 +24,7 @@ mod timing;
 pub mod vars;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
@@ -1734,6 +1734,12 @@ impl ExpandEnv for Shell {
 
     fn cwd(&self) -> PathBuf {
         std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+    }
+
+    /// Only where a command may read, so that `echo ~/.ssh/*` does not show what
+    /// `ls ~/.ssh` may not.
+    fn may_list(&mut self, dir: &Path) -> bool {
+        self.may_read(dir)
     }
 }
 
