@@ -2875,6 +2875,52 @@ fn timeout_ends_a_command() {
     );
 }
 
+/// A loop of builtins starts no program for a timeout to end: the processor time the shell
+/// spends on it is held to the timeout, and the line is abandoned (the next one runs).
+/// Waiting for input is no work: a loop that reads slowly fed lines goes on past it.
+#[test]
+fn timeout_ends_a_loop_of_builtins_not_one_that_waits() {
+    require_confinement!();
+    let case = Case::new();
+    let policy = Policy::new().limits("timeout = 1");
+    let run = case.run(
+        &policy,
+        "while :; do x=1; done; echo same line\necho \"next=$?\"",
+    );
+    run.assert_stderr_has(
+        "rsh: the shell's own commands ran 1 s of processor time without starting a program \
+         (limits.timeout); the line is abandoned",
+    );
+    assert_eq!(run.stdout, "next=143\n", "{}", run.describe());
+    run.assert_status(0);
+    assert!(run.elapsed < Duration::from_secs(6), "{}", run.describe());
+
+    let (reader, mut writer) = std::io::pipe().expect("pipe");
+    let feeder = thread::spawn(move || {
+        for line in ["a", "b", "c"] {
+            io::Write::write_all(&mut writer, format!("{line}\n").as_bytes()).expect("feed a line");
+            thread::sleep(Duration::from_millis(900));
+        }
+    });
+    let script = "while read l; do echo \"got $l\"; done; echo done";
+    let run = case.spawn(&policy, script, |c| {
+        c.stdin(reader);
+    });
+    let run = run.finish();
+    feeder.join().unwrap();
+    assert_eq!(
+        run.stdout,
+        "got a\ngot b\ngot c\ndone\n",
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.elapsed >= Duration::from_millis(2500),
+        "{}",
+        run.describe()
+    );
+}
+
 /// Python (allowed to start programs) starts `sleep ARG` with the Popen options HOW, then
 /// waits forever (WAIT) or exits. Returns the run, ARG, and a guard that ends a sleep the test
 /// left behind.

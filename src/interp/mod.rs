@@ -104,6 +104,14 @@ pub struct Shell {
     shell_pid: i32,
     call_depth: usize,
     loop_depth: usize,
+    /// The processor time the shell's own thread had used when it last waited for a program
+    /// or began a line: what its loops have used since is held to the timeout.
+    own_work_from: std::time::Duration,
+    /// When that was last looked at, and the turns of loops since: reading the thread's
+    /// processor time is a system call, and even the clock costs a tight loop, so the clock
+    /// is read every 16 turns and the processor time every 50 ms.
+    own_work_checked: Instant,
+    own_work_turns: u32,
     /// Above 0 while running an `if`/`while` condition, a non-final `&&`/`||` element or a
     /// `!` pipeline: `set -e` does not apply there.
     errexit_suppressed: usize,
@@ -219,6 +227,9 @@ impl Shell {
             shell_pid,
             call_depth: 0,
             loop_depth: 0,
+            own_work_from: std::time::Duration::ZERO,
+            own_work_checked: Instant::now(),
+            own_work_turns: 0,
             errexit_suppressed: 0,
             lineno: 0,
             started: Instant::now(),
@@ -433,6 +444,7 @@ impl Shell {
             bounds.insert(0, 0);
         }
         for window in bounds.windows(2) {
+            self.own_work_begins();
             status = match self.run_list(&program.body[window[0]..window[1]]) {
                 Ok(status) => status,
                 Err(Flow::Abort(status)) => {
@@ -730,6 +742,7 @@ impl Shell {
         // Under confinement nothing a command started outlives it (and its timeout).
         let sweep = info.deadline.policy.is_some();
         let waited = job.wait(info.deadline.after, self.at_terminal(), sweep);
+        self.own_work_begins();
         self.follow_job(job, waited, info)
     }
 
@@ -890,6 +903,7 @@ impl Shell {
         spawn::signals::waiting_for(Some(pid));
         let waited = spawn::wait_with_usage(pid);
         spawn::signals::waiting_for(None);
+        self.own_work_begins();
         match waited {
             Ok((exit, usage)) => {
                 if let spawn::Exit::Signal { signal, core } = exit {
@@ -1023,6 +1037,7 @@ impl Shell {
 
     /// Runs a loop body, turning `break`/`continue` for this loop into loop decisions.
     fn loop_body(&mut self, body: &List) -> Result<LoopStep, Flow> {
+        self.own_work_within_timeout()?;
         match self.run_list(body) {
             Ok(status) => Ok(LoopStep::Next(status)),
             Err(Flow::Break(n)) if n > 1 => Err(Flow::Break(n - 1)),
@@ -1031,6 +1046,42 @@ impl Shell {
             Err(Flow::Continue(_)) => Ok(LoopStep::Next(0)),
             Err(other) => Err(other),
         }
+    }
+
+    /// Starts counting the shell's own work afresh.
+    fn own_work_begins(&mut self) {
+        self.own_work_from = own_processor_time();
+    }
+
+    /// A loop of builtins starts no program, so no program's timeout ends it: the processor
+    /// time the shell has used since it last waited for a program (or began the line) is held
+    /// to the policy's timeout instead, and past it the line is abandoned as a program's
+    /// timeout ends the program (status 143). Time spent waiting (for input, say) is not
+    /// counted.
+    fn own_work_within_timeout(&mut self) -> Result<(), Flow> {
+        const EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+        self.own_work_turns = self.own_work_turns.wrapping_add(1);
+        if self.own_work_turns % 16 != 0 {
+            return Ok(());
+        }
+        let now = Instant::now();
+        if now.duration_since(self.own_work_checked) < EVERY {
+            return Ok(());
+        }
+        self.own_work_checked = now;
+        let Some(limit) = self.job_timeout() else {
+            return Ok(());
+        };
+        if own_processor_time().saturating_sub(self.own_work_from) <= limit {
+            return Ok(());
+        }
+        self.error(&format!(
+            "the shell's own commands ran {} s of processor time without starting a program \
+             (limits.timeout); the line is abandoned",
+            limit.as_secs()
+        ));
+        self.own_work_begins();
+        Err(Flow::Abort(128 + libc::SIGTERM))
     }
 
     fn run_while(&mut self, cond: &List, body: &List, until: bool) -> Outcome {
@@ -1842,4 +1893,11 @@ impl Shell {
             }
         }
     }
+}
+
+/// The processor time the calling thread has used.
+fn own_processor_time() -> std::time::Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(std::time::Duration::from)
+        .unwrap_or_default()
 }
