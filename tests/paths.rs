@@ -93,10 +93,16 @@ impl Case {
 
     /// `rsh --policy POLICY ARGS…` in `work/`.
     fn run_args(&self, policy: &str, args: &[&str]) -> Run {
+        self.run_args_env(policy, args, &[])
+    }
+
+    /// The same, with the variables `env` set.
+    fn run_args_env(&self, policy: &str, args: &[&str], env: &[(&str, &Path)]) -> Run {
         let out = common::without_terminal(&mut Command::new(RSH))
             .arg("--policy")
             .arg(self.root().join(policy))
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(self.work())
             .stdin(Stdio::null())
             .output()
@@ -528,17 +534,10 @@ fn jq_modules_are_files_it_reads() {
     // jq also looks in ~/.jq.
     fs::create_dir(case.work().join(".jq")).unwrap();
     fs::copy(case.work().join("lib/n.jq"), case.work().join(".jq/h.jq")).unwrap();
+    let work = case.work();
     let from_home = |policy: &str| {
-        let out = common::without_terminal(&mut Command::new(RSH))
-            .arg("--policy")
-            .arg(case.root().join(policy))
-            .args(["-c", "jq -nc 'import \"h\" as h; h::x'"])
-            .env("HOME", case.work())
-            .current_dir(case.work())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run rsh");
-        Run::of(out)
+        let args = ["-c", "jq -nc 'import \"h\" as h; h::x'"];
+        case.run_args_env(policy, &args, &[("HOME", &work)])
     };
     let control = from_home("open.toml");
     assert!(
