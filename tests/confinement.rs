@@ -2277,6 +2277,17 @@ fn unix_accepted(listener: &std::os::unix::net::UnixListener) -> bool {
     }
 }
 
+/// Fails unless `unix_client`'s connection was refused (EPERM) and none reached `listener`.
+fn assert_not_connected(run: &Run, listener: &std::os::unix::net::UnixListener) {
+    assert!(
+        !unix_accepted(listener),
+        "python connected\n{}",
+        run.describe()
+    );
+    run.assert_stdout_has(&format!("connect errno {}\n", libc::EPERM));
+    run.assert_status(0);
+}
+
 /// Abstract unix sockets have no file for the roots to guard: Landlock scopes them to the
 /// program's own domain, for a program that may make unix sockets at all.
 #[test]
@@ -2290,14 +2301,7 @@ fn abstract_unix_socket_outside_the_program_is_unreachable() {
     case.write("prog.py", &unix_client(&format!("@{name}")));
 
     let local = Policy::new().commands("python3 = { unix_sockets = true }");
-    let run = case.run(&local, "python3 prog.py");
-    assert!(
-        !unix_accepted(&listener),
-        "python connected\n{}",
-        run.describe()
-    );
-    run.assert_stdout_has(&format!("connect errno {}\n", libc::EPERM));
-    run.assert_status(0);
+    assert_not_connected(&case.run(&local, "python3 prog.py"), &listener);
 
     let control = case.run(&Policy::new().off(), "python3 prog.py");
     control.assert_stdout_has("connect ok\n");
@@ -2318,20 +2322,51 @@ fn unix_socket_files_need_unix_sockets() {
 
     let networked = Policy::new().commands("python3 = { network = true }");
     for policy in [Policy::new(), networked] {
-        let run = case.run(&policy, "python3 prog.py");
-        assert!(
-            !unix_accepted(&listener),
-            "python connected\n{}",
-            run.describe()
-        );
-        run.assert_stdout_has(&format!("connect errno {}\n", libc::EPERM));
-        run.assert_status(0);
+        assert_not_connected(&case.run(&policy, "python3 prog.py"), &listener);
     }
 
     let local = Policy::new().commands("python3 = { unix_sockets = true }");
     let control = case.run(&local, "python3 prog.py");
     control.assert_stdout_has("connect ok\n");
     assert!(unix_accepted(&listener), "control: no connection arrived");
+}
+
+/// The end of a datagram socket pair can send to any datagram socket file (a syslog daemon's,
+/// say): without `unix_sockets` only stream pairs can be made.
+#[test]
+fn datagram_socket_files_need_unix_sockets_even_from_a_pair() {
+    require_confinement!();
+    let case = Case::new();
+    let socket = case.file("log.sock");
+    let service = std::os::unix::net::UnixDatagram::bind(&socket).unwrap();
+    service.set_nonblocking(true).unwrap();
+    let send = format!(
+        "a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendto(b'forged', {:?})",
+        socket.to_str().unwrap()
+    );
+    let stream = "a, b = socket.socketpair(); a.send(b'x'); b.recv(1)";
+    case.write(
+        "prog.py",
+        &python_attempts(&[("send", &send), ("stream", stream)]),
+    );
+    let received = || {
+        let mut buffer = [0u8; 16];
+        service.recv(&mut buffer).is_ok()
+    };
+
+    let run = case.run(&Policy::new(), "python3 prog.py");
+    assert!(!received(), "a datagram arrived\n{}", run.describe());
+    run.assert_stdout_has(&format!("send errno {}\n", libc::EPERM));
+    run.assert_stdout_has("stream ok\n");
+
+    let local = Policy::new().commands("python3 = { unix_sockets = true }");
+    let control = case.run(&local, "python3 prog.py");
+    control.assert_stdout_has("send ok\n");
+    assert!(
+        received(),
+        "control: nothing arrived\n{}",
+        control.describe()
+    );
 }
 
 /// A socket file in a denied directory (an agent's socket under ~/.gnupg or ~/.ssh, say) is

@@ -92,7 +92,8 @@ pub struct Decision {
 pub struct CommandProfile {
     /// May open network sockets.
     pub network: bool,
-    /// May make unix sockets (other than socket pairs), which reach a service's socket file.
+    /// May make unix sockets (other than stream socket pairs), which reach a service's socket
+    /// file.
     pub unix_sockets: bool,
     /// May start other programs.
     pub subprocesses: bool,

@@ -50,8 +50,8 @@ use libc::{c_long, c_ulong, seccomp_data, sock_filter};
 pub struct SeccompProfile {
     /// TCP/UDP and netlink sockets allowed.
     pub network: bool,
-    /// Unix sockets allowed, which reach a service through its socket file (socketpair is
-    /// always fine).
+    /// Unix sockets allowed, which reach a service through its socket file; otherwise only
+    /// stream socket pairs, whose ends cannot be pointed anywhere else.
     pub unix_sockets: bool,
     /// The program may start other programs; otherwise fork/vfork/clone-without-CLONE_THREAD
     /// → EPERM, clone3 → ENOSYS (glibc then falls back to clone for threads), execve → EPERM,
@@ -253,6 +253,13 @@ const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
 /// kernel crypto interface (AF_ALG), VM sockets and the like are refused either way.
 const NETWORK_FAMILIES: [libc::c_int; 3] = [libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
 
+/// The bits a socket pair's type may have without `unix_sockets`: SOCK_STREAM (1) and
+/// SOCK_SEQPACKET (5), with SOCK_NONBLOCK and SOCK_CLOEXEC, the only flags the kernel takes.
+/// Bit 0 must be set too, which leaves exactly those two types: connected streams, whose ends
+/// cannot be pointed anywhere else. Not SOCK_DGRAM (2), nor SOCK_RAW (3, a datagram pair for
+/// AF_UNIX): the end of a datagram pair can send to any socket file, or be connected to one.
+const STREAM_PAIR_BITS: u32 = (1 | 4 | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) as u32;
+
 /// A decision over `struct seccomp_data`, compiled to BPF by [`emit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Node {
@@ -416,6 +423,11 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
             test(None, Op::Eq, family as u32, allow(), otherwise)
         });
     rules.insert(libc::SYS_socket as u32, with_load(arg_low(0), socket));
+    if !profile.unix_sockets {
+        let stream = test(None, Op::AnyBit, 1, allow(), deny());
+        let pair = test(None, Op::AnyBit, !STREAM_PAIR_BITS, deny(), stream);
+        rules.insert(libc::SYS_socketpair as u32, with_load(arg_low(1), pair));
+    }
     // The kernel uses the low 32 bits of the flags. Threads are fine (CLONE_THREAD implies
     // CLONE_VM: no new program can come of it).
     let new_process = if profile.subprocesses {
@@ -1129,6 +1141,7 @@ mod tests {
             libc::SYS_prctl if low(0) == 1 && low(1) != libc::SIGKILL as u32 => DENY,
             libc::SYS_socket if !network && family != libc::AF_UNIX => DENY,
             libc::SYS_socket if !profile.unix_sockets && family == libc::AF_UNIX => DENY,
+            libc::SYS_socketpair if !profile.unix_sockets && !stream_pair_type(low(1)) => DENY,
             libc::SYS_socket
                 if ![
                     libc::AF_UNIX,
@@ -1170,6 +1183,15 @@ mod tests {
                 [
                     libc::AF_UNIX as u64 | 1 << 33,
                     libc::SOCK_DGRAM as u64 | 1 << 32,
+                ],
+                [libc::AF_UNIX as u64, libc::SOCK_RAW as u64],
+                [
+                    libc::AF_UNIX as u64,
+                    (libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) as u64,
+                ],
+                [
+                    libc::AF_UNIX as u64,
+                    libc::SOCK_STREAM as u64 | 0x40 | 1 << 32,
                 ],
                 [libc::AF_INET as u64, p],
                 [
@@ -2028,6 +2050,58 @@ mod tests {
         }
         assert!(online[1] >= 0, "AF_UNIX stream with both: {online:?}");
         assert!(online[3] >= 0, "AF_INET with network: {online:?}");
+    }
+
+    /// A stream or seqpacket type, with or without SOCK_NONBLOCK and SOCK_CLOEXEC, and no other
+    /// bit.
+    fn stream_pair_type(kind: u32) -> bool {
+        let flags = (libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC) as u32;
+        let base = kind & !flags;
+        base == libc::SOCK_STREAM as u32 || base == libc::SOCK_SEQPACKET as u32
+    }
+
+    #[test]
+    fn datagram_socket_pairs_need_unix_sockets() {
+        if skipped() {
+            return;
+        }
+        let pair = |kind: i32| {
+            let mut fds = [0i32; 2];
+            let got = call(
+                libc::SYS_socketpair,
+                [
+                    libc::AF_UNIX as u64,
+                    kind as u64,
+                    0,
+                    fds.as_mut_ptr() as u64,
+                    0,
+                    0,
+                ],
+            );
+            if got == 0 {
+                for fd in fds {
+                    // SAFETY: the descriptor was just made, and is closed once.
+                    unsafe { libc::close(fd) };
+                }
+            }
+            got
+        };
+        let run = || {
+            vec![
+                pair(libc::SOCK_STREAM),
+                pair(libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK),
+                pair(libc::SOCK_DGRAM),
+                pair(libc::SOCK_DGRAM | libc::SOCK_CLOEXEC),
+                pair(libc::SOCK_RAW),
+            ]
+        };
+        assert_eq!(filtered(STRICT, run), [0, 0, EPERM, EPERM, EPERM]);
+        let local = SeccompProfile {
+            unix_sockets: true,
+            ..STRICT
+        };
+        assert_eq!(filtered(local, run), unfiltered(run));
+        assert_eq!(unfiltered(run)[2], 0, "a datagram pair without a filter");
     }
 
     /// Forks with raw `fork`, `vfork` or `clone(SIGCHLD)`; a new process leaves at once and is
