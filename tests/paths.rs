@@ -431,6 +431,30 @@ fn attributes_of_a_sensitive_file_are_no_secret() {
     );
 }
 
+/// `test -r` and `-w` answer for the shell's commands: a file the policy keeps from them is
+/// neither, whatever its modes say (root reads anything).
+#[test]
+fn test_r_and_w_follow_the_policy() {
+    let case = Case::new("");
+    let script = "for f in .env plain.txt ../outside/secret.txt; do \
+                  [ -r $f ] && echo r $f; [[ -w $f ]] && echo w $f; done; true";
+    let control = case.run_with("open.toml", script);
+    assert_eq!(
+        control.stdout,
+        "r .env\nw .env\nr plain.txt\nw plain.txt\nr ../outside/secret.txt\n\
+         w ../outside/secret.txt\n",
+        "{}",
+        control.describe()
+    );
+    let run = case.run(script);
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, "r plain.txt\nw plain.txt\n"),
+        "{}",
+        run.describe()
+    );
+}
+
 /// The shell lists a directory for pathname expansion only where its commands may read:
 /// `echo DIR/*` shows no more than `ls DIR` could.
 #[test]

@@ -135,4 +135,8 @@ impl test::TestEnv for Shell {
     fn option_is_on(&self, name: &str) -> Option<bool> {
         super::builtins::set::option_value(self, name)
     }
+
+    fn may_have(&self, path: &str, write: bool) -> bool {
+        self.policy_lets_have(std::path::Path::new(path), write)
+    }
 }

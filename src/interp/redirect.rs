@@ -394,14 +394,28 @@ impl Shell {
         write: bool,
     ) -> Option<Decision> {
         let rules = match self.sandbox() {
-            Ok(sandbox) => links
-                .iter()
-                .try_for_each(|link| sandbox.permits_link(link))
-                .and_then(|()| sandbox.permits(landing, write)),
+            Ok(sandbox) => file_rules(sandbox, landing, links, write),
             Err(message) => Err(message),
         };
         let why = rules.err()?;
         Some(decide::refused(self.policy(), "paths", why))
+    }
+
+    /// Whether the policy lets commands have `path` (to read, or to write), for `test -r` and
+    /// `-w`: the file rules, then sensitive names (one it would ask about counts). True while
+    /// the session's confinement is not set up yet (the file's modes alone answer).
+    pub(crate) fn policy_lets_have(&self, path: &Path, write: bool) -> bool {
+        let Some(sandbox) = self.sandbox.as_ref() else {
+            return true;
+        };
+        if !sandbox.restricts_files() && self.policy().sensitive().is_empty() {
+            return true;
+        }
+        let (landing, links, _) = would_open(&self.absolute(path));
+        file_rules(sandbox, &landing, &links, write).is_ok()
+            && self
+                .sensitive_name(&landing, &links, write)
+                .is_none_or(|d| d.verdict != crate::policy::Verdict::Deny)
     }
 
     /// The `[sensitive]` verdict on the names a file is reached by.
@@ -528,6 +542,20 @@ fn is_device(path: &Path) -> bool {
 /// canonical. The result names no symbolic link, so it can be opened with RESOLVE_NO_SYMLINKS.
 /// Also returns each link followed on the way (its directory canonical), and whether the
 /// file it lands on exists.
+/// What the file rules of `sandbox` say about having the file at `landing` (canonical),
+/// reached through the symbolic links `links`.
+fn file_rules(
+    sandbox: &crate::sandbox::Sandbox,
+    landing: &Path,
+    links: &[PathBuf],
+    write: bool,
+) -> Result<(), String> {
+    links
+        .iter()
+        .try_for_each(|link| sandbox.permits_link(link))
+        .and_then(|()| sandbox.permits(landing, write))
+}
+
 pub(crate) fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>, bool) {
     let mut path = path.to_path_buf();
     let mut links = Vec::new();

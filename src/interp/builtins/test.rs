@@ -22,6 +22,11 @@ pub trait TestEnv {
     fn var_is_nameref(&self, _name: &str) -> bool {
         false
     }
+    /// For `-r` and `-w`, after the file's modes: whether the shell's commands may have the
+    /// file (read it, or write it). Shells without such rules can keep the default.
+    fn may_have(&self, _path: &str, _write: bool) -> bool {
+        true
+    }
 }
 
 /// `test ARGS` / `[ ARGS ]` (for `[` the caller strips the final `]`; if it is missing the caller
@@ -45,7 +50,8 @@ pub fn test(args: &[String], env: &dyn TestEnv) -> Result<bool, String> {
 /// -O -S -z -n -o -v (and -R). Returns None if `op` is not a unary operator.
 ///
 /// `-r`, `-w` and `-x` ask the kernel with the effective ids (so for root `-r` holds for any
-/// existing file and `-x` when any execute bit is set); `-t FD` is isatty; `-N` is true when the
+/// existing file and `-x` when any execute bit is set), and `-r` and `-w` then the policy
+/// (`TestEnv::may_have`); `-t FD` is isatty; `-N` is true when the
 /// modification time is later than the access time.
 pub fn unary(op: &str, arg: &str, env: &dyn TestEnv) -> Option<Result<bool, String>> {
     let letter = unary_letter(op)?;
@@ -62,11 +68,11 @@ pub fn unary(op: &str, arg: &str, env: &dyn TestEnv) -> Option<Result<bool, Stri
         'h' | 'L' => is_symlink(arg),
         'k' => has_mode_bit(arg, libc::S_ISVTX),
         'p' => has_type(arg, SFlag::S_IFIFO),
-        'r' => accessible(arg, AccessFlags::R_OK),
+        'r' => accessible(arg, AccessFlags::R_OK) && env.may_have(arg, false),
         's' => file_stat(arg).is_some_and(|st| st.st_size > 0),
         't' => is_terminal(arg),
         'u' => has_mode_bit(arg, libc::S_ISUID),
-        'w' => accessible(arg, AccessFlags::W_OK),
+        'w' => accessible(arg, AccessFlags::W_OK) && env.may_have(arg, true),
         'x' => accessible(arg, AccessFlags::X_OK),
         'G' => file_stat(arg).is_some_and(|st| st.st_gid == getegid().as_raw()),
         'N' => file_stat(arg)
