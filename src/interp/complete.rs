@@ -59,17 +59,8 @@ impl Shell {
 
     /// Whether the policy lets programs read `path` (for a directory: list it). A file it
     /// would ask about counts as readable: the question comes when it is used.
+    /// A confinement that cannot be set up lets nothing be read.
     pub fn may_read(&mut self, path: &Path) -> bool {
-        let restricted = match self.sandbox() {
-            Ok(sandbox) => sandbox.restricts_files(),
-            Err(_) => return false,
-        };
-        if !restricted && self.policy().sensitive().is_empty() {
-            return true;
-        }
-        let path = self.absolute(path);
-        let (landing, links, _) = super::redirect::would_open(&path);
-        self.landing_decision(&landing, &links, false)
-            .is_none_or(|d| d.verdict != Verdict::Deny)
+        self.sandbox().is_ok() && self.policy_lets_have(path, false)
     }
 }

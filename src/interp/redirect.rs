@@ -402,8 +402,9 @@ impl Shell {
     }
 
     /// Whether the policy lets commands have `path` (to read, or to write), for `test -r` and
-    /// `-w`: the file rules, then sensitive names (one it would ask about counts). True while
-    /// the session's confinement is not set up yet (the file's modes alone answer).
+    /// `-w`, Tab completion and pathname expansion (`may_read`): the file rules, then
+    /// sensitive names (one it would ask about counts). True while the session's confinement
+    /// is not set up yet (for `test`, the file's modes alone answer).
     pub(crate) fn policy_lets_have(&self, path: &Path, write: bool) -> bool {
         let Some(sandbox) = self.sandbox.as_ref() else {
             return true;

@@ -871,7 +871,7 @@ impl Shell {
         };
         if let Some(performs) = &outer.performs {
             let shown = builtins::display_command(&performs.argv);
-            let own = own_words(argv, &performs.argv);
+            let own = own_words(argv, &performs.argv).unwrap_or(argv);
             let mut decisions =
                 self.inner_decisions(own, &performs.argv, &performs.runs, depth + 1);
             for refusal in &mut decisions {
@@ -909,7 +909,7 @@ impl Shell {
         };
         let own = self.own_profile(&argv[0], outer);
         let theirs = self.profile(&inner, &runs);
-        let words = own_words(argv, &inner);
+        let words = own_words(argv, &inner).unwrap_or(argv);
         let mut decisions = self.inner_decisions(words, &inner, &runs, depth + 1);
         for refusal in &mut decisions {
             refusal.decision.reason = format!("runs {shown}: {}", refusal.decision.reason);
@@ -1382,19 +1382,17 @@ fn own_mentions(argv: &[String], resolved: &Resolved, mentions: Vec<String>) -> 
             _ => return mentions,
         },
     };
-    match argv.ends_with(&inner) {
-        true => args::mentions(&own_words(argv, &inner)[1..], &[]),
-        false => mentions,
+    match own_words(argv, &inner) {
+        Some(own) => args::mentions(&own[1..], &[]),
+        None => mentions,
     }
 }
 
-/// The words of a wrapper's `argv` before the command `inner` it runs; all of them when
-/// `inner` is not written out at the end (`env -S 'CMD ARGS'`).
-fn own_words<'a>(argv: &'a [String], inner: &[String]) -> &'a [String] {
-    match argv.ends_with(inner) {
-        true => &argv[..argv.len() - inner.len()],
-        false => argv,
-    }
+/// The words of a wrapper's `argv` before the command `inner` it runs; None when `inner` is
+/// not written out at the end (`env -S 'CMD ARGS'`).
+fn own_words<'a>(argv: &'a [String], inner: &[String]) -> Option<&'a [String]> {
+    argv.ends_with(inner)
+        .then(|| &argv[..argv.len() - inner.len()])
 }
 
 /// What a wrapper program runs; None for any other program.
