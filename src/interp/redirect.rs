@@ -538,11 +538,6 @@ fn is_device(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device() || m.file_type().is_fifo())
 }
 
-/// Where opening `path` would land: symbolic links followed one by one (the last one too,
-/// even when it points at nothing: `>` would create its target), then the directory made
-/// canonical. The result names no symbolic link, so it can be opened with RESOLVE_NO_SYMLINKS.
-/// Also returns each link followed on the way (its directory canonical), and whether the
-/// file it lands on exists.
 /// What the file rules of `sandbox` say about having the file at `landing` (canonical),
 /// reached through the symbolic links `links`.
 fn file_rules(
@@ -557,6 +552,11 @@ fn file_rules(
         .and_then(|()| sandbox.permits(landing, write))
 }
 
+/// Where opening `path` would land: symbolic links followed one by one (the last one too,
+/// even when it points at nothing: `>` would create its target), then the directory made
+/// canonical. The result names no symbolic link, so it can be opened with RESOLVE_NO_SYMLINKS.
+/// Also returns each link followed on the way (its directory canonical), and whether the
+/// file it lands on exists.
 pub(crate) fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>, bool) {
     let mut path = path.to_path_buf();
     let mut links = Vec::new();
