@@ -3,7 +3,7 @@
 //! rsh compiles its own classic-BPF programs rather than checking a list of rules one after
 //! another: the system call number is dispatched by a balanced binary search, so a call costs a
 //! handful of comparisons, and with each action returned from one place a whole profile fits
-//! in about 140 instructions.
+//! in about 150 instructions.
 //!
 //! The programs of the eight profiles are compiled when rsh is built ([`stored_programs`]); the
 //! parent takes its profile's and puts in the one address known only at run time
