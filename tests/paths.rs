@@ -331,6 +331,45 @@ fn sensitive_files_are_refused_under_every_spelling() {
     run.assert_stderr_has("reads .env: ");
 }
 
+/// Sensitive names hold for what rsh opens itself (redirections, `$(< …)`, `source`) under a
+/// policy without `[paths]`, with confinement on or off, as they do for the files a command
+/// names.
+#[test]
+fn sensitive_names_hold_for_redirections_without_paths() {
+    let case = Case::new("");
+    let shell =
+        "[shell]\npath = [\"/usr/bin\", \"/bin\"]\n[commands]\nallow = [\"cat\", \"echo\"]\n";
+    fs::write(case.root().join("no-paths.toml"), shell).unwrap();
+    let off = format!("{shell}[sandbox]\nmode = \"off\"\n");
+    fs::write(case.root().join("no-sandbox.toml"), off).unwrap();
+    for policy in ["no-paths.toml", "no-sandbox.toml"] {
+        for script in ["cat < .env", "echo \"$(< .env)\"", "source .env"] {
+            let control = case.run_with("open.toml", script);
+            assert!(
+                control.stdout.contains(ENV_SECRET) || control.stderr.contains(ENV_SECRET),
+                "control: {script}\n{}",
+                control.describe()
+            );
+            let run = case.run_with(policy, script);
+            assert!(
+                !run.stdout.contains(ENV_SECRET) && !run.stderr.contains(ENV_SECRET),
+                "{policy}: {script}\n{}",
+                run.describe()
+            );
+            run.assert_stderr_has("rsh: denied: .env: ");
+        }
+        let run = case.run_with(policy, "echo planted > .bashrc; cat < plain.txt");
+        assert_eq!(
+            fs::read_to_string(case.work().join(".bashrc")).unwrap(),
+            "alias ll='ls -l'\n",
+            "{policy}\n{}",
+            run.describe()
+        );
+        run.assert_stderr_has("rsh: denied: .bashrc: ");
+        assert_eq!(run.stdout, "plain\n", "{policy}\n{}", run.describe());
+    }
+}
+
 /// A sed or awk script file is read for the files it names before the command runs; one
 /// that cannot be read first (standard input, a pipe) is refused rather than run unseen.
 #[test]

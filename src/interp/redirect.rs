@@ -263,6 +263,13 @@ impl Shell {
             if let Some(message) = standard_descriptor(path).and_then(reserved) {
                 return Err(ReadError::Denied(message));
             }
+            // Sensitive names hold without `[paths]` too, as they do for the files a command
+            // names (`cat < .env` as `cat .env`).
+            if standard_descriptor(path).is_none() && !self.policy().sensitive().is_empty() {
+                let (landing, links, _) = would_open(&self.absolute(Path::new(path)));
+                let decision = self.sensitive_name(&landing, &links, write);
+                self.settle_file_decision(path, decision)?;
+            }
             let file = nix::fcntl::open(path, flags, mode).map_err(io)?;
             // Any other name of rsh's own pipes and sockets (`/proc/PID/fd/N`, a link to
             // one): an audit record handed over, the log socket, the output filter.
@@ -316,6 +323,17 @@ impl Shell {
         } else {
             self.landing_decision(&landing, &links, write)
         };
+        self.settle_file_decision(path, decision).map(|()| landing)
+    }
+
+    /// Carries out the policy's `decision` on a file rsh opens for a command (None: it may):
+    /// what audit mode lets through, what a confirmation allows; Err(Denied) otherwise,
+    /// counted and recorded.
+    fn settle_file_decision(
+        &mut self,
+        path: &str,
+        decision: Option<Decision>,
+    ) -> Result<(), ReadError> {
         // The file rules are the kernel's: audit mode keeps them.
         let decision = match decision {
             Some(d) if d.rule.key == "paths" => Some(d),
@@ -332,7 +350,7 @@ impl Shell {
             other => other,
         };
         match decision {
-            None => Ok(landing),
+            None => Ok(()),
             Some(decision) => {
                 self.count_refusal();
                 self.audit_path_refused(&decision);
