@@ -1585,6 +1585,8 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
                     }
                 }
                 (None, Some(value)) if output_like(&name) => scan.touch(value, W),
+                // `rsync --exclude=.env`: names left out, even where the program is not known.
+                (None, Some(_)) if EXCLUSIONS.contains(&name.as_str()) => {}
                 (None, Some(value)) => scan.touch(value, R),
                 (None, None) => {}
             }
@@ -1901,6 +1903,12 @@ mod tests {
         assert!(has("find . -newer .env", ".env"));
         assert!(!has("jq .env f.json", ".env"));
         assert!(!has("rsync -a --exclude=.env src/ dst/", ".env"));
+        // Not only in what a command mentions: among the files it reads, too.
+        assert_eq!(
+            t("rsync -a --exclude=.env --include=.env.example src/ dst/"),
+            ["r:src/", "r:dst/"]
+        );
+        assert_eq!(t("rsync --exclude-from=.env a b"), ["r:.env", "r:a", "r:b"]);
         assert!(!has("grep -rn KEY --exclude .env .", ".env"));
         assert!(!has("ls -I .env", ".env"));
         assert!(!has("diff -r -x .env a b", ".env"));
