@@ -138,9 +138,16 @@ pub const DEFAULT_ENV_ALLOW: &[&str] = &[
 /// started program's environment unless `[env] allow` names them exactly (a pattern such as
 /// `*` does not let them through).
 pub fn is_code_injecting(name: &str) -> bool {
-    name.starts_with("LD_")
-        || name.starts_with("GIT_CONFIG")
-        || name.starts_with("BASH_FUNC_")
+    // Lua 5.2 and later read LUA_INIT_5_4 (and the like) before LUA_INIT.
+    const PREFIXES: [&str; 6] = [
+        "LD_",
+        "GIT_CONFIG",
+        "BASH_FUNC_",
+        "LUA_INIT_",
+        "LUA_PATH_",
+        "LUA_CPATH_",
+    ];
+    PREFIXES.iter().any(|prefix| name.starts_with(prefix))
         || matches!(
             name,
             "BASH_ENV"
@@ -183,6 +190,20 @@ pub fn is_code_injecting(name: &str) -> bool {
                 | "BROWSER"
                 | "LESSOPEN"
                 | "LESSCLOSE"
+                | "VIMINIT"
+                | "GVIMINIT"
+                | "EXINIT"
+                | "OPENSSL_CONF"
+                | "OPENSSL_ENGINES"
+                | "OPENSSL_MODULES"
+                | "PHPRC"
+                | "PHP_INI_SCAN_DIR"
+                | "R_PROFILE"
+                | "R_PROFILE_USER"
+                | "DOTNET_STARTUP_HOOKS"
+                | "RUSTC_WRAPPER"
+                | "RUSTC_WORKSPACE_WRAPPER"
+                | "CARGO_BUILD_RUSTC_WRAPPER"
         )
 }
 

@@ -662,6 +662,11 @@ fn code_injecting_variables_pass_only_by_exact_name() {
         "NODE_OPTIONS",
         "GIT_SSH_COMMAND",
         "PAGER",
+        "LUA_INIT_5_4",
+        "LUA_PATH_5_3",
+        "VIMINIT",
+        "OPENSSL_CONF",
+        "RUSTC_WRAPPER",
     ] {
         assert!(!s.passes_env(name), "{name}");
     }
