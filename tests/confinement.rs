@@ -1494,6 +1494,48 @@ fn proc_sys_and_dev_are_never_writable() {
     }
 }
 
+/// A root the policy names inside /dev (`/dev/shm`) is granted even beside `/`, which hides
+/// /dev: the devices stay out of reach, the named directory is writable.
+#[test]
+fn a_root_inside_dev_is_granted_beside_one_above_it() {
+    require_confinement!();
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() {
+        eprintln!("SKIPPED: this machine has no /dev/shm");
+        return;
+    }
+    let case = Case::new();
+    let made = shm.join(format!("rsh-test-{}", unique()));
+    let attempts = [
+        ("shm", py_create(&made)),
+        (
+            "kmsg",
+            "os.close(os.open('/dev/kmsg', os.O_WRONLY))".to_string(),
+        ),
+    ];
+    let attempts: Vec<(&str, &str)> = attempts.iter().map(|(n, c)| (*n, c.as_str())).collect();
+    let program = hidden(&case, &attempts);
+    let above = case.run(
+        &Policy::new().paths("read = [\"/\"]\nwrite = [\"/\"]"),
+        &program,
+    );
+    above.assert_stdout_has(&format!("shm errno {}\n", libc::EACCES));
+    assert!(!made.exists(), "{}", above.describe());
+    let policy = Policy::new().paths("read = [\"/\"]\nwrite = [\"/\", \"/dev/shm\"]");
+    let run = case.run(&policy, &program);
+    let created = made.exists();
+    let _ = std::fs::remove_file(&made);
+    run.assert_stdout_has("shm ok\n");
+    assert!(created, "{}", run.describe());
+    if Path::new("/dev/kmsg").exists() {
+        run.assert_stdout_has(&format!("kmsg errno {}\n", libc::EACCES));
+    }
+    // rsh's own check of a redirection agrees with the kernel.
+    let run = case.run(&policy, &format!("echo x > {}; cat {0}", made.display()));
+    let _ = std::fs::remove_file(&made);
+    run.assert_stdout_has("x\n");
+}
+
 /// Landlock can only grant, and a grant covers everything beneath: a directory that holds a
 /// denied entry is granted listing only, and its other entries one by one. So entries already
 /// there keep the root's access (they can be read and rewritten), but programs can create,

@@ -98,7 +98,7 @@ fn file_access(abi: ABI, access: BitFlags<AccessFs>) -> BitFlags<AccessFs> {
 }
 
 /// Devices every program may use, whatever the roots say. Anything else under /dev (disks,
-/// memory, the kernel log) is never reachable through a root that contains /dev.
+/// memory, the kernel log) is never reachable through a root above /dev.
 const DEVICES: &[(&str, bool)] = &[
     // (path, writable)
     ("/dev/null", true),
@@ -373,8 +373,8 @@ pub fn fs_layer(abi: i32, rules: &FsRules, share: Option<&Shared>) -> Result<FsL
     }
     let read = read_access(abi);
     let write = write_access(abi);
-    let writes = outermost(&rules.write);
-    let reads = outermost(&rules.read);
+    let writes = outermost(&rules.write, UNWRITABLE);
+    let reads = outermost(&rules.read, HIDDEN);
     for root in &writes {
         builder.grant_root(root, write, &hidden_under(root, UNWRITABLE, &deny))?;
     }
@@ -422,11 +422,18 @@ fn hidden_under(root: &Path, implicit: &[&str], deny: &[PathBuf]) -> Vec<PathBuf
     all
 }
 
-/// The roots that are not inside another one of the list (each once).
-fn outermost(roots: &[PathBuf]) -> Vec<PathBuf> {
+/// The roots that are not inside another one of the list (each once). A root inside what
+/// `implicit` hides from the root around it stays a root of its own (`/dev/shm` beside `/`).
+fn outermost(roots: &[PathBuf], implicit: &[&str]) -> Vec<PathBuf> {
+    let covers = |outer: &Path, path: &Path| {
+        path.starts_with(outer)
+            && !implicit.iter().map(Path::new).any(|hidden| {
+                hidden != outer && hidden.starts_with(outer) && path.starts_with(hidden)
+            })
+    };
     let mut out: Vec<PathBuf> = Vec::new();
     for path in roots {
-        let inside = roots.iter().any(|r| r != path && path.starts_with(r));
+        let inside = roots.iter().any(|r| r != path && covers(r, path));
         if !inside && !out.contains(path) {
             out.push(path.clone());
         }
