@@ -414,8 +414,7 @@ fn explain(inv: &Invocation, line: &str) -> i32 {
     shell.set_sandbox(sandbox);
     shell.set_stack_limit(spawn::raise_stack_limit());
     // -f, -u, -o and -O change how words expand, so they change what the line runs.
-    if let Err(message) = apply_startup_options(&mut shell, inv) {
-        eprint_line(&format!("rsh: {message}"));
+    if !apply_startup_options(&mut shell, inv) {
         return 2;
     }
     let segments = shell.explain(&program);
@@ -502,8 +501,7 @@ pub fn run(inv: Invocation) -> i32 {
     shell.reading_stdin = inv.command.is_none() && inv.script.is_none();
     shell.set_stack_limit(spawn::raise_stack_limit());
     shell.set_sandbox(sandbox);
-    if let Err(message) = apply_startup_options(&mut shell, &inv) {
-        eprint_line(&format!("rsh: {message}"));
+    if !apply_startup_options(&mut shell, &inv) {
         return 2;
     }
     if let (true, Some(script)) = (inv.check_only, &inv.script) {
@@ -560,18 +558,20 @@ pub fn run(inv: Invocation) -> i32 {
     status
 }
 
-fn apply_startup_options(shell: &mut Shell, inv: &Invocation) -> Result<(), String> {
-    for (name, on) in &inv.set_options {
+/// `-o`, `+o`, `-O` and `+O` given to rsh; false when one was refused (the builtin said why).
+fn apply_startup_options(shell: &mut Shell, inv: &Invocation) -> bool {
+    let set = inv.set_options.iter().map(|(name, on)| {
         let flag = if *on { "-o" } else { "+o" };
-        let argv = vec!["set".to_string(), flag.to_string(), name.clone()];
-        shell.run_builtin_quietly(&argv)?;
-    }
-    for (name, on) in &inv.shopt_options {
+        ["set", flag, name]
+    });
+    let shopt = inv.shopt_options.iter().map(|(name, on)| {
         let flag = if *on { "-s" } else { "-u" };
-        let argv = vec!["shopt".to_string(), flag.to_string(), name.clone()];
-        shell.run_builtin_quietly(&argv)?;
-    }
-    Ok(())
+        ["shopt", flag, name]
+    });
+    set.chain(shopt).all(|argv| {
+        let argv: Vec<String> = argv.iter().map(|word| word.to_string()).collect();
+        shell.run_builtin_quietly(&argv)
+    })
 }
 
 fn stdin_is_terminal() -> bool {

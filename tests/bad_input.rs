@@ -897,6 +897,28 @@ fn usage_unknown_short_option_before_command() {
     usage_error(&["-Z", "-c", "touch CANARY"], "-Z: invalid option");
 }
 
+/// A bad `-O` or `-o` name is refused by the builtin it goes to, in that builtin's one line.
+#[test]
+fn unknown_startup_option_names_are_refused_in_one_message() {
+    let sb = Sandbox::new();
+    for (args, message) in [
+        (
+            ["-O", "nosuch"],
+            "rsh: shopt: nosuch: invalid shell option name\n",
+        ),
+        (["-o", "nosuch"], "rsh: set: nosuch: invalid option name\n"),
+    ] {
+        let args: Vec<&OsStr> = args
+            .iter()
+            .chain(&["-c", "touch CANARY"])
+            .map(OsStr::new)
+            .collect();
+        let run = sb.rsh(&args);
+        sb.refused(&format!("rsh {args:?}"), &run, "rsh: ");
+        assert_eq!(run.stderr, message, "{}", run.describe());
+    }
+}
+
 #[test]
 fn usage_policy_without_file() {
     usage_error(&["--policy"], "--policy");

@@ -1217,7 +1217,7 @@ impl Shell {
                 self.reset_for_script(zero, &argv[1..]);
                 for option in options {
                     let set = vec!["set".to_string(), option.clone()];
-                    let _ = self.run_builtin_quietly(&set);
+                    self.run_builtin_quietly(&set);
                 }
                 let status = self.run_in_child(|shell| shell.run_program(&program));
                 spawn::exit_child(status);
