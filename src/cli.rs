@@ -230,13 +230,32 @@ fn load_policy_then(
     loaded.map_err(|err| format!("cannot start: policy {err}"))
 }
 
+/// The arguments as text. Strings in rsh are UTF-8: an argument that is not (a `-c` command,
+/// a file name for `$1`) is refused rather than run with its bytes replaced, which would name
+/// another file than the one given.
+fn utf8_arguments(argv: Vec<OsString>) -> Result<Vec<String>, String> {
+    use std::os::unix::ffi::OsStrExt;
+    argv.into_iter()
+        .enumerate()
+        .map(|(n, arg)| match parse::utf8_text(arg.as_bytes()) {
+            Ok(text) => Ok(text.to_owned()),
+            // The name rsh was run by only names it in messages.
+            Err(_) if n == 0 => Ok(arg.to_string_lossy().into_owned()),
+            Err(err) => Err(format!("argument {n}: {err}")),
+        })
+        .collect()
+}
+
 /// Entry point for the binary; returns the exit status.
 pub fn main(argv: Vec<OsString>) -> i32 {
     start_debug_log();
-    let argv: Vec<String> = argv
-        .into_iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let argv = match utf8_arguments(argv) {
+        Ok(argv) => argv,
+        Err(message) => {
+            eprint_line(&format!("rsh: {message}"));
+            return 2;
+        }
+    };
     let inv = match parse_args(&argv) {
         Ok(inv) => inv,
         Err(UsageError(message)) => {

@@ -426,6 +426,44 @@ fn invalid_utf8_in_a_script_file() {
     assert_eq!(position(&run.stderr), Some((2, 6)), "{}", run.describe());
 }
 
+/// A `-c` command, an argument or a line of standard input that is not UTF-8 is refused as a
+/// script file with such bytes is, not run with its bytes replaced (which would name another
+/// file than the one given).
+#[test]
+fn invalid_utf8_in_arguments_and_standard_input() {
+    use std::os::unix::ffi::OsStrExt;
+    let sb = Sandbox::new();
+    let policy = sb.policy();
+    let command = OsStr::from_bytes(b"touch CANARY; echo \xff");
+    let run = sb.rsh(&[
+        "--policy".as_ref(),
+        policy.as_os_str(),
+        "-c".as_ref(),
+        command,
+    ]);
+    sb.refused("-c with invalid UTF-8", &run, "rsh: argument 4: ");
+    assert_eq!(position(&run.stderr), Some((1, 20)), "{}", run.describe());
+    let name = OsStr::from_bytes(b"a\xffb");
+    let args = ["--policy".as_ref(), policy.as_os_str(), "-c".as_ref()];
+    let args = [&args[..], &["touch CANARY".as_ref(), "sh".as_ref(), name]].concat();
+    let run = sb.rsh(&args);
+    sb.refused("an argument with invalid UTF-8", &run, "rsh: argument 6: ");
+    // Standard input runs line by line: what came before runs, the script stops there.
+    let input = sb.write("input", b"echo first\necho a\xffb\ntouch CANARY\n");
+    let out = Command::new(RSH)
+        .arg("--policy")
+        .arg(&policy)
+        .current_dir(sb.path())
+        .stdin(fs::File::open(&input).unwrap())
+        .output()
+        .expect("run rsh");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.stdout, b"first\n", "{stderr}");
+    assert_eq!(stderr, "rsh: input is not valid UTF-8 at 1:7\n");
+    assert!(!sb.path().join("CANARY").exists());
+}
+
 #[test]
 fn one_megabyte_single_line_runs() {
     // A single argument of `-c` is limited by the kernel (MAX_ARG_STRLEN, 128 KiB), so the

@@ -75,15 +75,15 @@ pub fn parse(source: &str) -> Result<Program, ParseError> {
 
 /// Parses bytes, refusing invalid UTF-8 with the position of the first bad byte.
 pub fn parse_bytes(source: &[u8]) -> Result<Program, ParseError> {
-    match std::str::from_utf8(source) {
-        Ok(text) => parse(text),
-        Err(err) => {
-            let (line, column) = line_column(&source[..err.valid_up_to()], err.valid_up_to());
-            Err(ParseError::Input(format!(
-                "input is not valid UTF-8 at {line}:{column}"
-            )))
-        }
-    }
+    parse(utf8_text(source)?)
+}
+
+/// `source` as text, or where its first byte that is not UTF-8 is.
+pub fn utf8_text(source: &[u8]) -> Result<&str, ParseError> {
+    std::str::from_utf8(source).map_err(|err| {
+        let (line, column) = line_column(&source[..err.valid_up_to()], err.valid_up_to());
+        ParseError::Input(format!("input is not valid UTF-8 at {line}:{column}"))
+    })
 }
 
 /// A valid shell variable name.

@@ -24,6 +24,12 @@ pub enum Read {
     /// Ctrl-D on an empty line, or the terminal went away.
     End,
     Failed(String),
+    /// A line that is not UTF-8 (shown with replacement characters), and where: refused,
+    /// as the parser refuses such a script.
+    NotText {
+        line: String,
+        why: String,
+    },
 }
 
 /// Whether lines are better read with the editor: a terminal on both sides that echoes

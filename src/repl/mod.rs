@@ -63,7 +63,13 @@ impl Input {
                 let _ = fd::write_all(2, prompt.as_bytes());
             }
             match read_line(0) {
-                Ok(Some(line)) => editor::Read::Line(line),
+                Ok(Some(line)) => match parse::utf8_text(&line) {
+                    Ok(text) => editor::Read::Line(text.to_owned()),
+                    Err(err) => editor::Read::NotText {
+                        line: String::from_utf8_lossy(&line).into_owned(),
+                        why: err.to_string(),
+                    },
+                },
                 Ok(None) => editor::Read::End,
                 Err(errno) => editor::Read::Failed(errno.desc().to_string()),
             }
@@ -181,6 +187,18 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
                 let _ = fd::write_all(2, format!("rsh: reading input: {why}\n").as_bytes());
                 return 2;
             }
+            editor::Read::NotText { line, why } => {
+                let _ = fd::write_all(2, format!("rsh: {why}\n").as_bytes());
+                pending.push_str(&line);
+                shell.audit_line_refused(&pending, &why);
+                shell.set_last_status(2);
+                pending.clear();
+                // As at a syntax error: a script stops, a person gets the prompt back.
+                if interactive {
+                    continue;
+                }
+                return 2;
+            }
         };
         taken = 0;
         pending.push_str(&line);
@@ -267,7 +285,7 @@ fn prompt_text(shell: &mut Shell, first_line: bool, number: usize) -> String {
 
 /// One line including its newline; None at end of input. Byte by byte, so that what follows
 /// stays in the input for the commands that read it.
-fn read_line(input: i32) -> Result<Option<String>, nix::errno::Errno> {
+fn read_line(input: i32) -> Result<Option<Vec<u8>>, nix::errno::Errno> {
     let mut bytes = Vec::new();
     loop {
         match fd::read_byte(input)? {
@@ -280,5 +298,5 @@ fn read_line(input: i32) -> Result<Option<String>, nix::errno::Errno> {
             None => break,
         }
     }
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    Ok(Some(bytes))
 }
