@@ -20,7 +20,7 @@ static COMPILED_DEFAULT_POLICY: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/default-policy.bin"));
 
 pub const USAGE: &str = "\
-usage: rsh [--policy FILE] [-lis] [-euxC] [-o option] [-O shopt] -c COMMAND [NAME [ARG...]]
+usage: rsh [--policy FILE] [-lis] [-euxCfa] [-o option] [-O shopt] -c COMMAND [NAME [ARG...]]
        rsh [--policy FILE] [options] [FILE [ARG...]]
        rsh [--policy FILE] [options] -s [ARG...]
        rsh [--policy FILE] --check-policy [FILE]
@@ -34,7 +34,7 @@ Runs shell commands like bash, checking every command against a policy before it
   -i             interactive
   -l, --login    act as a login shell (also when argv[0] starts with '-')
   -n             check syntax only, run nothing
-  -e -u -x -C -f set -o errexit / nounset / xtrace / noclobber / noglob
+  -e -u -x -C -f -a   set -o errexit / nounset / xtrace / noclobber / noglob / allexport
   -o OPTION      set -o OPTION;  -O SHOPT: shopt -s SHOPT
   --policy FILE  use FILE instead of /etc/rsh/policy.toml or the built-in default
   --check-policy load the policy, report problems, run nothing
