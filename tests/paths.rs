@@ -370,6 +370,46 @@ fn sensitive_names_hold_for_redirections_without_paths() {
     }
 }
 
+/// A path that goes through a directory link reaches its file by the name spelled through
+/// the link too: `repo/.git/config` is a repository's configuration wherever `repo/.git`
+/// leads, and `keys/.ssh/id` a key.
+#[test]
+fn a_sensitive_name_spelled_through_a_directory_link_counts() {
+    let case = Case::new("");
+    let work = case.work();
+    fs::create_dir_all(work.join("elsewhere/hooks")).unwrap();
+    fs::create_dir_all(work.join("repo")).unwrap();
+    symlink("../elsewhere", work.join("repo/.git")).unwrap();
+    fs::create_dir_all(work.join("keys")).unwrap();
+    symlink("../outside-keys", work.join("keys/.ssh")).unwrap();
+    fs::create_dir_all(work.join("outside-keys")).unwrap();
+    fs::write(work.join("outside-keys/id"), ENV_SECRET).unwrap();
+    for (script, file, status) in [
+        (
+            "cp plain.txt repo/.git/config",
+            "work/elsewhere/config",
+            126,
+        ),
+        (
+            "cp plain.txt repo/.git/hooks/x",
+            "work/elsewhere/hooks/x",
+            126,
+        ),
+        (
+            "echo planted > repo/.git/hooks/y",
+            "work/elsewhere/hooks/y",
+            1,
+        ),
+    ] {
+        case.refuses_write(script, file, "sensitive.high \"write:.git/", status);
+    }
+    case.refuses_read("cat keys/.ssh/id", ENV_SECRET, "sensitive.high \".ssh\"");
+    // The same files by their own names are no secret.
+    let run = case.run("cp plain.txt elsewhere/config; cat outside-keys/id");
+    assert_eq!(run.status, 0, "{}", run.describe());
+    assert_eq!(run.stdout, ENV_SECRET, "{}", run.describe());
+}
+
 /// A sed or awk script file is read for the files it names before the command runs; one
 /// that cannot be read first (standard input, a pipe) is refused rather than run unseen.
 #[test]

@@ -579,23 +579,93 @@ pub(crate) fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>, bool) {
     let mut path = path.to_path_buf();
     let mut links = Vec::new();
     // As many links as the kernel follows before ELOOP.
-    for _ in 0..40 {
+    for _ in 0..MAX_LINKS {
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 let Ok(target) = std::fs::read_link(&path) else {
                     break;
                 };
-                links.push(canonical_parent(&path));
+                let link = canonical_parent_noting(&path, &mut links);
+                links.push(link);
                 path = match path.parent() {
                     Some(dir) if target.is_relative() => dir.join(target),
                     _ => target,
                 };
             }
-            Ok(_) => return (std::fs::canonicalize(&path).unwrap_or(path), links, true),
+            Ok(_) => return (canonical_parent_noting(&path, &mut links), links, true),
             Err(_) => break,
         }
     }
-    (canonical_parent(&path), links, false)
+    (canonical_parent_noting(&path, &mut links), links, false)
+}
+
+/// The most symbolic links the kernel follows in one look-up (`MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
+
+/// `path` with its directory canonical and its last component as it is (unchanged where the
+/// directory cannot be resolved). For each symbolic link the directory goes through, adds to
+/// `links` the path spelled through it (`repo/.git/config` when `repo/.git` leads
+/// elsewhere): a file is reached by those names too, and `[sensitive]` holds for each.
+fn canonical_parent_noting(path: &Path, links: &mut Vec<PathBuf>) -> PathBuf {
+    use std::path::Component;
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return path.to_path_buf();
+    };
+    // Components still to walk, last first.
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let push_all = |rest: &mut Vec<std::ffi::OsString>, p: &Path| {
+        for part in p.components().rev() {
+            match part {
+                Component::Normal(n) => rest.push(n.to_os_string()),
+                Component::ParentDir => rest.push("..".into()),
+                Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            }
+        }
+    };
+    push_all(&mut rest, dir);
+    let mut at = PathBuf::from("/");
+    let mut followed = 0;
+    let mut met = Vec::new();
+    while let Some(part) = rest.pop() {
+        if part == ".." {
+            at.pop();
+            continue;
+        }
+        let next = at.join(&part);
+        match std::fs::symlink_metadata(&next) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                followed += 1;
+                let Ok(target) = std::fs::read_link(&next) else {
+                    return path.to_path_buf();
+                };
+                if followed > MAX_LINKS {
+                    return path.to_path_buf();
+                }
+                met.push(spelled_through(next, &rest, name));
+                if target.is_absolute() {
+                    at = PathBuf::from("/");
+                }
+                push_all(&mut rest, &target);
+            }
+            Ok(meta) if meta.is_dir() => at = next,
+            _ => return path.to_path_buf(),
+        }
+    }
+    links.extend(met);
+    at.join(name)
+}
+
+/// The path spelled through the link at `link`: the components still to walk (`rest`, last
+/// first) and `name`, as far as the first `..` (past it, the spelling names nothing).
+fn spelled_through(link: PathBuf, rest: &[std::ffi::OsString], name: &std::ffi::OsStr) -> PathBuf {
+    let mut spelled = link;
+    for part in rest.iter().rev() {
+        if part == ".." {
+            return spelled;
+        }
+        spelled.push(part);
+    }
+    spelled.join(name)
 }
 
 /// Whether `path` has no `.` or `..` left in it. `would_open` leaves them only where its
@@ -616,16 +686,6 @@ fn uncanonical_reason(path: &Path) -> String {
         Err(e) => fd::io_message(&e),
         // It appeared since: the path changed while rsh looked at it.
         Ok(_) => nix::errno::Errno::ENOENT.desc().to_string(),
-    }
-}
-
-/// `path` with its directory canonical and its last component as it is.
-fn canonical_parent(path: &Path) -> PathBuf {
-    match (path.parent(), path.file_name()) {
-        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
-            .map(|dir| dir.join(name))
-            .unwrap_or_else(|_| path.to_path_buf()),
-        _ => path.to_path_buf(),
     }
 }
 
