@@ -212,14 +212,21 @@ const GIT: &[(&str, Value)] = &[
 
 #[rustfmt::skip]
 const SPECS: &[Spec<'static>] = &[
-    // Wrappers: their command's files are decided with it (see `wrapper`).
+    // Wrappers: their command's files are decided with it (see `wrapper`). Only GNU time's
+    // -o is a file (stdbuf's is a buffering mode, xargs's a flag).
     Spec {
-        options: &[("-o", Write), ("--output", Write), ("-a", Read), ("--arg-file", Read)],
-        ..spec(
-            &["env", "nice", "timeout", "stdbuf", "nohup", "setsid", "ionice", "time", "xargs", "sudo", "doas"],
-            Operands::All(T),
-        )
+        options: &[("-o", Write), ("--output", Write)],
+        ..spec(&["time"], Operands::All(T))
     },
+    Spec {
+        options: &[("-a", Read), ("--arg-file", Read)],
+        ..spec(&["xargs"], Operands::All(T))
+    },
+    Spec {
+        options: &[("-i", Text), ("--input", Text), ("-o", Text), ("--output", Text), ("-e", Text), ("--error", Text)],
+        ..spec(&["stdbuf"], Operands::All(T))
+    },
+    spec(&["env", "nice", "timeout", "nohup", "setsid", "ionice", "sudo", "doas"], Operands::All(T)),
     spec(
         &[
             "echo", "printf", "true", "false", "seq", "sleep", "id", "whoami", "groups", "uname",
@@ -2279,6 +2286,9 @@ mod tests {
         assert!(t("nice cat .env").is_empty());
         assert_eq!(t("time -o log make"), ["w:log"]);
         assert_eq!(t("xargs -a list rm"), ["r:list"]);
+        // stdbuf's -o and -e are buffering modes; xargs's -o is a flag.
+        assert!(t("stdbuf -oL -e 0 --input=0 grep x").is_empty());
+        assert!(t("xargs -o vi").is_empty());
     }
 
     #[test]
