@@ -518,10 +518,18 @@ fn risk_of_entries(
     if policy.builtin_risk() {
         let classified = match request.program {
             Program::Builtin(_) => Some((Risk::Low, "a shell builtin")),
-            Program::External { path, .. } => path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|name| risk::classify(name, request.argv)),
+            Program::External { path, .. } => {
+                let file = path.file_name().and_then(|n| n.to_str());
+                let called = request.argv.first().and_then(|a| a.rsplit('/').next());
+                // A multi-call program acts as the name it is called by (pkill is pgrep's
+                // file, mkfs.ext4 mke2fs's), so a name that is high risk makes it so. A name
+                // never lowers the risk of its file: `cat` may be a link to rm.
+                let by_name = called
+                    .filter(|&name| Some(name) != file)
+                    .and_then(|name| risk::classify(name, request.argv))
+                    .filter(|(risk, _)| *risk == Risk::High);
+                by_name.or_else(|| file.and_then(|name| risk::classify(name, request.argv)))
+            }
         };
         if let Some((risk, why)) = classified {
             return (risk, why.to_owned(), false);
@@ -1340,6 +1348,21 @@ allow = ["npm run test:*"]
         let off = fx.policy("", "[risk]\nbuiltin = false\n");
         assert_eq!(run(&off, &fx.exe("cat"), "cat a").risk, Risk::Medium);
         assert_eq!(builtin(&off, "cd /").risk, Risk::Medium);
+    }
+
+    /// A multi-call program acts as the name it is called by: a high-risk name makes it high
+    /// risk, and no name makes its file less risky than it is.
+    #[test]
+    fn a_program_called_by_a_high_risk_name_is_high_risk() {
+        let fx = Fixture::new(&["pgrep", "rm", "cat"]);
+        let p = fx.policy("unknown = \"allow\"\n", "");
+        let risk = |file: &str, line: &str| run(&p, &fx.exe(file), line).risk;
+        assert_eq!(risk("pgrep", "pgrep x"), Risk::Low);
+        assert_eq!(risk("pgrep", "pkill x"), Risk::High);
+        assert_eq!(risk("pgrep", "mkfs.ext4 x"), Risk::High);
+        assert_eq!(risk("rm", "cat x"), Risk::Medium);
+        assert_eq!(risk("rm", "cat -r x"), Risk::High);
+        assert_eq!(risk("cat", "mytool x"), Risk::Low);
     }
 
     #[test]
