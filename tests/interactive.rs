@@ -440,6 +440,36 @@ fn ctrl_c_ends_a_subshell_with_its_command() {
     assert_eq!(pty.exit(), Some(0));
 }
 
+/// As in bash, Ctrl-C that ends the command holding the terminal abandons the rest of the
+/// line: a loop stops, and what comes after `;` or `||` does not run.
+#[test]
+fn ctrl_c_abandons_the_rest_of_the_line() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    for line in [
+        "for i in 1 2 3; do sleep 30; echo not-reached$i; done; echo not-reached",
+        "sleep 30 || echo not-reached; echo not-reached",
+    ] {
+        pty.send(&format!("{line}\r"));
+        std::thread::sleep(Duration::from_millis(500));
+        pty.send("\x03");
+        let seen = pty.expect(PROMPT, WAIT);
+        // Printed at the start of a line; the line typed holds the words too.
+        assert!(!seen.contains("\nnot-reached"), "{line}: {seen:?}");
+        type_line(&mut pty, "echo status $?", "status 130\r\n");
+    }
+    // A program that takes Ctrl-C itself and ends normally lets the line go on.
+    pty.send(
+        "python3 -c 'import signal, sys, time; \
+         signal.signal(signal.SIGINT, lambda *_: sys.exit(0)); time.sleep(30)'; \
+         echo went-on\r",
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    pty.send("\x03");
+    pty.expect("went-on\r\n", WAIT);
+    assert_eq!(pty.exit(), Some(0));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Job control: Ctrl-Z keeps a job stopped, `jobs` and `fg`; a kept job stays stopped
 // ---------------------------------------------------------------------------------------------

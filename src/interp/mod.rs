@@ -198,6 +198,9 @@ pub struct Shell {
     forked: bool,
     /// Jobs kept stopped (the interactive shell's job control, see `jobs`).
     jobs: jobs::Jobs,
+    /// Ctrl-C ended the job that held the terminal: the interactive shell abandons the rest
+    /// of the line, as bash does (`sleep 30; rm -r build` must not go on to the `rm`).
+    interrupted: bool,
 }
 
 impl Shell {
@@ -266,6 +269,7 @@ impl Shell {
             tty_modes: None,
             tty_modes_before: None,
             forked: false,
+            interrupted: false,
             jobs: jobs::Jobs::default(),
         };
         shell.init_variables();
@@ -504,6 +508,9 @@ impl Shell {
         let result = self.run_pipeline(pipeline);
         if suppress {
             self.errexit_suppressed -= 1;
+        }
+        if std::mem::take(&mut self.interrupted) {
+            return Err(Flow::Abort(128 + libc::SIGINT));
         }
         result
     }
@@ -793,6 +800,10 @@ impl Shell {
         {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
+            self.interrupted |= self.at_terminal()
+                && ended.exits.iter().any(|e| {
+                    matches!(e, Ok(spawn::Exit::Signal { signal, .. }) if *signal == libc::SIGINT)
+                });
         }
         // Not collapsed into the guard: a quiet `timeout` must not fall through to rsh's own
         // report below.
