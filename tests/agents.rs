@@ -51,6 +51,16 @@ fn compgen_listings_match_bash() {
     assert!(bash.0.contains("AGENT_TOKEN\nHOME\nLATE\n"), "{}", bash.0);
 }
 
+/// Wrappers `wait` for what they may have started; rsh starts nothing in the background, so
+/// every pid or job is none of its children, as bash says of one that is not.
+#[test]
+fn wait_answers_as_bash_without_children() {
+    same_as_bash(
+        "wait; echo $?; wait 123 2>/dev/null; echo $?; wait %1 2>/dev/null; echo $?\n\
+         wait -n; echo $?; wait abc 2>/dev/null; echo $?; wait -p v 12 2>/dev/null; echo $?",
+    );
+}
+
 #[test]
 fn compgen_variables_include_unexported_ones() {
     let (out, _, status) = run(RSH, &["--policy", &permissive()], "X=3; compgen -v X");

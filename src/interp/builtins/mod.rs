@@ -434,8 +434,37 @@ fn let_(shell: &mut Shell, argv: &[String]) -> Outcome {
 }
 
 /// rsh runs no background jobs, so there is never anything to wait for.
-fn wait(_: &mut Shell, _: &[String]) -> Outcome {
-    Ok(0)
+/// rsh runs nothing in the background, so there is never anything to wait for: a pid or
+/// job named is none of this shell's, as bash says of one that is not.
+fn wait(shell: &mut Shell, argv: &[String]) -> Outcome {
+    let mut status = 0;
+    let mut args = argv.iter().skip(1);
+    while let Some(arg) = args.next() {
+        status = match arg.as_str() {
+            "-n" => 127,
+            "-f" => continue,
+            // The variable to set to the pid waited for: none is.
+            "-p" => {
+                args.next();
+                continue;
+            }
+            job if job.starts_with('%') => {
+                shell.builtin_error("wait", &format!("{job}: no such job"));
+                127
+            }
+            pid if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) => {
+                let message = format!("pid {pid} is not a child of this shell");
+                shell.builtin_error("wait", &message);
+                127
+            }
+            other => {
+                let message = format!("`{other}': not a pid or valid job spec");
+                shell.builtin_error("wait", &message);
+                1
+            }
+        };
+    }
+    Ok(status)
 }
 
 /// `exec` is run by the interpreter itself (it needs the command's redirections, see
