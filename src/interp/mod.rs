@@ -509,7 +509,8 @@ impl Shell {
         if suppress {
             self.errexit_suppressed -= 1;
         }
-        if std::mem::take(&mut self.interrupted) {
+        // Not over `exit`: `exec sleep 30` ended by Ctrl-C still ends the shell.
+        if std::mem::take(&mut self.interrupted) && !matches!(result, Err(Flow::Exit(_))) {
             return Err(Flow::Abort(128 + libc::SIGINT));
         }
         result
