@@ -61,6 +61,15 @@ fn wait_answers_as_bash_without_children() {
     );
 }
 
+/// `${VAR:?}` ends a subshell or command substitution with 1, the shell itself with 127.
+#[test]
+fn unset_variable_errors_end_with_bash_statuses() {
+    same_as_bash(
+        "exec 2>/dev/null; (: ${zz:?m}); echo $?; x=$(: ${zz:?m}); echo $?\n\
+         : ${zz:?m}; echo not-reached",
+    );
+}
+
 #[test]
 fn compgen_variables_include_unexported_ones() {
     let (out, _, status) = run(RSH, &["--policy", &permissive()], "X=3; compgen -v X");

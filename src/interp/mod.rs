@@ -1531,9 +1531,10 @@ impl Shell {
     /// current line; at a terminal the prompt comes back.
     pub(crate) fn expansion_failed(&mut self, err: ExpandError) -> Outcome {
         self.error(&err.message);
-        // bash's odd but observable statuses: 127 under -c, 1 in scripts or with set -e.
+        // bash's odd but observable statuses: 127 under -c, 1 in scripts, with set -e, and
+        // in a subshell or command substitution.
         let status = match (err.fatal, self.mode) {
-            (true, Mode::Command) if !self.options.errexit => 127,
+            (true, Mode::Command) if !self.options.errexit && !self.forked => 127,
             (true, _) => 1,
             (false, _) => err.status,
         };
