@@ -47,8 +47,9 @@ const BUILT_IN: &[&str] = &[
     // Bearer tokens and credentials in URLs.
     r"\b(?:[Bb]earer|BEARER|[Tt]oken|TOKEN)\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)",
     r"://[^/\s:@]+:(?P<secret>[^/\s@]+)@",
-    // Assignments of passwords, secrets, tokens and keys.
-    r#"(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY)["']?\s*[=:]\s*(?P<secret>"[^"\s]{3,}"|'[^'\s]{3,}'|[^\s"',;]{3,})"#,
+    // Assignments of passwords, secrets, tokens and keys, the word anywhere in the name
+    // (`SECRET_KEY`, `DB_PASSWORD_PROD`, `aws_access_key_id`).
+    r#"(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY)[A-Za-z0-9_]*["']?\s*[=:]\s*(?P<secret>"[^"\s]{3,}"|'[^'\s]{3,}'|[^\s"',;]{3,})"#,
 ];
 
 const PEM_BEGIN: &str = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
@@ -563,6 +564,18 @@ mod tests {
         for step in [1, 3, 7, 64, 4096] {
             assert_eq!(run(&r, input, step), expected, "pieces of {step}");
         }
+    }
+
+    #[test]
+    fn assignments_are_redacted_whatever_else_the_name_holds() {
+        let r = rules(true, &[], None);
+        let input = "SECRET_KEY=abcdef123\nDB_PASSWORD_PROD=abcdef123\n\
+                     GITHUB_TOKEN_RO: abcdef\naws_access_key_id = AKIAEXAMPLEEXAMPLE0\n\
+                     \"client_secret\": \"abc123\"\nname=plain\n";
+        let expected = "SECRET_KEY=[REDACTED]\nDB_PASSWORD_PROD=[REDACTED]\n\
+                        GITHUB_TOKEN_RO: [REDACTED]\naws_access_key_id = [REDACTED]\n\
+                        \"client_secret\": [REDACTED]\nname=plain\n";
+        assert_eq!(run(&r, input, 7), expected);
     }
 
     #[test]
