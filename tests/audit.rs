@@ -263,6 +263,35 @@ fn unreachable_syslog_means_one_warning_and_the_fallback_file() {
     );
 }
 
+/// A refused file that rsh opens for a command (a redirection, `source`, `$(< …)`) is
+/// recorded with the status the shell gives it, 1, as for a redirection that fails.
+#[test]
+fn a_refused_redirection_is_recorded_with_its_status() {
+    let work = tempfile::tempdir().unwrap();
+    let fallback = work.path().join("audit.log");
+    let audit = format!(
+        "syslog = false\nfallback = {:?}",
+        fallback.display().to_string()
+    );
+    let policy = policy(work.path(), &audit);
+    let run = rsh(
+        &policy,
+        work.path(),
+        "true > /etc/rsh-test; echo $?; source /etc/shadow",
+    );
+    assert_eq!(run.stdout, "1\n", "{}", run.describe());
+    assert_eq!(run.status, 1, "{}", run.describe());
+    let records = fallback_records(&fallback);
+    let refused: Vec<_> = records.iter().filter(|r| r["approval"] == "none").collect();
+    assert_eq!(refused.len(), 2, "{records:?}");
+    assert_eq!(refused[0]["argv"], serde_json::json!(["true"]));
+    assert_eq!(
+        refused[1]["argv"],
+        serde_json::json!(["source", "/etc/shadow"])
+    );
+    assert!(refused.iter().all(|r| r["status"] == 1), "{refused:?}");
+}
+
 #[test]
 fn a_stuck_syslog_does_not_hang_the_shell() {
     let work = tempfile::tempdir().unwrap();

@@ -233,15 +233,20 @@ impl Shell {
             Some(command) if command.argv == argv => command,
             _ => self.new_command(argv, None, &refusal.decision, Approval::Refused),
         };
-        self.send_refused(command, &refusal.decision);
+        self.send_refused(command, &refusal.decision, 126);
     }
 
     /// Sends the record of `command`, refused by `decision`.
-    fn send_refused(&mut self, mut command: Command, decision: &crate::decide::Decision) {
+    fn send_refused(
+        &mut self,
+        mut command: Command,
+        decision: &crate::decide::Decision,
+        status: i32,
+    ) {
         command.decision = decision.clone();
         command.approval = Approval::Refused;
         let ended = Ended {
-            status: Some(126),
+            status: Some(status),
             ..Ended::default()
         };
         if let Some(trail) = &mut self.audit {
@@ -249,8 +254,9 @@ impl Shell {
         }
     }
 
-    /// Records the command being run as refused because of a file it names (`> FILE`, `cd
-    /// DIR`), or, outside any command (`$(<FILE)`), the refusal alone.
+    /// Records the command being run as refused because of a file rsh opens for it (`> FILE`,
+    /// `source FILE`), or, outside any command (`$(<FILE)`), the refusal alone: status 1, as
+    /// the shell gives it, like any redirection that fails.
     pub(crate) fn audit_path_refused(&mut self, decision: &crate::decide::Decision) {
         if self.audit.is_none() || self.explaining {
             return;
@@ -259,7 +265,7 @@ impl Shell {
             Some(command) => command,
             None => self.new_command(&[], None, decision, Approval::Refused),
         };
-        self.send_refused(command, decision);
+        self.send_refused(command, decision, 1);
     }
 
     /// After a builtin ran: it gets a record only when it was asked about (a write to a file
