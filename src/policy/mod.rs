@@ -865,6 +865,15 @@ impl Problems {
 #[derive(Default)]
 struct Seen(HashMap<String, usize>);
 
+/// A path as its components say it: `/usr/bin/` and `/usr//bin` are `/usr/bin`.
+fn same_path(text: &str) -> String {
+    Path::new(text)
+        .components()
+        .collect::<PathBuf>()
+        .to_string_lossy()
+        .into_owned()
+}
+
 impl Seen {
     /// Records `text` at `offset`; returns the offset of an earlier identical entry.
     fn check(&mut self, text: &str, offset: usize) -> Option<usize> {
@@ -1368,7 +1377,7 @@ impl Loader<'_> {
                 for entry in list.into_inner() {
                     let offset = entry.span().start;
                     let text = entry.into_inner();
-                    if let Some(first) = seen.check(&text, offset) {
+                    if let Some(first) = seen.check(&same_path(&text), offset) {
                         let line = self.line_of(first);
                         problems.add(
                             offset,
@@ -1432,7 +1441,7 @@ impl Loader<'_> {
                     offset,
                     format!("shell.path: {text:?} is not an absolute directory"),
                 );
-            } else if let Some(first) = seen.check(&text, offset) {
+            } else if let Some(first) = seen.check(&same_path(&text), offset) {
                 problems.add(offset, self.twice("shell.path", &text, first));
             }
             dirs.push(PathBuf::from(text));

@@ -268,6 +268,12 @@ fn rejects_names_listed_twice_in_one_list() {
         3,
         "shell.path",
     );
+    // The same directory spelled otherwise.
+    assert_error(
+        "[shell]\npath = [\"/usr/bin\",\n\"/usr//bin/\"]\n",
+        3,
+        "shell.path: \"/usr//bin/\" is listed twice",
+    );
 }
 
 #[test]
@@ -691,6 +697,11 @@ fn rejects_bad_sandbox_settings_with_their_line() {
         "[paths]\nwrite = [\"/tmp\", \"/tmp\"]\n",
         2,
         "paths.write: \"/tmp\" is listed twice",
+    );
+    assert_error(
+        "[paths]\nread = [\"~/src\", \"~/src/\"]\n",
+        2,
+        "paths.read: \"~/src/\" is listed twice",
     );
     assert_error(
         "[limits]\ntimeout = 601\n",
