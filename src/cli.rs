@@ -319,6 +319,22 @@ fn check_policy(inv: &Invocation) -> i32 {
             m.path.display()
         ));
     }
+    // A search directory that is missing is skipped by design (a policy may name where each
+    // system keeps a program); one that is something else here is a mistake.
+    let not_dirs: Vec<&PathBuf> = policy
+        .search_path()
+        .unwrap_or_default()
+        .iter()
+        .filter(|dir| dir.exists() && !dir.is_dir())
+        .collect();
+    for dir in &not_dirs {
+        eprint_line(&format!(
+            "rsh: warning: policy {}: shell.path: {} is not a directory, so no command is \
+             found in it",
+            policy.origin(),
+            dir.display()
+        ));
+    }
     // Without a path of its own, the policy's names are looked up where the user says.
     let caller_path =
         policy.search_path().is_none() && policy.sandbox().mode != policy::SandboxMode::Off;
@@ -360,6 +376,7 @@ fn check_policy(inv: &Invocation) -> i32 {
         eprint_line(&format!("rsh: warning: policy {}: {}", f.at, f.message));
     }
     if missing.is_empty()
+        && not_dirs.is_empty()
         && !caller_path
         && kernel.is_empty()
         && escapes.is_empty()

@@ -1108,7 +1108,7 @@ fn check_policy_reports_roots_that_do_not_exist() {
     let sb = Sandbox::new();
     let missing = sb.path().join("no-such-dir");
     let text = format!(
-        "[shell]\npath = [\"/usr/bin\"]\n[paths]\nread = [\"/\", {:?}]\nwrite = [\".\"]\ndeny = [\"./not-yet\"]\n",
+        "[shell]\npath = [\"/usr/bin\", \"/usr/bin/env\", \"/no-such-bin\"]\n[paths]\nread = [\"/\", {:?}]\nwrite = [\".\"]\ndeny = [\"./not-yet\"]\n",
         missing.to_str().unwrap()
     );
     let file = sb.write("roots.toml", &text);
@@ -1126,9 +1126,18 @@ fn check_policy_reports_roots_that_do_not_exist() {
         "{}",
         run.describe()
     );
+    // A search directory that is a file is a mistake; one that is missing is skipped by
+    // design (a policy may list where each system keeps a program).
+    assert!(
+        run.stderr
+            .contains("shell.path: /usr/bin/env is not a directory"),
+        "{}",
+        run.describe()
+    );
+    assert!(!run.stderr.contains("no-such-bin"), "{}", run.describe());
     // A denied path that does not exist yet is not a problem: it is denied when it appears.
     assert!(!run.stderr.contains("not-yet"), "{}", run.describe());
-    assert_eq!(run.stderr.lines().count(), 1, "{}", run.describe());
+    assert_eq!(run.stderr.lines().count(), 2, "{}", run.describe());
 }
 
 /// A confining policy without `[shell] path` looks its names up on the caller's PATH, which
