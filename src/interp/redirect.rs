@@ -13,7 +13,7 @@ use crate::decide::args::Touch;
 use crate::decide::{self, Decision};
 use crate::expand::{self, ExpandError};
 use crate::parse::{RedirOp, Redirect};
-use crate::policy::{Risk, Verdict};
+use crate::policy::{MAX_LINKS, Risk, Verdict};
 use crate::spawn::fd;
 
 use super::simple::Refusal;
@@ -260,12 +260,13 @@ impl Shell {
         }
         let confined = self.sandbox().is_ok_and(|s| s.restricts_files());
         if !confined {
-            if let Some(message) = standard_descriptor(path).and_then(reserved) {
+            let descriptor = standard_descriptor(path);
+            if let Some(message) = descriptor.and_then(reserved) {
                 return Err(ReadError::Denied(message));
             }
             // Sensitive names hold without `[paths]` too, as they do for the files a command
             // names (`cat < .env` as `cat .env`).
-            if standard_descriptor(path).is_none() && !self.policy().sensitive().is_empty() {
+            if descriptor.is_none() && !self.policy().sensitive().is_empty() {
                 let (landing, links, _) = would_open(&self.absolute(Path::new(path)));
                 let decision = self.sensitive_name(&landing, &links, write);
                 self.settle_file_decision(path, decision)?;
@@ -598,9 +599,6 @@ pub(crate) fn would_open(path: &Path) -> (PathBuf, Vec<PathBuf>, bool) {
     }
     (canonical_parent_noting(&path, &mut links), links, false)
 }
-
-/// The most symbolic links the kernel follows in one look-up (`MAXSYMLINKS`).
-const MAX_LINKS: usize = 40;
 
 /// `path` with its directory canonical and its last component as it is (unchanged where the
 /// directory cannot be resolved). For each symbolic link the directory goes through, adds to

@@ -38,6 +38,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::MAX_LINKS;
 use super::identity::{Resolver, Target, find_targets_in, name_hash, shared, shared_from};
 use super::trust::GROUP_OR_OTHER_WRITE;
 
@@ -65,9 +66,6 @@ enum Entry {
         target: Option<(u64, u64)>,
     },
 }
-
-/// The most symbolic links the kernel follows in one look-up (`MAXSYMLINKS`).
-const MAX_LINKS: usize = 40;
 
 /// A search directory as it was when the names were looked up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -63,6 +63,10 @@ pub const INCLUDE_DIR: &str = "policy.d";
 /// policy.
 pub const SYSTEM_INCLUDE_DIR: &str = "/etc/rsh/policy.d";
 
+/// The most symbolic links the kernel follows in one look-up (`MAXSYMLINKS`): for the walks
+/// that follow links as it does (a name's target, where a file rsh opens lands).
+pub(crate) const MAX_LINKS: usize = 40;
+
 /// What the policy says about a command. Ordered so that combining verdicts is `max()`:
 /// `Allow < Ask < Deny`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
