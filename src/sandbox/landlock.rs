@@ -148,14 +148,8 @@ impl FsRules {
                 Err("the device is read-only".to_string())
             };
         }
-        // A root grants `path` unless one of the `excluded` directories lies strictly between.
         let grants = |roots: &[PathBuf], excluded: &[&str]| {
-            roots.iter().any(|root| {
-                path.starts_with(root)
-                    && !excluded.iter().map(Path::new).any(|inner| {
-                        inner.starts_with(root) && inner != root && path.starts_with(inner)
-                    })
-            })
+            roots.iter().any(|root| reaches(root, path, excluded))
         };
         if grants(&self.write, UNWRITABLE) {
             if write && std::fs::symlink_metadata(path).is_err() && self.lists_only(path.parent()) {
@@ -422,18 +416,24 @@ fn hidden_under(root: &Path, implicit: &[&str], deny: &[PathBuf]) -> Vec<PathBuf
     all
 }
 
+/// Whether the root `root` reaches `path`: `path` is under it, and none of the `excluded`
+/// directories (/dev, /proc, /sys) lies strictly below the root on the way.
+fn reaches(root: &Path, path: &Path, excluded: &[&str]) -> bool {
+    path.starts_with(root)
+        && !excluded
+            .iter()
+            .map(Path::new)
+            .any(|inner| inner.starts_with(root) && inner != root && path.starts_with(inner))
+}
+
 /// The roots that are not inside another one of the list (each once). A root inside what
 /// `implicit` hides from the root around it stays a root of its own (`/dev/shm` beside `/`).
 fn outermost(roots: &[PathBuf], implicit: &[&str]) -> Vec<PathBuf> {
-    let covers = |outer: &Path, path: &Path| {
-        path.starts_with(outer)
-            && !implicit.iter().map(Path::new).any(|hidden| {
-                hidden != outer && hidden.starts_with(outer) && path.starts_with(hidden)
-            })
-    };
     let mut out: Vec<PathBuf> = Vec::new();
     for path in roots {
-        let inside = roots.iter().any(|r| r != path && covers(r, path));
+        let inside = roots
+            .iter()
+            .any(|r| r != path && reaches(r, path, implicit));
         if !inside && !out.contains(path) {
             out.push(path.clone());
         }
