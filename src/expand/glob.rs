@@ -251,6 +251,39 @@ fn entry_is_dir(entry: &fs::DirEntry, path: &Path) -> bool {
     }
 }
 
+/// Each base of `found` whose directory can be listed, with what `keep` makes of each entry
+/// below it (those it keeps, in walk order). A base that cannot be listed is dropped.
+fn with_below(
+    found: Vec<Found>,
+    opts: GlobOpts,
+    may_list: &mut dyn FnMut(&Path) -> bool,
+    keep: &dyn Fn(&str, &Path, EntryKind) -> Option<Found>,
+) -> Vec<(Found, Vec<Found>)> {
+    let mut out = Vec::new();
+    for base in found {
+        let mut below = Vec::new();
+        let readable = walk(
+            &base.path,
+            &base.shown,
+            opts,
+            may_list,
+            &mut |shown, path, kind| below.extend(keep(shown, path, kind)),
+        );
+        if readable {
+            out.push((base, below));
+        }
+    }
+    out
+}
+
+/// An entry found below a base, shown with a trailing slash (a directory).
+fn as_dir(shown: &str, path: &Path) -> Found {
+    Found {
+        shown: format!("{shown}/"),
+        path: path.to_path_buf(),
+    }
+}
+
 /// A final `**`: everything below each base, and the base itself. bash
 /// shows the base as written (`dir/`) when it was literal, and without the
 /// slash when it was itself matched (`d*/**` shows `dir`).
@@ -260,24 +293,14 @@ fn starstar_all(
     opts: GlobOpts,
     may_list: &mut dyn FnMut(&Path) -> bool,
 ) -> Vec<Found> {
+    let keep = |shown: &str, path: &Path, _| {
+        Some(Found {
+            shown: shown.to_string(),
+            path: path.to_path_buf(),
+        })
+    };
     let mut out = Vec::new();
-    for base in found {
-        let mut below = Vec::new();
-        let readable = walk(
-            &base.path,
-            &base.shown,
-            opts,
-            may_list,
-            &mut |shown, path, _| {
-                below.push(Found {
-                    shown: shown.to_string(),
-                    path: path.to_path_buf(),
-                });
-            },
-        );
-        if !readable {
-            continue;
-        }
+    for (base, mut below) in with_below(found, opts, may_list, &keep) {
         if !base.shown.is_empty() {
             let mut shown = base.shown;
             if saw_glob && shown.len() > 1 {
@@ -301,26 +324,11 @@ fn starstar_dirs(
     opts: GlobOpts,
     may_list: &mut dyn FnMut(&Path) -> bool,
 ) -> Vec<Found> {
+    let keep = |shown: &str, path: &Path, kind: EntryKind| {
+        kind.is_dir_following(path).then(|| as_dir(shown, path))
+    };
     let mut out = Vec::new();
-    for base in found {
-        let mut below = Vec::new();
-        let readable = walk(
-            &base.path,
-            &base.shown,
-            opts,
-            may_list,
-            &mut |shown, path, kind| {
-                if kind.is_dir_following(path) {
-                    below.push(Found {
-                        shown: format!("{shown}/"),
-                        path: path.to_path_buf(),
-                    });
-                }
-            },
-        );
-        if !readable {
-            continue;
-        }
+    for (base, mut below) in with_below(found, opts, may_list, &keep) {
         if !base.shown.is_empty() {
             out.push(base);
         }
@@ -339,31 +347,16 @@ fn starstar_bases(
     opts: GlobOpts,
     may_list: &mut dyn FnMut(&Path) -> bool,
 ) -> Vec<Found> {
+    let keep = |shown: &str, path: &Path, kind: EntryKind| {
+        let is_base = match kind {
+            EntryKind::Dir => true,
+            EntryKind::Symlink => !only_starstar && kind.is_dir_following(path),
+            EntryKind::Other => false,
+        };
+        is_base.then(|| as_dir(shown, path))
+    };
     let mut out = Vec::new();
-    for base in found {
-        let mut below = Vec::new();
-        let readable = walk(
-            &base.path,
-            &base.shown,
-            opts,
-            may_list,
-            &mut |shown, path, kind| {
-                let is_base = match kind {
-                    EntryKind::Dir => true,
-                    EntryKind::Symlink => !only_starstar && kind.is_dir_following(path),
-                    EntryKind::Other => false,
-                };
-                if is_base {
-                    below.push(Found {
-                        shown: format!("{shown}/"),
-                        path: path.to_path_buf(),
-                    });
-                }
-            },
-        );
-        if !readable {
-            continue;
-        }
+    for (base, mut below) in with_below(found, opts, may_list, &keep) {
         out.push(base);
         out.append(&mut below);
     }
