@@ -647,12 +647,14 @@ fn run_file(shell: &mut Shell, path: &Path) -> i32 {
 /// As bash: 127 if it is not there, 126 if it cannot be read.
 fn read_script(shell: &mut Shell, path: &Path) -> Result<Vec<u8>, i32> {
     let shown = path.to_string_lossy();
-    shell.read_for_command(&shown).map_err(|err| {
-        eprint_line(&format!("rsh: {}", err.message(&shown)));
-        let missing = matches!(err, ReadError::Io(_))
-            && std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound);
-        if missing { 127 } else { 126 }
-    })
+    shell
+        .read_program(&shown, vec![shown.to_string()])
+        .map_err(|err| {
+            eprint_line(&format!("rsh: {}", err.message(&shown)));
+            let missing = matches!(err, ReadError::Io(_))
+                && std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound);
+            if missing { 127 } else { 126 }
+        })
 }
 
 /// `rsh -n` on a line or standard input: parse without running (no policy needed, nothing

@@ -293,6 +293,48 @@ fn a_refused_redirection_is_recorded_with_its_status() {
 }
 
 #[test]
+fn a_script_rsh_may_not_read_is_one_refused_record_with_126() {
+    let work = tempfile::tempdir().unwrap();
+    let fallback = work.path().join("audit.log");
+    let audit = format!(
+        "syslog = false\nfallback = {:?}",
+        fallback.display().to_string()
+    );
+    let policy = policy(work.path(), &audit);
+    // A script without `#!` under a sensitive name, allowed as a command by its path.
+    let script = work.path().join(".env");
+    fs::write(&script, "true\n").unwrap();
+    let mut mode = fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    fs::set_permissions(&script, mode).unwrap();
+    let text = fs::read_to_string(&policy).unwrap();
+    let allowed = format!("\"true\", {:?}]", script.display().to_string());
+    fs::write(&policy, text.replacen("\"true\"]", &allowed, 1)).unwrap();
+
+    let run = rsh(&policy, work.path(), "./.env; echo $?");
+    assert_eq!(run.stdout, "126\n", "{}", run.describe());
+    let file = Command::new(RSH)
+        .arg("--policy")
+        .arg(&policy)
+        .arg("/etc/shadow")
+        .current_dir(work.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(file.status.code(), Some(126), "{file:?}");
+
+    let records = fallback_records(&fallback);
+    let commands: Vec<_> = records.iter().filter(|r| r["event"] == "command").collect();
+    assert_eq!(commands.len(), 2, "{records:?}");
+    assert_eq!(commands[0]["argv"], serde_json::json!(["./.env"]));
+    assert_eq!(commands[1]["argv"], serde_json::json!(["/etc/shadow"]));
+    for record in commands {
+        assert_eq!(record["approval"], "none", "{record}");
+        assert_eq!(record["status"], 126, "{record}");
+    }
+}
+
+#[test]
 fn a_stuck_syslog_does_not_hang_the_shell() {
     let work = tempfile::tempdir().unwrap();
     let socket = work.path().join("stuck.sock");

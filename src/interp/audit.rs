@@ -256,16 +256,22 @@ impl Shell {
 
     /// Records the command being run as refused because of a file rsh opens for it (`> FILE`,
     /// `source FILE`), or, outside any command (`$(<FILE)`), the refusal alone: status 1, as
-    /// the shell gives it, like any redirection that fails.
+    /// the shell gives it, like any redirection that fails. A file run as a program (see
+    /// `read_program`) is refused as programs are, with 126.
     pub(crate) fn audit_path_refused(&mut self, decision: &crate::decide::Decision) {
         if self.audit.is_none() || self.explaining {
             return;
         }
-        let command = match self.segment.take() {
-            Some(command) => command,
-            None => self.new_command(&[], None, decision, Approval::Refused),
+        let program = self.reading_program.clone();
+        let command = match (self.segment.take(), &program) {
+            (Some(command), _) => command,
+            (None, argv) => {
+                let argv = argv.as_deref().unwrap_or_default();
+                self.new_command(argv, None, decision, Approval::Refused)
+            }
         };
-        self.send_refused(command, decision, 1);
+        let status = if program.is_some() { 126 } else { 1 };
+        self.send_refused(command, decision, status);
     }
 
     /// After a builtin ran: it gets a record only when it was asked about (a write to a file

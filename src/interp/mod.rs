@@ -161,6 +161,9 @@ pub struct Shell {
     segment: Option<crate::audit::Command>,
     /// The text and place of the simple command being run.
     segment_source: Option<(Rc<str>, crate::parse::Span)>,
+    /// While rsh reads a file it runs as a program (`rsh FILE`, a script without `#!`):
+    /// the argv to record a refusal of it under. It is then a program that cannot run.
+    reading_program: Option<Vec<String>>,
     /// The simple command a `-c` line or a script ends with, if it ends with one (see
     /// `final_command`); compared with the command being run, never followed.
     final_command: Option<*const SimpleCommand>,
@@ -257,6 +260,7 @@ impl Shell {
             audit: None,
             segment: None,
             segment_source: None,
+            reading_program: None,
             final_command: None,
             running_final: false,
             handoff: None,

@@ -230,6 +230,19 @@ impl Shell {
         Ok(bytes)
     }
 
+    /// `read_for_command` for a file run as a program, recorded as `argv` if refused (see
+    /// `audit_path_refused`).
+    pub(crate) fn read_program(
+        &mut self,
+        path: &str,
+        argv: Vec<String>,
+    ) -> Result<Vec<u8>, ReadError> {
+        self.reading_program = Some(argv);
+        let read = self.read_for_command(path);
+        self.reading_program = None;
+        read
+    }
+
     /// Opens a file rsh opens on behalf of a command. Under `[paths]`, the command's file rules
     /// hold for it, checked by rsh before the file is opened (so nothing is created, truncated
     /// or read where the command could not): rsh works out where the path lands (symbolic

@@ -1022,7 +1022,10 @@ impl Shell {
         let (argv, file) = match resolved.kind {
             FileKind::ShellText { ref options } => {
                 let options = options.clone();
+                // A script rsh may not read is recorded once, as that refusal.
+                self.segment = segment;
                 let status = self.run_shell_text(argv, &resolved, &options);
+                let segment = self.segment.take();
                 self.audit_ran(segment, started, &super::audit::Reaped::of_status(status));
                 return status;
             }
@@ -1187,7 +1190,7 @@ impl Shell {
     /// A script without `#!`: bash runs it in a subshell of itself, so rsh interprets it, with
     /// every command in it decided as usual.
     fn run_shell_text(&mut self, argv: &[String], resolved: &Resolved, options: &[String]) -> i32 {
-        let text = match self.read_for_command(&resolved.path.to_string_lossy()) {
+        let text = match self.read_program(&resolved.path.to_string_lossy(), argv.to_vec()) {
             Ok(bytes) => bytes,
             Err(super::redirect::ReadError::Denied(message)) => {
                 self.error(&message);
@@ -1207,6 +1210,8 @@ impl Shell {
         };
         match self.fork_waited() {
             Ok(spawn::Fork::Child) => {
+                // The script's record is the parent's to send.
+                self.segment = None;
                 // `$0` is the path a kernel exec would have given the shell: as typed, or
                 // where the search found it.
                 let zero = if argv[0].contains('/') {
