@@ -335,6 +335,34 @@ fn a_script_rsh_may_not_read_is_one_refused_record_with_126() {
 }
 
 #[test]
+fn a_program_in_a_forked_shell_is_recorded_as_timed_out() {
+    let work = tempfile::tempdir().unwrap();
+    let fallback = work.path().join("audit.log");
+    let audit = format!(
+        "syslog = false\nfallback = {:?}\n\n[limits]\ntimeout = 1",
+        fallback.display().to_string()
+    );
+    let policy = policy(work.path(), &audit);
+    let text = fs::read_to_string(&policy).unwrap();
+    fs::write(&policy, text.replacen("\"true\"]", "\"true\", \"sleep\"]", 1)).unwrap();
+    // Each `sleep` runs in a forked copy of the shell, which the timeout's SIGTERM ends too.
+    for line in ["{ sleep 30; } | cat", "x=$(sleep 30)"] {
+        let _ = fs::remove_file(&fallback);
+        let run = rsh(&policy, work.path(), line);
+        assert_eq!(run.status, 143, "{line}: {}", run.describe());
+        let records = fallback_records(&fallback);
+        let sleep: Vec<_> = records.iter().filter(|r| r["argv"][0] == "sleep").collect();
+        assert_eq!(sleep.len(), 1, "{line}: {records:?}");
+        assert_eq!(sleep[0]["timed_out"], true, "{line}: {records:?}");
+        assert_eq!(sleep[0]["signal"], "SIGTERM", "{line}: {records:?}");
+        assert_eq!(sleep[0]["status"], 143, "{line}: {records:?}");
+        assert!(sleep[0].get("end_unseen").is_none(), "{line}: {records:?}");
+        let duration = sleep[0]["duration_ms"].as_f64().unwrap();
+        assert!((900.0..10_000.0).contains(&duration), "{line}: {records:?}");
+    }
+}
+
+#[test]
 fn a_stuck_syslog_does_not_hang_the_shell() {
     let work = tempfile::tempdir().unwrap();
     let socket = work.path().join("stuck.sock");

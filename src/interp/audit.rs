@@ -94,6 +94,10 @@ pub(crate) struct ToReaper {
 /// one that replaced the forked shell.
 const WAITED_FOR: &str = "waited-for\n";
 
+/// What starts such a record once a signal ends the forked shell and, with it, its program:
+/// the shell that reaps it knows whether its own timeout sent that signal.
+const ENDED_WITH_SHELL: &str = "ended-with-shell\n";
+
 impl Shell {
     /// Starts the audit trail with the session's first record. Err when records are required
     /// and syslog cannot take them: then nothing may run.
@@ -127,14 +131,17 @@ impl Shell {
     /// rsh is being ended by `sig` while it waits: the program it waited for (if any) and the
     /// session's end are recorded first.
     pub(super) fn audit_dying(&mut self, sig: i32) {
-        if let (Some((command, started)), Some(trail)) = (self.in_flight.take(), &mut self.audit) {
+        let in_flight = self.in_flight.take();
+        if let (Some((command, started)), false) = (in_flight, self.leave_to_reaper()) {
             let ended = Ended {
                 status: Some(128 + sig),
                 signal: Some(sig),
                 duration: Some(started.elapsed()),
                 ..Ended::default()
             };
-            trail.command(&command, &ended);
+            if let Some(trail) = &mut self.audit {
+                trail.command(&command, &ended);
+            }
             self.take_back_handoff();
         }
         self.end_audit(128 + sig);
@@ -334,6 +341,21 @@ impl Shell {
         }
     }
 
+    /// A forked shell ending by a signal while its program ran: the record handed over for
+    /// the program is marked as ended with the shell and left to the reaper, which completes
+    /// it (with `timed_out` if its deadline sent the signal). False when none was handed over.
+    fn leave_to_reaper(&mut self) -> bool {
+        let Some(to_reaper) = &self.handoff else {
+            return false;
+        };
+        let text = fd::read_to_end(&to_reaper.read).unwrap_or_default();
+        let Some(record) = text.strip_prefix(WAITED_FOR.as_bytes()) else {
+            return false;
+        };
+        let text = [ENDED_WITH_SHELL.as_bytes(), record].concat();
+        fd::write_all(to_reaper.write.as_raw_fd(), &text).is_ok()
+    }
+
     /// Empties the pipe to the reaper: a record handed over is taken back.
     fn take_back_handoff(&mut self) {
         if let Some(to_reaper) = &self.handoff {
@@ -415,11 +437,19 @@ impl Shell {
         let Some(trail) = self.audit.as_mut().filter(|_| !text.is_empty()) else {
             return;
         };
-        match text.strip_prefix(WAITED_FOR) {
+        if let Some(record) = text.strip_prefix(WAITED_FOR) {
             // The forked shell was killed while its program ran: what is known is how the
             // shell ended.
-            Some(record) => trail.complete(record, &reaped.unseen()),
-            None => trail.complete(&text, &reaped.ended(None)),
+            trail.complete(record, &reaped.unseen());
+        } else if let Some(record) = text.strip_prefix(ENDED_WITH_SHELL) {
+            // The shell's usage is not the program's alone.
+            let ended = Ended {
+                usage: None,
+                ..reaped.ended(None)
+            };
+            trail.complete(record, &ended);
+        } else {
+            trail.complete(&text, &reaped.ended(None));
         }
     }
 }
