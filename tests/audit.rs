@@ -344,7 +344,11 @@ fn a_program_in_a_forked_shell_is_recorded_as_timed_out() {
     );
     let policy = policy(work.path(), &audit);
     let text = fs::read_to_string(&policy).unwrap();
-    fs::write(&policy, text.replacen("\"true\"]", "\"true\", \"sleep\"]", 1)).unwrap();
+    fs::write(
+        &policy,
+        text.replacen("\"true\"]", "\"true\", \"sleep\"]", 1),
+    )
+    .unwrap();
     // Each `sleep` runs in a forked copy of the shell, which the timeout's SIGTERM ends too.
     for line in ["{ sleep 30; } | cat", "x=$(sleep 30)"] {
         let _ = fs::remove_file(&fallback);
