@@ -29,7 +29,7 @@ path = ["/usr/local/bin", "/usr/bin", "/bin"]
 unknown = "deny"
 
 [commands]
-allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq", "timeout", "stat", "date", "du", "wc", "env"]
+allow = ["cat", "cp", "touch", "ls", "grep", "head", "tar", "ln", "mv", "tee", "sed", "dd", "echo", "mkdir", "rmdir", "gunzip", "gzip", "chmod", "awk", "git", "paste", "find", "jq", "timeout", "stat", "date", "du", "wc", "env", "zstd"]
 
 [paths]
 read = ["."]
@@ -769,6 +769,20 @@ fn a_copy_move_or_link_may_not_give_a_file_a_protected_name() {
         // Below a directory gone through, and the name a gzip file holds.
         ("gunzip -r .git", ".git/config", ".git/config"),
         ("gzip -dr .", ".git/config", ".git/config"),
+        // zstd uncompresses gzip files too.
+        ("zstd -qdf .git/config.gz", ".git/config", ".git/config"),
+        (
+            "mkdir hooks && zstd -q stage/hooks/pre-commit -o hooks/pre-commit.zst \
+             && zstd -qdr --output-dir-mirror=.git hooks",
+            ".git/hooks/pre-commit",
+            ".git/hooks",
+        ),
+        // cp's `--o` is `--one-file-system`: stage/config is a source.
+        (
+            "cp --o stage/config stage/hooks/pre-commit .git",
+            ".git/config",
+            ".git/config",
+        ),
         (
             "mv .git/config.gz .git/x.gz && gunzip -N .git/x.gz",
             ".git/config",

@@ -94,6 +94,9 @@ struct Spec<'a> {
     flags: Option<&'static str>,
     /// Operands of the form `name=value` are assignments, not files (awk).
     assignments: bool,
+    /// Options some of the programs named take a value with only when it is attached
+    /// (zstd's `-T4`, where xz takes `-T 4`): read both ways (see `Doubt`).
+    unsure: &'static [&'static str],
 }
 
 impl Spec<'_> {
@@ -127,7 +130,21 @@ const fn spec(names: &'static [&'static str], operands: Operands) -> Spec<'stati
         writes: &[],
         flags: None,
         assignments: false,
+        unsure: &[],
     }
+}
+
+/// How `scan` takes the words whose reading here may not be the program's own: a long
+/// option abbreviated (matched against the options listed here, not all the program has),
+/// the last letter of a bundle taking the next word as its value (`xxd -ps` is one option,
+/// not `-p -s VALUE`), an option in `Spec::unsure`. Such a command is read both ways and
+/// what either reading touches counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Doubt {
+    /// As the table says.
+    Trusted,
+    /// Each such word a flag, taking no value and abbreviating nothing.
+    Flags,
 }
 
 use Access::{Look as L, Read as R, Text as T, Write as W};
@@ -511,6 +528,7 @@ const SPECS: &[Spec<'static>] = &[
             ("--files", FileList), ("--files0", FileList),
         ],
         writes: &[],
+        unsure: &["-T", "-b", "-#"],
         ..spec(
             &[
                 "gzip", "gunzip", "xz", "unxz", "lzma", "unlzma", "bzip2", "bunzip2", "zstd",
@@ -653,24 +671,14 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
             } else {
                 args
             };
-            let scan = scan(spec, args);
-            let mentions = match TEXT_ONLY.contains(&name) {
-                true => Vec::new(),
-                false => mentions(args, &patterns(spec, &scan)),
-            };
-            return Some(Reading {
-                arrivals: arrivals(name, &scan),
-                beyond: beyond(name, &scan),
-                script_files: script_files(name, &scan),
-                loads: scan.gave("-l", "--load"),
-                mentions,
-                search: Vec::new(),
-                programs: Vec::new(),
-                lists: response_files(name, args)
-                    .chain(scan.lists.clone())
-                    .collect(),
-                touches: touched(name, scan),
-            });
+            let scan = scan(spec, args, Doubt::Trusted);
+            let doubted = scan.doubtful;
+            let reading = spec_reading(name, spec, args, scan);
+            if !doubted {
+                return Some(reading);
+            }
+            let other = spec_reading(name, spec, args, self::scan(spec, args, Doubt::Flags));
+            return Some(reading.or(other));
         }
     };
     let patterns = match name {
@@ -682,6 +690,51 @@ pub fn read(name: &str, argv: &[String]) -> Option<Reading> {
         mentions: mentions(args, &patterns),
         ..Reading::default()
     })
+}
+
+/// What `scan` of `args` says the command named `name` does with files.
+fn spec_reading(name: &str, spec: &Spec, args: &[String], scan: Scan) -> Reading {
+    let mentions = match TEXT_ONLY.contains(&name) {
+        true => Vec::new(),
+        false => mentions(args, &patterns(spec, &scan)),
+    };
+    Reading {
+        arrivals: arrivals(name, &scan),
+        beyond: beyond(name, &scan),
+        script_files: script_files(name, &scan),
+        loads: scan.gave("-l", "--load"),
+        mentions,
+        search: Vec::new(),
+        programs: Vec::new(),
+        lists: response_files(name, args)
+            .chain(scan.lists.clone())
+            .collect(),
+        touches: touched(name, scan),
+    }
+}
+
+impl Reading {
+    /// Both readings of a command read two ways: everything either touches, and a word
+    /// exempt as a pattern only where both take it for one.
+    fn or(mut self, other: Reading) -> Reading {
+        fn extend<T: PartialEq>(into: &mut Vec<T>, from: Vec<T>) {
+            for item in from {
+                if !into.contains(&item) {
+                    into.push(item);
+                }
+            }
+        }
+        extend(&mut self.touches, other.touches);
+        extend(&mut self.arrivals, other.arrivals);
+        self.beyond = self.beyond.or(other.beyond);
+        extend(&mut self.script_files, other.script_files);
+        self.loads |= other.loads;
+        extend(&mut self.mentions, other.mentions);
+        extend(&mut self.search, other.search);
+        extend(&mut self.programs, other.programs);
+        extend(&mut self.lists, other.lists);
+        self
+    }
 }
 
 /// Every word of `args` that may name a file, whatever the program makes of it: the word,
@@ -840,7 +893,7 @@ const TEXT_ONLY: &[&str] = &[
 pub const AWKS: &[&str] = &["awk", "gawk", "mawk", "nawk"];
 
 /// awk's `-W` options as the AWK table reads them. mawk's `-W exec FILE` (any prefix of
-/// `exec`, also in a comma list, also `exec=FILE`) is `--exec FILE`, and the last option;
+/// `exec` in any case, also in a comma list, also `exec=FILE`) is `--exec FILE`, and the last option;
 /// gawk's `-W NAME[=VALUE]` is `--NAME[=VALUE]`. Any other `-W` stays as it is.
 fn awk_w_options(name: &str, args: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len() + 2);
@@ -872,7 +925,9 @@ fn awk_w_options(name: &str, args: &[String]) -> Vec<String> {
         }
         let exec = list.split(',').find_map(|item| {
             let (option, value) = item.split_once('=').unwrap_or((item, ""));
-            (!option.is_empty() && "exec".starts_with(option)).then_some(value)
+            // mawk takes the names in any case (`-W E`).
+            let option = option.to_ascii_lowercase();
+            (!option.is_empty() && "exec".starts_with(&option)).then_some(value)
         });
         match exec {
             Some(file) => {
@@ -1035,9 +1090,14 @@ fn jq(args: &[String]) -> Reading {
                 rest.push(arg.clone());
                 rest.extend(words.by_ref().cloned());
             }
-            "--rawfile" | "--slurpfile" => {
+            "--rawfile" | "--slurpfile" | "--argfile" => {
                 let _name = words.next();
                 files.extend(words.next().cloned());
+            }
+            // Their value is the next word, whatever it is (`--indent --arg` is an indent).
+            "--indent" | "-L" | "--library-path" => {
+                rest.push(arg.clone());
+                rest.extend(words.next().cloned());
             }
             // A name and a value, neither a file.
             "--arg" | "--argjson" => {
@@ -1058,7 +1118,7 @@ fn jq(args: &[String]) -> Reading {
     let Some(spec) = spec_of("jq") else {
         return Reading::default();
     };
-    let mut scan = scan(spec, &rest);
+    let mut scan = scan(spec, &rest, Doubt::Trusted);
     // `-f` (anywhere, also in a group: `-rf`) and `--run-tests` are flags: the first operand
     // is then the file the program, or the tests, are read from; none is standard input.
     let from_file = rest.iter().any(|a| {
@@ -1215,6 +1275,8 @@ pub struct Beyond {
     pub follows: bool,
     /// zstd's `--output-dir-flat DIR`: what it writes goes to DIR under its last name.
     pub flat: Option<String>,
+    /// zstd's `--output-dir-mirror DIR`: what it writes goes to DIR under its whole name.
+    pub mirror: Option<String>,
 }
 
 /// How a file below such a directory is changed.
@@ -1248,6 +1310,7 @@ fn beyond(name: &str, scan: &Scan) -> Option<Beyond> {
             stored_names: false,
             follows: scan.gave("-L", "-L"),
             flat: None,
+            mirror: None,
         });
     }
     let suffixes = suffixes?;
@@ -1261,9 +1324,8 @@ fn beyond(name: &str, scan: &Scan) -> Option<Beyond> {
         || scan.gave("-d", "--decompress")
         || scan.gave("-d", "--uncompress");
     let change = if uncompressing {
-        let mut all: Vec<(String, String)> = suffixes
-            .iter()
-            .map(|(s, e)| ((*s).to_owned(), (*e).to_owned()))
+        let mut all: Vec<(String, String)> = uncompressed_suffixes()
+            .map(|(s, e)| (s.to_owned(), e.to_owned()))
             .collect();
         all.extend(given.map(|g| (g, String::new())));
         Change::Uncompressed { suffixes: all }
@@ -1278,6 +1340,10 @@ fn beyond(name: &str, scan: &Scan) -> Option<Beyond> {
         .values_of(&["--output-dir-flat"])
         .last()
         .map(str::to_owned);
+    let mirror = scan
+        .values_of(&["--output-dir-mirror"])
+        .last()
+        .map(str::to_owned);
     (recursive || stored_names).then_some(Beyond {
         operands,
         recursive,
@@ -1285,6 +1351,7 @@ fn beyond(name: &str, scan: &Scan) -> Option<Beyond> {
         stored_names,
         follows: true,
         flat,
+        mirror,
     })
 }
 
@@ -1323,6 +1390,18 @@ fn compression_suffixes(name: &str) -> Option<&'static [(&'static str, &'static 
     })
 }
 
+/// Every suffix a compressor here may take off when it uncompresses: each also reads
+/// others' formats (zstd uncompresses `.gz`, `.xz` and `.lz4`; xz 5.4 `.lz`), so which one
+/// does is not a matter of its name.
+fn uncompressed_suffixes() -> impl Iterator<Item = (&'static str, &'static str)> + Clone {
+    ["gzip", "bzip2", "xz", "zstd", "lz4"]
+        .into_iter()
+        .filter_map(compression_suffixes)
+        .flatten()
+        .copied()
+        .chain([(".lz", ""), (".tlz4", ".tar")])
+}
+
 /// A compressor's `-c` (`--stdout`, `--to-stdout`): the result goes to standard output and
 /// the operands stay as they are.
 fn to_standard_output(scan: &Scan) -> bool {
@@ -1330,15 +1409,14 @@ fn to_standard_output(scan: &Scan) -> bool {
 }
 
 /// The files a compressor writes besides its operands: each compressed (`f` to `f.gz`) and
-/// each uncompressed (`f.gz` to `f`), whichever it does (`gunzip .git/config.gz` writes
-/// `.git/config`). Every suffix given with `-S`/`--suffix` counts too.
+/// each uncompressed (`f.gz` to `f`, by any compressor's suffix), whichever it does
+/// (`gunzip .git/config.gz` writes `.git/config`). Every suffix given with `-S`/`--suffix`
+/// counts too.
 fn compressed_names(scan: &Scan, suffixes: &[(&str, &str)]) -> Vec<Touch> {
     let given: Vec<&str> = scan.values_of(SUFFIX).filter(|s| !s.is_empty()).collect();
     let added = std::iter::once(suffixes[0].0).chain(given.iter().copied());
-    let taken_off = suffixes
-        .iter()
-        .copied()
-        .chain(given.iter().map(|g| (*g, "")));
+    let own = uncompressed_suffixes().map(|(s, e)| -> (&str, &str) { (s, e) });
+    let taken_off = own.chain(given.iter().map(|g| (*g, "")));
     let mut paths = Vec::new();
     for operand in scan.operands.iter().flatten() {
         paths.extend(added.clone().map(|suffix| format!("{operand}{suffix}")));
@@ -1433,6 +1511,8 @@ struct Scan {
     backup: Option<String>,
     /// The files that list more files to work on (`FileList` values), placed.
     lists: Vec<String>,
+    /// A word was read in a way the program may not read it (see `Doubt`).
+    doubtful: bool,
 }
 
 impl Scan {
@@ -1450,6 +1530,7 @@ impl Scan {
             assignments: Vec::new(),
             backup: None,
             lists: Vec::new(),
+            doubtful: false,
         }
     }
 
@@ -1531,11 +1612,11 @@ impl Scan {
 }
 
 fn by_spec(spec: &Spec, args: &[String]) -> Vec<Touch> {
-    scan(spec, args).touches
+    scan(spec, args, Doubt::Trusted).touches
 }
 
 /// Reads `args` as `spec` says; the touches in order, and the base directory at the end.
-fn scan(spec: &Spec, args: &[String]) -> Scan {
+fn scan(spec: &Spec, args: &[String], doubt: Doubt) -> Scan {
     let mut scan = Scan::new();
     let lookup = |name: &str| {
         spec.options
@@ -1571,7 +1652,13 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
                 Some((n, v)) => (format!("--{n}"), Some(v)),
                 None => (arg.clone(), None),
             };
-            let name = spec.long_option(name);
+            let full = spec.long_option(name.clone());
+            scan.doubtful |= full != name || spec.unsure.contains(&name.as_str());
+            let name = match doubt {
+                Doubt::Trusted => full,
+                Doubt::Flags if spec.unsure.contains(&name.as_str()) => continue,
+                Doubt::Flags => name,
+            };
             scan.seen.push(name.clone());
             if spec.writes.contains(&name.as_str()) {
                 scan.writes = true;
@@ -1624,6 +1711,11 @@ fn scan(spec: &Spec, args: &[String]) -> Scan {
                 if !rest.is_empty() {
                     scan.value(&option, &rest, kind);
                 } else if let Some(value) = args.get(i) {
+                    let unsure = k > 0 || spec.unsure.contains(&option.as_str());
+                    scan.doubtful |= unsure;
+                    if unsure && doubt == Doubt::Flags {
+                        break;
+                    }
                     i += 1;
                     scan.value(&option, value, kind);
                 }
@@ -1789,7 +1881,7 @@ fn tar(args: &[String]) -> (Vec<Touch>, Vec<String>) {
             ..t
         })
         .collect();
-    let files = scan(&members, &args);
+    let files = scan(&members, &args, Doubt::Trusted);
     touches.extend(files.touches);
     if mode == 'x' {
         touches.push(Touch {
@@ -1957,13 +2049,40 @@ mod tests {
     /// Long options are taken abbreviated, as getopt_long and git take them.
     #[test]
     fn abbreviated_long_options() {
-        assert_eq!(t("sort --ou=.git/config in"), ["w:.git/config", "r:in"]);
-        assert_eq!(t("sort --o .git/config in"), ["w:.git/config", "r:in"]);
+        // Read as the flag it may also be, too: the table lists only some of the options.
+        assert_eq!(
+            t("sort --ou=.git/config in"),
+            ["w:.git/config", "r:in", "r:.git/config"]
+        );
+        assert_eq!(
+            t("sort --o .git/config in"),
+            ["w:.git/config", "r:in", "r:.git/config"]
+        );
         assert_eq!(t("chmod --ref=.env f"), ["r:.env", "w:f"]);
         assert_eq!(t("git log --outp=x"), ["w:x", "r:log"]);
-        assert_eq!(t("cp --target=d a"), ["w:d", "r:a"]);
+        assert_eq!(t("cp --target=d a"), ["w:d", "r:a", "r:d"]);
         // Exact names stay themselves, even when they begin a longer one.
         assert_eq!(t("curl --user u:p https://x"), Vec::<String>::new());
+    }
+
+    /// Where the table may not read a word as the program does, both readings count.
+    #[test]
+    fn words_read_two_ways_when_the_table_may_be_wrong() {
+        // grep's own `--binary` is a flag; `--binary-files` takes a value.
+        assert_eq!(t("grep --binary x .env"), ["r:.env"]);
+        // cp's `--o` is `--one-file-system`, not an option with a value.
+        let argv: Vec<String> = ["cp", "--o", "stage/config", "a", ".git"]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        assert!(args_arrivals(&argv).contains(&"stage/config>.git:Directory".to_owned()));
+        // xxd's `-ps` is one option; `-p -s VALUE` would hide the file written.
+        assert!(t("xxd -r -ps cfg.hex .git/config").contains(&"w:.git/config".to_owned()));
+        // zstd takes `-T` only as `-T4`.
+        assert!(t("zstd -qdf -T .git/config.zst").contains(&"w:.git/config".to_owned()));
+        // Bundles and exact names the table reads as the program does are not doubted.
+        assert_eq!(t("sort -o out in"), ["w:out", "r:in"]);
+        assert_eq!(t("grep -e x .env"), ["r:.env"]);
     }
 
     #[test]
@@ -2055,7 +2174,10 @@ mod tests {
         assert_eq!(arrivals("cp a dst"), ["a>dst:IfDirectory"]);
         assert_eq!(arrivals("mv a dst/"), ["a>dst/:Directory"]);
         assert_eq!(arrivals("cp -t d a"), ["a>d:Directory"]);
-        assert_eq!(arrivals("cp --target d a"), ["a>d:Directory"]);
+        assert_eq!(
+            arrivals("cp --target d a"),
+            ["a>d:Directory", "d>a:IfDirectory"]
+        );
         assert_eq!(
             arrivals("install --target-directory=d -m 644 a"),
             ["a>d:Directory"]
@@ -2154,14 +2276,19 @@ mod tests {
         }
         // What follows -W exec is operands, options or not.
         assert_eq!(t("mawk -We p.awk -f .env"), ["r:p.awk", "r:-f", "r:.env"]);
+        // mawk takes `-W` names in any case.
+        assert_eq!(t("mawk -W E p.awk"), ["r:p.awk"]);
+        assert_eq!(t("mawk -W EXEC=p.awk"), ["r:p.awk"]);
         assert_eq!(files("gawk -i lib.awk -f p.awk x"), ["lib.awk", "p.awk"]);
         assert_eq!(
             t("gawk -i inplace {print} .git/config"),
             ["r:inplace", "w:.git/config"]
         );
+        // `--incl` may not be `--include` (the table lists only some options): a and b
+        // are read then.
         assert_eq!(
             t("gawk --incl=inplace {print} a b"),
-            ["r:inplace", "w:a", "w:b"]
+            ["r:inplace", "w:a", "w:b", "r:a", "r:b"]
         );
         assert!(files("gawk -i inplace {print} f").is_empty());
         assert!(
@@ -2200,6 +2327,13 @@ mod tests {
         );
         assert_eq!(t("jq . -- --rawfile"), ["r:--rawfile"]);
         assert_eq!(t("jq -n --arg x --rawfile --rawfile a .env $a"), ["r:.env"]);
+        // An option's value is not the start of another option.
+        assert_eq!(t("jq -R --indent --arg . .env"), ["r:.env"]);
+        assert_eq!(t("jq -R -L --arg . .env"), ["r:--arg", "r:.env"]);
+        assert_eq!(
+            t("jq -R --argfile --arg j.json . .env"),
+            ["r:j.json", "r:.env"]
+        );
     }
 
     /// A hard link is a second name for its source: writing through it writes the source.

@@ -31,6 +31,10 @@ impl Shell {
                 .flat
                 .as_ref()
                 .map(|dir| self.absolute(Path::new(dir))),
+            mirror: beyond
+                .mirror
+                .as_ref()
+                .map(|dir| self.absolute(Path::new(dir))),
             seen: 0,
             visited: Vec::new(),
             touches: Vec::new(),
@@ -191,6 +195,8 @@ struct Walk<'a> {
     beyond: &'a Beyond,
     /// `Beyond::flat`, where the command is run.
     flat: Option<PathBuf>,
+    /// `Beyond::mirror`, where the command is run.
+    mirror: Option<PathBuf>,
     seen: usize,
     /// The directories gone through (device, inode): a link back up is not followed again.
     visited: Vec<(u64, u64)>,
@@ -300,6 +306,17 @@ impl Walk<'_> {
                 .filter_map(|(_, path)| path.file_name())
                 .map(|name| {
                     let path = dir.join(name);
+                    (path.to_string_lossy().into_owned(), path)
+                })
+                .collect();
+            written.extend(moved);
+        }
+        // --output-dir-mirror: there under the name as the command was given it.
+        if let Some(dir) = &self.mirror {
+            let moved: Vec<_> = written
+                .iter()
+                .map(|(shown, _)| {
+                    let path = dir.join(shown.trim_start_matches("./").trim_start_matches('/'));
                     (path.to_string_lossy().into_owned(), path)
                 })
                 .collect();
