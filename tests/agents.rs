@@ -885,13 +885,17 @@ fn processes_with(needle: &str) -> Vec<String> {
 }
 
 /// As bash, rsh does not wait for a list its command did not read to the end; unlike bash, it
-/// ends such a list when it exits, so nothing of it outlives the shell.
+/// ends such a list when it exits, so nothing of it outlives the shell: not what its program
+/// left running in the background either, after the program itself ended.
 #[test]
 fn process_substitution_lists_do_not_outlive_the_shell() {
-    let marker = format!("rsh-procsub-{}", std::process::id());
+    // In the durations, which sleep takes as they are: `30.{pid}7` seconds.
+    let marker = format!(".{}7", std::process::id());
     let script = format!(
-        ": <(while :; do :; done); echo <(exec sleep 30 {marker}) >/dev/null; \
-         exec 3< <(exec sleep 31 {marker}); echo after"
+        ": <(while :; do :; done); echo <(exec sleep 30{marker}) >/dev/null; \
+         exec 3< <(exec sleep 31{marker}); \
+         cat <(perl -e 'if (fork() == 0) {{ open STDOUT, \">/dev/null\"; exec \"sleep\", \"32{marker}\" }}'); \
+         echo after"
     );
     let (out, err, status) = run(RSH, &["--policy", &permissive()], &script);
     assert_eq!((out.as_str(), status), ("after\n", 0), "{err}");

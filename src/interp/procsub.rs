@@ -9,7 +9,10 @@
 //! then is collected when it ends; it is ended (its whole group) once it has run longer than
 //! the policy's timeout, checked whenever a pipeline ends, and when the shell exits it gets
 //! a short grace to finish (a `>(…)` list writing out what it read) before it is ended, so
-//! nothing of it outlives the shell or its time limit.
+//! nothing of it outlives the shell or its time limit. What a list leaves running in its
+//! group (a program's forked child) is ended with it: its forked shell is looked at without
+//! being collected, and its group emptied before it is, while the number is still the
+//! group's.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Instant;
@@ -91,19 +94,20 @@ impl Shell {
         }
         let now = Instant::now();
         self.lingering_subs.retain(|&(pid, deadline)| {
-            if deadline.is_some_and(|d| d <= now) {
+            let over = deadline.is_some_and(|d| d <= now) || spawn::has_exited(pid);
+            if over {
                 end_group(pid);
-                return false;
             }
-            matches!(spawn::try_wait(pid), Ok(None))
+            !over
         });
         if self.process_subs.len() <= mark {
             return;
         }
         for ProcessSub { end, pid, deadline } in self.process_subs.drain(mark..) {
             drop(end);
-            if matches!(spawn::try_wait(pid), Ok(None)) {
-                self.lingering_subs.push((pid, deadline));
+            match spawn::has_exited(pid) {
+                true => end_group(pid),
+                false => self.lingering_subs.push((pid, deadline)),
             }
         }
     }
@@ -119,9 +123,10 @@ impl Shell {
         let grace = Instant::now() + job::GRACE;
         for (pid, deadline) in self.lingering_subs.drain(..) {
             let until = deadline.map_or(grace, |d| d.min(grace));
-            if !spawn::ended_by(pid, until) {
-                end_group(pid);
+            while !spawn::has_exited(pid) && Instant::now() < until {
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
+            end_group(pid);
         }
     }
 
@@ -133,7 +138,8 @@ impl Shell {
     }
 }
 
-/// Ends a list's whole process group and collects the forked shell that led it.
+/// Ends a list's whole process group (what is left of it) and collects the forked shell
+/// that led it, which must not have been collected yet.
 fn end_group(pid: Pid) {
     let _ = nix::sys::signal::killpg(pid, nix::sys::signal::Signal::SIGKILL);
     let _ = spawn::wait(pid);

@@ -780,6 +780,19 @@ pub fn try_wait(pid: Pid) -> Result<Option<Exit>, Errno> {
     }
 }
 
+/// Whether the child `pid` has ended, looked at without collecting it: until it is, its
+/// number stays its process group's, which may still hold what it started.
+pub fn has_exited(pid: Pid) -> bool {
+    use nix::sys::wait::{Id, WaitStatus, waitid};
+    let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    loop {
+        match waitid(Id::Pid(pid), peek) {
+            Err(Errno::EINTR) => continue,
+            status => return !matches!(status, Ok(WaitStatus::StillAlive)),
+        }
+    }
+}
+
 /// Waits for `pid` to end until `until` (polling, for a child that has been asked to end);
 /// whether it ended, and was collected, by then (a child that cannot be waited for counts as
 /// ended).
