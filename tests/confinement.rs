@@ -1618,8 +1618,6 @@ fn only_harmless_devices_are_reachable() {
             "urandom",
             "assert len(open('/dev/urandom', 'rb').read(4)) == 4",
         ),
-        // /dev/ptmx, then the new terminal's /dev/pts entry.
-        ("pty", "[os.close(fd) for fd in os.openpty()]"),
     ];
     let tty = ("tty", "os.close(os.open('/dev/tty', os.O_RDWR))");
     let raw: Vec<String> = [
@@ -1673,6 +1671,82 @@ fn only_harmless_devices_are_reachable() {
         "control: no raw device could be opened even unconfined\n{}",
         control.describe()
     );
+}
+
+/// Another session's terminal (here one this test holds, with keys typed into it): a program
+/// can neither read what is typed there nor write to its screen, and neither can rsh's own
+/// redirections. Nor can a new terminal be made, whose other end is another name under
+/// /dev/pts, unless the policy grants them all (`[paths] terminals = "all"`).
+#[test]
+fn other_terminals_are_out_of_reach() {
+    require_confinement!();
+    let case = Case::new();
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty fills in two descriptors of this test's own.
+    let made = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(made, 0, "openpty: {}", std::io::Error::last_os_error());
+    let victim = std::fs::read_link(format!("/proc/self/fd/{slave}")).unwrap();
+    // SAFETY: writes to the master this test holds: keys typed in the other session.
+    unsafe { libc::write(master, b"typed-secret\n".as_ptr().cast(), 13) };
+    let attempts = [
+        (
+            "read",
+            format!("open({victim:?}, 'rb', buffering=0).read(5)"),
+        ),
+        (
+            "write",
+            format!("open({victim:?}, 'wb', buffering=0).write(b'WROTE')"),
+        ),
+        ("pty", "[os.close(fd) for fd in os.openpty()]".to_string()),
+    ];
+    let attempts: Vec<(&str, &str)> = attempts.iter().map(|(n, c)| (*n, c.as_str())).collect();
+    let line = hidden(&case, &attempts);
+
+    let run = case.run(&Policy::new(), &line);
+    for name in ["read", "write", "pty"] {
+        run.assert_stdout_has(&format!("{name} errno {}\n", libc::EACCES));
+    }
+    let shown = victim.display();
+    let run = case.run(
+        &Policy::new(),
+        &format!("echo injected > {shown}; head -c 5 < {shown}"),
+    );
+    run.assert_stderr_has(&format!(
+        "rsh: denied: {shown}: it is another session's terminal"
+    ));
+    let all = Policy::new();
+    let all = all
+        .clone()
+        .paths(&format!("{}\nterminals = \"all\"", all.paths));
+    let run = case.run(&all, &line);
+    for name in ["read", "write", "pty"] {
+        run.assert_stdout_has(&format!("{name} ok\n"));
+    }
+    let mut typed = [0u8; 64];
+    // SAFETY: reads what reached the other session's screen, without waiting.
+    let n = unsafe {
+        libc::fcntl(master, libc::F_SETFL, libc::O_NONBLOCK);
+        libc::read(master, typed.as_mut_ptr().cast(), typed.len())
+    };
+    let screen = String::from_utf8_lossy(&typed[..n.max(0) as usize]).into_owned();
+    assert!(
+        screen.contains("WROTE"),
+        "only with terminals = \"all\": {screen:?}"
+    );
+    assert!(!screen.contains("injected"), "{screen:?}");
+    // SAFETY: closes the descriptors openpty gave.
+    unsafe {
+        libc::close(master);
+        libc::close(slave);
+    }
 }
 
 /// Another process's System V shared memory is reached by its key, which no file rule

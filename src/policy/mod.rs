@@ -33,7 +33,7 @@ pub(crate) use identity::CommandRef;
 pub use output::OutputConfig;
 use pattern::ArgPattern;
 use sandbox::MAX_TIMEOUT;
-pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode};
+pub use sandbox::{Limits, PathSpec, Paths, SandboxConfig, SandboxMode, Terminals};
 use schema::{
     NamedSection, RawCommandTable, RawLists, RawPolicy, RawRisk, RawSection, RawSensitive,
     RawShell, SpannedList,
@@ -149,6 +149,7 @@ policy_words!(Verdict { Allow => "allow", Ask => "ask", Deny => "deny" });
 policy_words!(Risk { Low => "low", Medium => "medium", High => "high" });
 policy_words!(Mode { Enforce => "enforce", Readonly => "readonly", Audit => "audit" });
 policy_words!(SandboxMode { Enforce => "enforce", Degraded => "degraded", Off => "off" });
+policy_words!(Terminals { Own => "own", All => "all" });
 
 /// A policy that cannot be used. Displays as `ORIGIN:LINE:COLUMN: MESSAGE` (or `ORIGIN: MESSAGE`
 /// when there is no position, as for a file that cannot be read).
@@ -1402,6 +1403,7 @@ impl Loader<'_> {
                 write: list("write", paths.write),
                 exec: list("exec", paths.exec),
                 deny: list("deny", paths.deny),
+                terminals: paths.terminals.unwrap_or_default(),
             });
         }
         if let Some(limits) = limits {

@@ -5,6 +5,16 @@
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// Which pseudo-terminals (`/dev/pts`) programs may open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Terminals {
+    /// The session's own, by name: no other session's.
+    #[default]
+    Own,
+    /// Every one, and so new ones a program makes (`script`, a pty library).
+    All,
+}
+
 /// How strictly started programs are confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SandboxMode {
@@ -71,6 +81,8 @@ pub struct Paths {
     pub exec: Vec<PathSpec>,
     /// Never reachable, even under a read or write root.
     pub deny: Vec<PathSpec>,
+    /// Which terminals under /dev/pts are reachable.
+    pub terminals: Terminals,
 }
 
 /// `[limits]`.

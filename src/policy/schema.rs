@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 use toml::Spanned;
 
-use super::{Mode, Risk, SandboxMode, Verdict};
+use super::{Mode, Risk, SandboxMode, Terminals, Verdict};
 
 pub(crate) type SpannedList = Spanned<Vec<Spanned<String>>>;
 
@@ -146,6 +146,7 @@ impl RawSection {
             set(&mut p.write, o.write);
             set(&mut p.exec, o.exec);
             set(&mut p.deny, o.deny);
+            set(&mut p.terminals, o.terminals);
         }
         if let Some(o) = over.limits {
             let l = self.limits.get_or_insert_with(Default::default);
@@ -196,13 +197,14 @@ pub(crate) struct RawSandbox {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table with keys `read`, `write`, `exec` and `deny`"
+    expecting = "a table with keys `read`, `write`, `exec`, `deny` and `terminals`"
 )]
 pub(crate) struct RawPaths {
     pub read: Option<SpannedList>,
     pub write: Option<SpannedList>,
     pub exec: Option<SpannedList>,
     pub deny: Option<SpannedList>,
+    pub terminals: Option<Terminals>,
 }
 
 /// `[limits]`: resource limits of every started program.

@@ -637,6 +637,13 @@ allow = ["HOME", "LC_*"]
         ]
     );
     assert_eq!(paths.deny, [PathSpec::Home(".ssh".into())]);
+    assert_eq!(paths.terminals, Terminals::Own);
+    let all = load("[paths]\nread = [\"/\"]\nterminals = \"all\"\n");
+    assert_eq!(
+        all.sandbox().paths.as_ref().unwrap().terminals,
+        Terminals::All
+    );
+    assert_error("[paths]\nterminals = \"mine\"\n", 2, "\"own\"");
     let home = std::path::Path::new("/home/u");
     let work = std::path::Path::new("/src/app");
     assert_eq!(paths.write[1].resolve(home, work), work.join("build"));

@@ -107,9 +107,46 @@ const DEVICES: &[(&str, bool)] = &[
     ("/dev/random", false),
     ("/dev/urandom", false),
     ("/dev/tty", true),
-    ("/dev/pts", true),
     ("/dev/ptmx", true),
 ];
+
+/// The device number (major, minor) of the controlling terminal, from `tty_nr` in
+/// `/proc/self/stat` (the seventh field, the fifth after the name in parentheses).
+fn controlling_terminal() -> Option<(u32, u32)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let nr: u32 = after_name.split_whitespace().nth(4)?.parse().ok()?;
+    (nr != 0).then_some(((nr >> 8) & 0xfff, (nr & 0xff) | ((nr >> 12) & 0xfff00)))
+}
+
+/// Where pseudo-terminals are. Programs get only their own session's (`own_terminals`):
+/// any other would let them read what another session types, and write to its screen.
+const TERMINALS: &str = "/dev/pts";
+
+/// The pseudo-terminals of rsh's standard descriptors and its controlling terminal: a
+/// program may reopen its own terminal by name (`ttyname`, a passphrase prompt), and one
+/// that makes a new terminal gets its other end from the first (`openpty`, with
+/// `TIOCGPTPEER`), not by name. Looked at once: the layer and rsh's own checks agree.
+pub fn own_terminals() -> &'static [PathBuf] {
+    static OWN: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| {
+        use std::os::unix::fs::MetadataExt;
+        let mut own = Vec::new();
+        let of_fds = [0, 1, 2].into_iter().filter_map(|fd| {
+            let meta = std::fs::metadata(format!("/proc/self/fd/{fd}")).ok()?;
+            Some((libc::major(meta.rdev()), libc::minor(meta.rdev())))
+        });
+        for (major, minor) in of_fds.chain(controlling_terminal()) {
+            if (136..=143).contains(&major) {
+                let path = PathBuf::from(format!("{TERMINALS}/{}", (major - 136) * 256 + minor));
+                if !own.contains(&path) {
+                    own.push(path);
+                }
+            }
+        }
+        own
+    })
+}
 
 /// Read everywhere, whatever the roots say: what a dynamically linked program needs to start
 /// (libraries, the loader cache, locale and time zone data, user names) and /proc (other
@@ -131,6 +168,8 @@ pub struct FsRules {
     pub read: Vec<PathBuf>,
     pub write: Vec<PathBuf>,
     pub deny: Vec<PathBuf>,
+    /// Every terminal under /dev/pts, not only the session's own (`[paths] terminals`).
+    pub all_terminals: bool,
 }
 
 impl FsRules {
@@ -146,6 +185,16 @@ impl FsRules {
                 Ok(())
             } else {
                 Err("the device is read-only".to_string())
+            };
+        }
+        if path.starts_with(TERMINALS) {
+            let reachable = self.all_terminals
+                || path == Path::new(TERMINALS)
+                || own_terminals().iter().any(|t| t == path);
+            return match reachable {
+                true if path != Path::new(TERMINALS) || !write => Ok(()),
+                true => Err("the device is read-only".to_string()),
+                false => Err("it is another session's terminal".to_string()),
             };
         }
         let grants = |roots: &[PathBuf], excluded: &[&str]| {
@@ -388,6 +437,17 @@ pub fn fs_layer(abi: i32, rules: &FsRules, share: Option<&Shared>) -> Result<FsL
         // A denied device (or one under a denied directory) gets no rule, and denied entries
         // of /dev/pts are granted around, as under any root.
         builder.grant_root(Path::new(device), access & AccessFs::from_all(abi), &deny)?;
+    }
+    let terminal =
+        AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+    let terminal = terminal & AccessFs::from_all(abi);
+    if rules.all_terminals {
+        builder.grant_root(Path::new(TERMINALS), terminal | AccessFs::ReadDir, &deny)?;
+    } else {
+        builder.grant_root(Path::new(TERMINALS), AccessFs::ReadDir.into(), &deny)?;
+        for own in own_terminals() {
+            builder.grant_root(own, terminal, &deny)?;
+        }
     }
     builder.add_listed(share)?;
     // Checked before every program: each path once (as nobody, the eleven denied paths
@@ -1144,6 +1204,7 @@ mod tests {
             read: vec![dir.clone()],
             write: Vec::new(),
             deny: vec![dir.join("secret")],
+            all_terminals: false,
         };
         let alone = fs_layer(abi, &rules, None).unwrap().rules;
         let shared = Shared::default();

@@ -750,6 +750,7 @@ impl PolicyPaths {
             read: roots(&given.read, home, workdir, &mut canonical),
             write,
             deny,
+            all_terminals: given.terminals == crate::policy::Terminals::All,
         }
     }
 }
