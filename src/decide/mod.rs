@@ -296,7 +296,10 @@ fn judge(
     let matched = strongest(
         table_patterns
             .chain(rule_patterns)
-            .filter(|p| p.pattern.matches(args))
+            .filter(|p| match p.verdict {
+                Verdict::Allow => p.pattern.matches(args),
+                Verdict::Ask | Verdict::Deny => p.pattern.matches_spelled(args),
+            })
             .map(|p| (p.verdict, p.at, p)),
     );
     if let Some((verdict, at, p)) = matched {

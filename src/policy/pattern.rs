@@ -132,6 +132,21 @@ impl ArgPattern {
     /// True when the pattern matches this argument list. A regular expression that cannot be
     /// compiled matches everything (see `compile_error`).
     pub fn matches<S: AsRef<str>>(&self, args: &[S]) -> bool {
+        self.matches_with(args, Glob::matches)
+    }
+
+    /// As `matches`, and a word for a long option matches also when the argument abbreviates
+    /// it, as getopt_long and git take it: `--u=P` for `--upload-pack*`, `--text` for
+    /// `--textconv`. For deny and ask entries, which must catch every spelling the program
+    /// accepts; an argument that is a whole option of its own with such a beginning is caught
+    /// too (`git diff --text` by a deny of `--textconv`), which errs on the side of asking.
+    pub fn matches_spelled<S: AsRef<str>>(&self, args: &[S]) -> bool {
+        self.matches_with(args, |glob, arg| {
+            glob.matches(arg) || glob.matches_abbreviated(arg)
+        })
+    }
+
+    fn matches_with<S: AsRef<str>>(&self, args: &[S], word: impl Fn(&Glob, &str) -> bool) -> bool {
         match &self.kind {
             Kind::Regex { .. } => {
                 let joined = args.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(" ");
@@ -150,7 +165,7 @@ impl ArgPattern {
                     words
                         .iter()
                         .zip(&args[start..start + n])
-                        .all(|(glob, arg)| glob.matches(arg.as_ref()))
+                        .all(|(glob, arg)| word(glob, arg.as_ref()))
                 };
                 match (any_before, any_after) {
                     (false, false) => args.len() == n && window_matches(0),
@@ -495,6 +510,51 @@ impl Glob {
         }
     }
 
+    /// Whether `arg` (`--NAME` or `--NAME=VALUE`) abbreviates the long option this glob
+    /// begins with, and the glob matches the option written out with the same value.
+    fn matches_abbreviated(&self, arg: &str) -> bool {
+        let Some(name) = arg.strip_prefix("--") else {
+            return false;
+        };
+        let (name, value) = name
+            .split_once('=')
+            .map_or((name, ""), |(n, _)| (n, &arg[2 + n.len()..]));
+        if name.is_empty() {
+            return false;
+        }
+        let head = self.option_head();
+        match head.strip_prefix("--") {
+            Some(full) if full.len() > name.len() && full.starts_with(name) => {
+                self.matches(&format!("{head}{value}"))
+            }
+            _ => false,
+        }
+    }
+
+    /// The long option's name this glob starts with, in letters, digits and dashes (`--upload-pack`
+    /// of `--upload-pack*`); empty when it starts with no `--NAME`.
+    fn option_head(&self) -> String {
+        let chars: Vec<char> = match &self.literal {
+            Some(literal) => literal.chars().collect(),
+            None => self
+                .tokens
+                .iter()
+                .map_while(|token| match token {
+                    Token::Literal(c) => Some(*c),
+                    _ => None,
+                })
+                .collect(),
+        };
+        let head: String = chars
+            .into_iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        match head.len() > 2 && head.starts_with("--") {
+            true => head,
+            false => String::new(),
+        }
+    }
+
     fn matches_text<C: Copy + Into<char>>(&self, text: &[C]) -> bool {
         let (mut t, mut p) = (0, 0);
         let mut star: Option<(usize, usize)> = None;
@@ -656,6 +716,28 @@ mod tests {
         assert!(m("*:a b:*", "x a b y"));
         assert!(!m("*:a b:*", "x a y b"));
         assert!(m("*: -exec :*", "x -exec y"));
+    }
+
+    /// Deny and ask entries take abbreviated long options as getopt_long does; allow
+    /// entries, and `re:` ones, take arguments as written.
+    #[test]
+    fn abbreviated_long_options_match_when_spelled_out() {
+        let spelled = |pattern: &str, line: &str| pat(pattern).matches_spelled(&args(line));
+        assert!(spelled("*:--upload-pack*:*", "ls-remote --u=/tmp/p url"));
+        assert!(spelled("*:--upload-pack*:*", "clone --upload --x url"));
+        assert!(spelled("*:--textconv:*", "cat-file --text HEAD:f"));
+        assert!(spelled("*:--set*:*", "--s=2020-01-01"));
+        assert!(spelled("*:--config=*:*", "--co=core.pager=sh"));
+        assert!(!spelled("*:--config=*:*", "--co"));
+        assert!(!spelled("*:--textconv:*", "--textconvx"));
+        assert!(!spelled("*:--textconv:*", "--"));
+        assert!(!spelled("*:--textconv:*", "-t"));
+        assert!(!spelled("*:--upload-pack*:*", "--verbose"));
+        assert!(!spelled("re:.*--upload-pack.*", "--u=x"));
+        // Written out in full, or not an option, as `matches` takes it.
+        assert!(spelled("*:--textconv:*", "--textconv"));
+        assert!(spelled("status:*", "status -s"));
+        assert!(!m("*:--upload-pack*:*", "--u=/tmp/p"));
     }
 
     #[test]
