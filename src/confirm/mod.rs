@@ -68,21 +68,34 @@ pub fn printable(text: &str) -> String {
     shown
 }
 
-/// Unicode's format characters that change how text around them looks or draw nothing,
-/// and the line and paragraph separators.
+/// Characters that draw nothing, or only blank space, or change how the text around them
+/// looks: Unicode's default-ignorable code points (format characters, variation selectors,
+/// fillers), every space but the plain one (a no-break space would show one word as two),
+/// the braille blank, the interlinear annotation marks and the line and paragraph
+/// separators.
 fn invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{ad}'
-            | '\u{61c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}'
-            | '\u{feff}'
-            | '\u{fff9}'..='\u{fffb}'
-            | '\u{e0000}'..='\u{e007f}'
-    )
+    (c.is_whitespace() && c != ' ')
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{34f}'
+                | '\u{61c}'
+                | '\u{115f}'..='\u{1160}'
+                | '\u{17b4}'..='\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{2800}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
+                | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff0}'..='\u{fffb}'
+                | '\u{1bca0}'..='\u{1bca3}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0000}'..='\u{e0fff}'
+        )
 }
 
 /// Asks on the controlling terminal, else the approver; None when there is neither
@@ -127,6 +140,18 @@ mod tests {
         assert_eq!(printable("rm a\u{1b}[2Jb"), "rm a\\x1b[2Jb");
         assert_eq!(printable("cat \u{202e}txt.sh"), "cat \\u{202e}txt.sh");
         assert_eq!(printable("a\u{200b}b\rc"), "a\\u{200b}b\\x0dc");
+        for hidden in [
+            "\u{fe0f}",
+            "\u{34f}",
+            "\u{3164}",
+            "\u{a0}",
+            "\u{3000}",
+            "\u{e0100}",
+        ] {
+            let shown = printable(&format!("build{hidden}.py"));
+            assert!(shown.contains("\\u{"), "{hidden:?} shown as {shown:?}");
+        }
+        assert_eq!(printable("caf\u{e9} a b"), "caf\u{e9} a b");
         assert_eq!(printable("café ls"), "café ls");
     }
 }
