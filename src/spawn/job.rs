@@ -46,6 +46,20 @@ pub const GRACE: Duration = Duration::from_secs(2);
 /// Signals passed on to the job while rsh waits for it.
 const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 
+/// The other signals that end a process by default: while rsh waits, one that nothing
+/// handles is taken as SIGTERM is (passed on, then rsh ends by it), so that what ran is
+/// recorded first rather than lost with rsh.
+const ENDING_BY_DEFAULT: [libc::c_int; 8] = [
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGIO,
+    libc::SIGPWR,
+    libc::SIGSTKFLT,
+];
+
 /// The controlling terminal, opened once (None: rsh has none).
 fn terminal() -> Option<RawFd> {
     static TTY: OnceLock<Option<OwnedFd>> = OnceLock::new();
@@ -338,8 +352,8 @@ pub struct Ended {
     pub dying: Option<libc::c_int>,
 }
 
-/// The signal mask held while waiting: SIGCHLD and the forwarded signals the shell does not
-/// ignore.
+/// The signal mask held while waiting: SIGCHLD, the forwarded signals the shell does not
+/// ignore, and those of `ENDING_BY_DEFAULT` nothing handles.
 struct Blocked {
     set: libc::sigset_t,
     old: libc::sigset_t,
@@ -354,6 +368,11 @@ impl Blocked {
             libc::sigaddset(&mut set, libc::SIGCHLD);
             for sig in FORWARDED {
                 if !is_ignored(sig) {
+                    libc::sigaddset(&mut set, sig);
+                }
+            }
+            for sig in ENDING_BY_DEFAULT {
+                if disposition(sig) == Some(libc::SIG_DFL) {
                     libc::sigaddset(&mut set, sig);
                 }
             }
@@ -402,11 +421,15 @@ impl Drop for Blocked {
 
 /// Whether `sig` is ignored now (false if the kernel will not say).
 pub(super) fn is_ignored(sig: libc::c_int) -> bool {
+    disposition(sig) == Some(libc::SIG_IGN)
+}
+
+/// What `sig` is set to do now: SIG_DFL, SIG_IGN or a handler.
+fn disposition(sig: libc::c_int) -> Option<libc::sighandler_t> {
     // SAFETY: a query (null new action) into a zeroed struct we own.
     unsafe {
         let mut current: libc::sigaction = std::mem::zeroed();
-        libc::sigaction(sig, std::ptr::null(), &mut current) == 0
-            && current.sa_sigaction == libc::SIG_IGN
+        (libc::sigaction(sig, std::ptr::null(), &mut current) == 0).then_some(current.sa_sigaction)
     }
 }
 
