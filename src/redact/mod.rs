@@ -49,7 +49,7 @@ const BUILT_IN: &[&str] = &[
     r"://[^/\s:@]+:(?P<secret>[^/\s@]+)@",
     // Assignments of passwords, secrets, tokens and keys, the word anywhere in the name
     // (`SECRET_KEY`, `DB_PASSWORD_PROD`, `aws_access_key_id`).
-    r#"(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY)[A-Za-z0-9_]*["']?\s*[=:]\s*(?P<secret>"[^"\s]{3,}"|'[^'\s]{3,}'|[^\s"',;]{3,})"#,
+    r#"(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY|[Aa]ccess[_-]?[Kk]ey|ACCESS[_-]?KEY)[A-Za-z0-9_]*["']?\s*[=:]\s*(?P<secret>"(?:[^"\\\n]|\\.){3,}"|'[^'\n]{3,}'|[^\s"',;]{3,})"#,
 ];
 
 const PEM_BEGIN: &str = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----";
@@ -576,6 +576,19 @@ mod tests {
                         GITHUB_TOKEN_RO: [REDACTED]\naws_access_key_id = [REDACTED]\n\
                         \"client_secret\": [REDACTED]\nname=plain\n";
         assert_eq!(run(&r, input, 7), expected);
+    }
+
+    /// A quoted value is the whole of what the quotes hold, spaces and escaped quotes too.
+    #[test]
+    fn quoted_values_are_redacted_whole() {
+        let r = rules(true, &[], None);
+        let input = "password=\"correct horse battery staple\"\n{\"password\": \"a b c\"}\n\
+                     DB_PASSWORD='hunter two'\n{\"password\": \"ab\\\"cdefgh\"}\n";
+        let expected = "password=[REDACTED]\n{\"password\": [REDACTED]}\n\
+                        DB_PASSWORD=[REDACTED]\n{\"password\": [REDACTED]}\n";
+        for step in [1, 7, 1000] {
+            assert_eq!(run(&r, input, step), expected, "pieces of {step}");
+        }
     }
 
     #[test]
