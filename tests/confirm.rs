@@ -129,6 +129,12 @@ fn yes_runs_the_command_once() {
     let mut pty = case.on_terminal("touch made < /dev/null; echo after");
     let question = pty.expect(QUESTION, WAIT);
     assert!(question.contains("rsh: confirm: touch made"), "{question}");
+    // Whatever scroll region or attributes an earlier program left, the question shows
+    // whole: the whole screen scrolls, and its text is plain.
+    assert!(
+        question.contains("\x1b7\x1b[r\x1b8\x1b[0m\x1b(B\x0f\x1b[?25hrsh: confirm:"),
+        "{question:?}"
+    );
     assert!(question.contains("program: /usr/bin/touch"), "{question}");
     assert!(question.contains("listed in commands.ask"), "{question}");
     assert!(

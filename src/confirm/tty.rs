@@ -59,6 +59,7 @@ impl Terminal {
         // Keys typed before the question is there (type-ahead, a paste, an agent's next line)
         // answer nothing; from the moment it shows, the first key is the answer.
         let _ = termios::tcflush(&self.fd, termios::FlushArg::TCIFLUSH);
+        self.say(SANE_TERMINAL);
         self.say(&question_text(q, timeout, always.is_some()));
         let answer = loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -193,6 +194,13 @@ impl Drop for Restore<'_> {
 
 /// The longest command shown; a longer one says how much is not shown.
 const COMMAND_SHOWN: usize = 8192;
+
+/// Written before the question, so that what a program printed earlier cannot shape how it
+/// shows: the scroll region reset to the whole screen (between saving and restoring the
+/// cursor, which the reset moves), plain attributes (no hidden or reversed text), the ASCII
+/// character set, and a visible cursor. A program still running can draw elsewhere on the
+/// screen; the question itself is drawn whole, at the cursor.
+const SANE_TERMINAL: &str = "\x1b7\x1b[r\x1b8\x1b[0m\x1b(B\x0f\x1b[?25h";
 
 fn question_text(q: &Question, timeout: Duration, always: bool) -> String {
     let mut command = super::printable(q.command);
