@@ -2316,6 +2316,10 @@ fn network_program(port: u16) -> String {
             "socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)",
         ),
         ("socketpair", "socket.socketpair()"),
+        (
+            "abstract name",
+            "a, b = socket.socketpair(); a.bind(b'\\0rsh-test-squat-%d' % os.getpid())",
+        ),
     ])
 }
 
@@ -2339,7 +2343,16 @@ fn network_is_refused() {
 
     let run = case.run(&Policy::new(), "python3 prog.py");
     assert!(!accepted(&listener), "python connected\n{}", run.describe());
-    for name in ["tcp", "udp", "inet6", "netlink", "unix", "unix datagram"] {
+    // A pair, yes; bound to an abstract name (squatting it against another program), no.
+    for name in [
+        "tcp",
+        "udp",
+        "inet6",
+        "netlink",
+        "unix",
+        "unix datagram",
+        "abstract name",
+    ] {
         run.assert_stdout_has(&format!("{name} errno {}\n", libc::EPERM));
     }
     run.assert_stdout_has("socketpair ok\n");
@@ -2347,6 +2360,7 @@ fn network_is_refused() {
 
     let control = case.run(&Policy::new().off(), "python3 prog.py");
     control.assert_stdout_has("tcp ok\n");
+    control.assert_stdout_has("abstract name ok\n");
     assert!(accepted(&listener), "control: no connection arrived");
 }
 

@@ -428,6 +428,13 @@ fn rules(profile: SeccompProfile, exec_path_ptr: usize) -> BTreeMap<u32, Node> {
         let pair = test(None, Op::AnyBit, !STREAM_PAIR_BITS, deny(), stream);
         rules.insert(libc::SYS_socketpair as u32, with_load(arg_low(1), pair));
     }
+    // Without either, the only sockets are pairs, which need no address: bound to an
+    // abstract name, one would squat it (another program's service could not take it).
+    if !profile.unix_sockets && !profile.network {
+        for nr in [libc::SYS_bind, libc::SYS_listen] {
+            rules.insert(nr as u32, deny());
+        }
+    }
     // The kernel uses the low 32 bits of the flags. Threads are fine (CLONE_THREAD implies
     // CLONE_VM: no new program can come of it).
     let new_process = if profile.subprocesses {
@@ -1142,6 +1149,7 @@ mod tests {
             libc::SYS_socket if !network && family != libc::AF_UNIX => DENY,
             libc::SYS_socket if !profile.unix_sockets && family == libc::AF_UNIX => DENY,
             libc::SYS_socketpair if !profile.unix_sockets && !stream_pair_type(low(1)) => DENY,
+            libc::SYS_bind | libc::SYS_listen if !profile.unix_sockets && !network => DENY,
             libc::SYS_socket
                 if ![
                     libc::AF_UNIX,
