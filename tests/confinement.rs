@@ -2839,6 +2839,27 @@ fn a_fifo_without_its_other_end_waits_only_until_the_timeout() {
     run.assert_status(0);
 }
 
+/// Without a controlling terminal no stop comes from one: a program that stops itself with
+/// SIGTSTP goes on at once, and so does the line, instead of rsh stopping with it and
+/// waiting, past every timeout, for a SIGCONT that never comes.
+#[test]
+fn a_program_stopping_itself_without_a_terminal_goes_on() {
+    require_confinement!();
+    let case = Case::new();
+    let policy = Policy::new().limits("timeout = 5");
+    let script = "python3 -c 'import os, signal; os.kill(os.getpid(), signal.SIGTSTP); \
+                  print(\"resumed\")'; echo after";
+    // A session of its own, without a terminal, and rsh in a group of its own in it whose
+    // parent is in the session too: a stop is not dropped as in an orphaned group.
+    let launcher = "import os, sys\nos.setsid()\npid = os.fork()\nif pid == 0:\n    \
+                    os.setpgid(0, 0)\n    os.execv(sys.argv[1], sys.argv[1:])\n\
+                    _, status = os.waitpid(pid, 0)\nsys.exit(os.waitstatus_to_exitcode(status))\n";
+    let run = case.run_launched(&["python3", "-c", launcher], &policy, script);
+    run.assert_stdout_has("resumed\nafter\n");
+    run.assert_status(0);
+    assert!(run.elapsed < Duration::from_secs(4), "{}", run.describe());
+}
+
 #[test]
 fn file_size_limit_stops_a_write() {
     require_confinement!();

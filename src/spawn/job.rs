@@ -752,8 +752,9 @@ impl Job {
     /// being `ending` (its time ran out, rsh is ending, it was hung up) goes on at once, to its
     /// end. Under job control the job is handed back, however it was stopped (`top` stops
     /// itself with SIGSTOP on Ctrl-Z); otherwise a stop from the terminal is the job's
-    /// `OnStop`'s to handle (`stopped_from_terminal`), and after any other the job goes on at
-    /// once, its deadline still running. Whether the job is handed back stopped.
+    /// `OnStop`'s to handle (`stopped_from_terminal`), and after any other (or any at all,
+    /// when rsh has no controlling terminal) the job goes on at once, its deadline still
+    /// running. Whether the job is handed back stopped.
     fn stopped(
         &self,
         sig: libc::c_int,
@@ -774,7 +775,9 @@ impl Job {
             }
             return true;
         }
-        if is_terminal_stop(sig) {
+        // Without a controlling terminal no stop comes from one: the program stopped itself
+        // (or was stopped by a kill), and rsh stopping with it would wait past any deadline.
+        if is_terminal_stop(sig) && terminal().is_some() {
             self.stopped_from_terminal(sig);
         }
         self.signal(libc::SIGCONT, exits);
