@@ -93,10 +93,10 @@ impl<'a> Converter<'a> {
                 .rest
                 .last()
                 .map_or(and_or.first.span.end, |(_, p)| p.span.end);
-            if i == 0 || self.position(start).0 > previous_end_line {
+            if i == 0 || self.line_of(start) > previous_end_line {
                 starts.push(i);
             }
-            previous_end_line = self.position(end.saturating_sub(1).max(start)).0;
+            previous_end_line = self.line_of(end.saturating_sub(1).max(start));
         }
         starts
     }
@@ -109,10 +109,17 @@ impl<'a> Converter<'a> {
         while !self.src.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let line = self.line_of(offset);
         let start = self.line_starts[line - 1];
         let column = self.src[start..offset].chars().count() + 1;
         (line, column)
+    }
+
+    /// The line of `offset` alone: counting the column is a walk along the line, which for
+    /// every command of one long line would take time growing with its square.
+    pub(super) fn line_of(&self, offset: usize) -> usize {
+        let offset = offset.min(self.src.len());
+        self.line_starts.partition_point(|&s| s <= offset)
     }
 
     pub(super) fn unsupported(&self, construct: &str, offset: usize) -> ParseError {
@@ -272,7 +279,7 @@ impl<'a> Converter<'a> {
     fn command_at(&self, node: Node) -> SimpleCommand {
         SimpleCommand {
             span: Self::span(node),
-            line: self.position(node.start_byte()).0,
+            line: self.line_of(node.start_byte()),
             source: Rc::clone(&self.source),
             ..SimpleCommand::default()
         }
@@ -583,7 +590,7 @@ impl<'a> Converter<'a> {
         if skip_before > command.span.start {
             // The lines before were split off (see `leading_assignment_lines`).
             command.span.start = skip_before;
-            command.line = self.position(skip_before).0;
+            command.line = self.line_of(skip_before);
         }
         let children = all_children(node);
         if let Some(split) = self.last_line_break(&children) {
@@ -976,7 +983,7 @@ impl<'a> Converter<'a> {
             kind,
             redirects: Vec::new(),
             span: Self::span(node),
-            line: self.position(node.start_byte()).0,
+            line: self.line_of(node.start_byte()),
         })
     }
 
@@ -1266,7 +1273,7 @@ impl<'a> Converter<'a> {
                     kind: Compound::Cond(expr),
                     redirects: Vec::new(),
                     span: Self::span(node),
-                    line: self.position(node.start_byte()).0,
+                    line: self.line_of(node.start_byte()),
                 }))
             }
             _ => Err(self.unexpected(node)),
