@@ -2811,34 +2811,6 @@ fn cpu_limit_ends_a_busy_program() {
     assert!(run.elapsed < Duration::from_secs(6), "{}", run.describe());
 }
 
-/// A FIFO whose other end never comes: rsh's own open of it (a redirection, `$(<)`) gives
-/// up at the command's timeout instead of waiting for ever where no signal reaches it; one
-/// whose other end comes is read and written as usual.
-#[test]
-fn a_fifo_without_its_other_end_waits_only_until_the_timeout() {
-    require_confinement!();
-    let case = Case::new();
-    let fifo = case.file("fifo");
-    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
-    let policy = Policy::new().limits("timeout = 1");
-    let run = case.run(&policy, "cat < fifo; echo $?; echo x > fifo; echo $?");
-    run.assert_stdout_has("1\n1\n");
-    run.assert_stderr_has("rsh: fifo: no other end came to the FIFO within 1 s (limits.timeout)");
-    assert!(run.elapsed < Duration::from_secs(8), "{}", run.describe());
-
-    let writer = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
-            fs::write(&fifo, "written\n").unwrap();
-        })
-    };
-    let run = case.run(&policy, "cat < fifo");
-    writer.join().unwrap();
-    run.assert_stdout_has("written\n");
-    run.assert_status(0);
-}
-
 /// Without a controlling terminal no stop comes from one: a program that stops itself with
 /// SIGTSTP goes on at once, and so does the line, instead of rsh stopping with it and
 /// waiting, past every timeout, for a SIGCONT that never comes.

@@ -284,11 +284,7 @@ impl Shell {
                 let decision = self.sensitive_name(&landing, &links, write);
                 self.settle_file_decision(path, decision)?;
             }
-            let deadline = self.fifo_deadline();
-            let file = open_unblocked(Path::new(path), flags, deadline, |flags| {
-                nix::fcntl::open(path, flags, mode)
-            })
-            .map_err(|e| fifo_error(e, deadline))?;
+            let file = nix::fcntl::open(path, flags, mode).map_err(io)?;
             // Any other name of rsh's own pipes and sockets (`/proc/PID/fd/N`, a link to
             // one): an audit record handed over, the log socket, the output filter.
             if fd::is_shells_own(&file) {
@@ -311,25 +307,14 @@ impl Shell {
         // at least.
         // Through the read-only view where there is one: a file outside the write roots that
         // the program gets is then on a read-only mount (no fchmod, no futimens).
-        let deadline = self.fifo_deadline();
         let root = self.sandbox().ok().and_then(|s| s.view_root());
-        let opened = open_unblocked(&landing, flags, deadline, |flags| {
-            fd::open_without_links_in(root, &landing, flags, mode)
-        });
-        match opened {
+        match fd::open_without_links_in(root, &landing, flags, mode) {
             Ok(file) => Ok(file),
             Err(nix::errno::Errno::ELOOP) => Err(ReadError::Denied(format!(
                 "denied: {path}: it changed while rsh checked it"
             ))),
-            Err(errno) => Err(fifo_error(errno, deadline)),
+            Err(errno) => Err(io(errno)),
         }
-    }
-
-    /// How long rsh waits for the other end of a FIFO it opens for a command: the
-    /// command's own timeout.
-    fn fifo_deadline(&mut self) -> Option<(std::time::Instant, u64)> {
-        let timeout = self.job_timeout()?;
-        Some((std::time::Instant::now() + timeout, timeout.as_secs()))
     }
 
     /// Where opening `path` for a command would land (canonical, no symbolic link left), if
@@ -726,76 +711,5 @@ fn standard_descriptor(path: &str) -> Option<RawFd> {
             .strip_prefix("/dev/fd/")
             .or_else(|| path.strip_prefix("/proc/self/fd/"))
             .and_then(|n| n.parse().ok()),
-    }
-}
-
-/// Opens `path` with `open`, given the flags. Opening a FIFO for reading or for writing
-/// alone waits for its other end, in the kernel, where no signal the shell handles and no
-/// timeout reaches it: it is opened without waiting, and tried again (writing) or watched
-/// (reading) until the other end is there, the shell is hung up, or `deadline` passes
-/// (ETIMEDOUT). A reader is handed its FIFO once something was written or the writer left.
-fn open_unblocked(
-    path: &Path,
-    flags: nix::fcntl::OFlag,
-    deadline: Option<(std::time::Instant, u64)>,
-    open: impl Fn(nix::fcntl::OFlag) -> Result<OwnedFd, nix::errno::Errno>,
-) -> Result<OwnedFd, nix::errno::Errno> {
-    use nix::errno::Errno;
-    use nix::fcntl::OFlag;
-    use std::os::unix::fs::FileTypeExt;
-    let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
-    if !fifo || flags.intersects(OFlag::O_RDWR | OFlag::O_NONBLOCK) {
-        return open(flags);
-    }
-    let over = || {
-        crate::spawn::signals::hung_up()
-            || deadline.is_some_and(|(at, _)| std::time::Instant::now() >= at)
-    };
-    let tick = std::time::Duration::from_millis(10);
-    let file = loop {
-        match open(flags | OFlag::O_NONBLOCK) {
-            Ok(file) => break file,
-            // No reader yet.
-            Err(Errno::ENXIO) if flags.contains(OFlag::O_WRONLY) => {}
-            Err(errno) => return Err(errno),
-        }
-        if over() {
-            return Err(Errno::ETIMEDOUT);
-        }
-        std::thread::sleep(tick);
-    };
-    if !flags.contains(OFlag::O_WRONLY) {
-        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-        loop {
-            let mut fds = [PollFd::new(
-                std::os::fd::AsFd::as_fd(&file),
-                PollFlags::POLLIN | PollFlags::POLLHUP,
-            )];
-            if poll(&mut fds, PollTimeout::from(10u8)).is_ok_and(|n| n > 0) {
-                break;
-            }
-            if over() {
-                return Err(Errno::ETIMEDOUT);
-            }
-        }
-    }
-    nix::fcntl::fcntl(
-        &file,
-        nix::fcntl::FcntlArg::F_SETFL(flags & !OFlag::O_ACCMODE),
-    )?;
-    Ok(file)
-}
-
-/// The message for an open that failed; for a FIFO whose other end did not come, which
-/// timeout ran out.
-fn fifo_error(errno: nix::errno::Errno, deadline: Option<(std::time::Instant, u64)>) -> ReadError {
-    match (errno, deadline) {
-        (nix::errno::Errno::ETIMEDOUT, Some((_, seconds))) => ReadError::Io(format!(
-            "no other end came to the FIFO within {seconds} s (limits.timeout)"
-        )),
-        (nix::errno::Errno::ETIMEDOUT, None) => {
-            ReadError::Io("the session hung up while waiting for the FIFO".to_owned())
-        }
-        (errno, _) => ReadError::Io(errno.desc().to_string()),
     }
 }
