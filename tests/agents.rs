@@ -245,7 +245,10 @@ fn process_substitution_matches_bash() {
                   x=$(cat <(cat <(echo nested))); echo \"$x\"\n\
                   source <(echo 'echo sourced $((1 + 1))')\n\
                   echo \"<(quoted)\" '>(too)'\n\
-                  exec 3< <(seq 1 100000); read -r a <&3; read -r b <&3; echo \"$a $b\"; exec 3<&-\n";
+                  exec 3< <(seq 1 100000); read -r a <&3; read -r b <&3; echo \"$a $b\"; exec 3<&-\n\
+                  while read -r l; do x=$(echo \"$l\"); echo \"sub $x\"; done < <(printf 'a\\n'; sleep 0.3; printf 'b\\n')\n\
+                  cat <(sleep 0.2; echo after-a-fork) $(echo /dev/null)\n";
+    // The last two: a forked copy of the shell (`$(…)`) does not end the lists it inherits.
     same_as_bash(script);
     // Numbered from 63 down as in bash (which may still hold earlier ones at this point).
     let (out, _, _) = run(RSH, &["--policy", &permissive()], "echo <(true) >(true)");

@@ -93,21 +93,24 @@ impl Shell {
             return;
         }
         let now = Instant::now();
-        self.lingering_subs.retain(|&(pid, deadline)| {
-            let over = deadline.is_some_and(|d| d <= now) || spawn::has_exited(pid);
-            if over {
-                end_group(pid);
-            }
-            !over
-        });
+        self.lingering_subs
+            .retain(|&(pid, deadline)| match spawn::has_exited(pid) {
+                None => false,
+                Some(exited) if exited || deadline.is_some_and(|d| d <= now) => {
+                    end_group(pid);
+                    false
+                }
+                Some(_) => true,
+            });
         if self.process_subs.len() <= mark {
             return;
         }
         for ProcessSub { end, pid, deadline } in self.process_subs.drain(mark..) {
             drop(end);
             match spawn::has_exited(pid) {
-                true => end_group(pid),
-                false => self.lingering_subs.push((pid, deadline)),
+                None => {}
+                Some(true) => end_group(pid),
+                Some(false) => self.lingering_subs.push((pid, deadline)),
             }
         }
     }
@@ -123,10 +126,19 @@ impl Shell {
         let grace = Instant::now() + job::GRACE;
         for (pid, deadline) in self.lingering_subs.drain(..) {
             let until = deadline.map_or(grace, |d| d.min(grace));
-            while !spawn::has_exited(pid) && Instant::now() < until {
-                std::thread::sleep(std::time::Duration::from_millis(5));
+            loop {
+                match spawn::has_exited(pid) {
+                    // Another shell's (see `has_exited`): not this one's to end.
+                    None => break,
+                    Some(false) if Instant::now() < until => {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    Some(_) => {
+                        end_group(pid);
+                        break;
+                    }
+                }
             }
-            end_group(pid);
         }
     }
 

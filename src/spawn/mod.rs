@@ -780,15 +780,18 @@ pub fn try_wait(pid: Pid) -> Result<Option<Exit>, Errno> {
     }
 }
 
-/// Whether the child `pid` has ended, looked at without collecting it: until it is, its
-/// number stays its process group's, which may still hold what it started.
-pub fn has_exited(pid: Pid) -> bool {
+/// Whether the child `pid` has ended (Some(true)), looked at without collecting it: until it
+/// is, its number stays its process group's, which may still hold what it started. None when
+/// it is not this process's child to wait for (a forked copy of the shell inherits the lists
+/// of the one it was forked from): nothing is known of its number then.
+pub fn has_exited(pid: Pid) -> Option<bool> {
     use nix::sys::wait::{Id, WaitStatus, waitid};
     let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
     loop {
         match waitid(Id::Pid(pid), peek) {
             Err(Errno::EINTR) => continue,
-            status => return !matches!(status, Ok(WaitStatus::StillAlive)),
+            Err(_) => return None,
+            Ok(status) => return Some(!matches!(status, WaitStatus::StillAlive)),
         }
     }
 }
