@@ -623,8 +623,9 @@ pub struct Reading {
     pub touches: Vec<Touch>,
     /// The files a copy, move or link creates from those it names.
     pub arrivals: Vec<Arrival>,
-    /// What it changes beyond the files it names.
-    pub beyond: Option<Beyond>,
+    /// What it changes beyond the files it names (for a command read two ways, what either
+    /// reading says).
+    pub beyond: Vec<Beyond>,
     /// The files sed, awk or jq take their script or program from (`-f FILE`).
     pub script_files: Vec<String>,
     /// awk loads an extension (`-l`): its program may read and write files through the
@@ -700,7 +701,7 @@ fn spec_reading(name: &str, spec: &Spec, args: &[String], scan: Scan) -> Reading
     };
     Reading {
         arrivals: arrivals(name, &scan),
-        beyond: beyond(name, &scan),
+        beyond: beyond(name, &scan).into_iter().collect(),
         script_files: script_files(name, &scan),
         loads: scan.gave("-l", "--load"),
         mentions,
@@ -726,7 +727,7 @@ impl Reading {
         }
         extend(&mut self.touches, other.touches);
         extend(&mut self.arrivals, other.arrivals);
-        self.beyond = self.beyond.or(other.beyond);
+        extend(&mut self.beyond, other.beyond);
         extend(&mut self.script_files, other.script_files);
         self.loads |= other.loads;
         extend(&mut self.mentions, other.mentions);
@@ -2211,7 +2212,7 @@ mod tests {
     fn what_a_command_changes_below_a_directory() {
         let beyond = |line: &str| {
             let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-            read(&argv[0], &argv).and_then(|r| r.beyond)
+            read(&argv[0], &argv).and_then(|r| r.beyond.into_iter().next())
         };
         let b = beyond("chmod -R +x .git d").unwrap();
         assert_eq!(
@@ -2238,6 +2239,10 @@ mod tests {
         assert_eq!(beyond("gzip -N f"), None);
         assert_eq!(beyond("gzip -rc d"), None);
         assert_eq!(beyond("gzip f"), None);
+        // Read two ways (zstd takes `-T` only attached): `.git` is gone through either way.
+        let argv: Vec<String> = ["zstd", "-qdrf", "-T", ".git"].map(str::to_owned).to_vec();
+        let both = read("zstd", &argv).unwrap().beyond;
+        assert!(both.iter().any(|b| b.operands == [".git"]), "{both:?}");
     }
 
     #[test]

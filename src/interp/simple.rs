@@ -1307,7 +1307,10 @@ impl Shell {
         touches.extend(reading.touches);
         let beyond = reading
             .beyond
-            .map_or(Ok(Vec::new()), |beyond| self.changed_beyond(&beyond));
+            .iter()
+            .map(|beyond| self.changed_beyond(beyond))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|all| all.concat());
         let unseen = listed
             .err()
             .or(beyond.as_ref().err().cloned())
