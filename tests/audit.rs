@@ -208,6 +208,17 @@ fn required_records_without_syslog_mean_nothing_runs() {
 }
 
 /// The records of a fallback file, one JSON object per line.
+/// A policy in `dir` whose records go to a fallback file only (returned second), with
+/// `more` after the `[audit]` lines.
+fn without_syslog(dir: &Path, more: &str) -> (PathBuf, PathBuf) {
+    let fallback = dir.join("audit.log");
+    let audit = format!(
+        "syslog = false\nfallback = {:?}\n{more}",
+        fallback.display().to_string()
+    );
+    (policy(dir, &audit), fallback)
+}
+
 fn fallback_records(path: &Path) -> Vec<serde_json::Value> {
     fs::read_to_string(path)
         .unwrap_or_default()
@@ -268,12 +279,7 @@ fn unreachable_syslog_means_one_warning_and_the_fallback_file() {
 #[test]
 fn a_refused_redirection_is_recorded_with_its_status() {
     let work = tempfile::tempdir().unwrap();
-    let fallback = work.path().join("audit.log");
-    let audit = format!(
-        "syslog = false\nfallback = {:?}",
-        fallback.display().to_string()
-    );
-    let policy = policy(work.path(), &audit);
+    let (policy, fallback) = without_syslog(work.path(), "");
     let run = rsh(
         &policy,
         work.path(),
@@ -295,12 +301,7 @@ fn a_refused_redirection_is_recorded_with_its_status() {
 #[test]
 fn a_script_rsh_may_not_read_is_one_refused_record_with_126() {
     let work = tempfile::tempdir().unwrap();
-    let fallback = work.path().join("audit.log");
-    let audit = format!(
-        "syslog = false\nfallback = {:?}",
-        fallback.display().to_string()
-    );
-    let policy = policy(work.path(), &audit);
+    let (policy, fallback) = without_syslog(work.path(), "");
     // A script without `#!` under a sensitive name, allowed as a command by its path.
     let script = work.path().join(".env");
     fs::write(&script, "true\n").unwrap();
@@ -337,12 +338,7 @@ fn a_script_rsh_may_not_read_is_one_refused_record_with_126() {
 #[test]
 fn a_program_in_a_forked_shell_is_recorded_as_timed_out() {
     let work = tempfile::tempdir().unwrap();
-    let fallback = work.path().join("audit.log");
-    let audit = format!(
-        "syslog = false\nfallback = {:?}\n\n[limits]\ntimeout = 1",
-        fallback.display().to_string()
-    );
-    let policy = policy(work.path(), &audit);
+    let (policy, fallback) = without_syslog(work.path(), "\n[limits]\ntimeout = 1");
     let text = fs::read_to_string(&policy).unwrap();
     fs::write(
         &policy,
@@ -420,9 +416,7 @@ fn a_stuck_syslog_does_not_hang_the_shell() {
 #[test]
 fn rsh_log_shows_rsh_s_own_account_apart_from_the_records() {
     let work = tempfile::tempdir().unwrap();
-    let fallback = work.path().join("audit.log");
-    let fallback_line = format!("fallback = {:?}", fallback.display().to_string());
-    let policy = policy(work.path(), &format!("syslog = false\n{fallback_line}"));
+    let (policy, fallback) = without_syslog(work.path(), "");
     let out = Command::new(RSH)
         .arg("--policy")
         .arg(&policy)
@@ -456,9 +450,7 @@ fn a_session_ended_by_a_signal_still_records_its_command_and_end() {
 
 fn ended_by_signal(signal: nix::sys::signal::Signal, name: &str) {
     let work = tempfile::tempdir().unwrap();
-    let fallback = work.path().join("audit.log");
-    let fallback_line = format!("fallback = {:?}", fallback.display().to_string());
-    let policy = policy(work.path(), &format!("syslog = false\n{fallback_line}"));
+    let (policy, fallback) = without_syslog(work.path(), "");
     let mut command = Command::new(RSH);
     // As a login session has it, whatever the tests were started with (nohup ignores it).
     use std::os::unix::process::CommandExt;
