@@ -1710,9 +1710,18 @@ fn other_terminals_are_out_of_reach() {
     let attempts: Vec<(&str, &str)> = attempts.iter().map(|(n, c)| (*n, c.as_str())).collect();
     let line = hidden(&case, &attempts);
 
-    let run = case.run(&Policy::new(), &line);
-    for name in ["read", "write", "pty"] {
-        run.assert_stdout_has(&format!("{name} errno {}\n", libc::EACCES));
+    // A root of /dev, or of /dev/pts itself, does not bring them back.
+    let roots = [
+        r#"read = ["/"]"#,
+        r#"read = ["/", "/dev"]"#,
+        r#"read = ["/", "/dev/pts"]"#,
+    ];
+    for read in roots {
+        let policy = Policy::new().paths(&format!("{read}\nwrite = [\".\"]"));
+        let run = case.run(&policy, &line);
+        for name in ["read", "write", "pty"] {
+            run.assert_stdout_has(&format!("{name} errno {}\n", libc::EACCES));
+        }
     }
     let shown = victim.display();
     let run = case.run(

@@ -110,38 +110,43 @@ const DEVICES: &[(&str, bool)] = &[
     ("/dev/ptmx", true),
 ];
 
-/// The device number (major, minor) of the controlling terminal, from `tty_nr` in
-/// `/proc/self/stat` (the seventh field, the fifth after the name in parentheses).
-fn controlling_terminal() -> Option<(u32, u32)> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    let nr: u32 = after_name.split_whitespace().nth(4)?.parse().ok()?;
-    (nr != 0).then_some(((nr >> 8) & 0xfff, (nr & 0xff) | ((nr >> 12) & 0xfff00)))
-}
-
 /// Where pseudo-terminals are. Programs get only their own session's (`own_terminals`):
 /// any other would let them read what another session types, and write to its screen.
 const TERMINALS: &str = "/dev/pts";
 
-/// The pseudo-terminals of rsh's standard descriptors and its controlling terminal: a
-/// program may reopen its own terminal by name (`ttyname`, a passphrase prompt), and one
-/// that makes a new terminal gets its other end from the first (`openpty`, with
-/// `TIOCGPTPEER`), not by name. Looked at once: the layer and rsh's own checks agree.
+/// The pseudo-terminals of rsh's standard descriptors and its controlling terminal, which a
+/// program may reopen by name (`ttyname`, a passphrase prompt). Looked at once: the layer
+/// and rsh's own checks agree.
 pub fn own_terminals() -> &'static [PathBuf] {
     static OWN: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
     OWN.get_or_init(|| {
-        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        // The controlling terminal is what /dev/tty opens (the name itself is another device).
+        let controlling = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+            .open("/dev/tty")
+            .and_then(|tty| tty.metadata());
+        let ids = ["/proc/self/fd/0", "/proc/self/fd/1", "/proc/self/fd/2"]
+            .into_iter()
+            .map(std::fs::metadata)
+            .chain([controlling])
+            .filter_map(Result::ok)
+            .filter(|meta| meta.file_type().is_char_device())
+            .map(|meta| (meta.dev(), meta.rdev()));
         let mut own = Vec::new();
-        let of_fds = [0, 1, 2].into_iter().filter_map(|fd| {
-            let meta = std::fs::metadata(format!("/proc/self/fd/{fd}")).ok()?;
-            Some((libc::major(meta.rdev()), libc::minor(meta.rdev())))
-        });
-        for (major, minor) in of_fds.chain(controlling_terminal()) {
-            if (136..=143).contains(&major) {
-                let path = PathBuf::from(format!("{TERMINALS}/{}", (major - 136) * 256 + minor));
-                if !own.contains(&path) {
-                    own.push(path);
-                }
+        for (dev, rdev) in ids {
+            let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+            if !(136..=143).contains(&major) {
+                continue;
+            }
+            let path = PathBuf::from(format!("{TERMINALS}/{}", (major - 136) * 256 + minor));
+            // That terminal under this name, not one of the same number in another /dev/pts
+            // (a container's).
+            let same = std::fs::metadata(&path).is_ok_and(|m| m.dev() == dev && m.rdev() == rdev);
+            if same && !own.contains(&path) {
+                own.push(path);
             }
         }
         own
@@ -416,13 +421,27 @@ pub fn fs_layer(abi: i32, rules: &FsRules, share: Option<&Shared>) -> Result<FsL
     }
     let read = read_access(abi);
     let write = write_access(abi);
-    let writes = outermost(&rules.write, UNWRITABLE);
-    let reads = outermost(&rules.read, HIDDEN);
+    // Other sessions' terminals stay out of reach under a root of /dev too, and a root at or
+    // inside /dev/pts grants nothing (see `own_terminals`).
+    let terminals: &[&str] = if rules.all_terminals {
+        &[]
+    } else {
+        &[TERMINALS]
+    };
+    let unwritable: Vec<&str> = UNWRITABLE.iter().chain(terminals).copied().collect();
+    let hidden: Vec<&str> = HIDDEN.iter().chain(terminals).copied().collect();
+    let granted = |roots: &[PathBuf], implicit: &[&str]| -> Vec<PathBuf> {
+        let mut roots = outermost(roots, implicit);
+        roots.retain(|root| rules.all_terminals || !root.starts_with(TERMINALS));
+        roots
+    };
+    let writes = granted(&rules.write, &unwritable);
+    let reads = granted(&rules.read, &hidden);
     for root in &writes {
-        builder.grant_root(root, write, &hidden_under(root, UNWRITABLE, &deny))?;
+        builder.grant_root(root, write, &hidden_under(root, &unwritable, &deny))?;
     }
     for root in &reads {
-        builder.grant_root(root, read, &hidden_under(root, HIDDEN, &deny))?;
+        builder.grant_root(root, read, &hidden_under(root, &hidden, &deny))?;
     }
     for system in SYSTEM_READ.iter().map(Path::new) {
         if !reads.iter().any(|root| system.starts_with(root)) {
