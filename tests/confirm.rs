@@ -132,7 +132,8 @@ fn yes_runs_the_command_once() {
     // Whatever scroll region or attributes an earlier program left, the question shows
     // whole: the whole screen scrolls, and its text is plain.
     assert!(
-        question.contains("\x1b7\x1b[r\x1b8\x1b[0m\x1b(B\x0f\x1b[?25hrsh: confirm:"),
+        question
+            .contains("\x1b7\x1b[r\x1b8\x1b[?69l\x1b[?7h\x1b[0m\x1b(B\x0f\x1b[?25hrsh: confirm:"),
         "{question:?}"
     );
     assert!(question.contains("program: /usr/bin/touch"), "{question}");

@@ -197,10 +197,11 @@ const COMMAND_SHOWN: usize = 8192;
 
 /// Written before the question, so that what a program printed earlier cannot shape how it
 /// shows: the scroll region reset to the whole screen (between saving and restoring the
-/// cursor, which the reset moves), plain attributes (no hidden or reversed text), the ASCII
-/// character set, and a visible cursor. A program still running can draw elsewhere on the
-/// screen; the question itself is drawn whole, at the cursor.
-const SANE_TERMINAL: &str = "\x1b7\x1b[r\x1b8\x1b[0m\x1b(B\x0f\x1b[?25h";
+/// cursor, which the reset moves), no left and right margins, lines that wrap (not cut at
+/// the edge), plain attributes (no hidden or reversed text), the ASCII character set, and a
+/// visible cursor. A program still running can draw elsewhere on the screen; the question
+/// itself is drawn whole, at the cursor.
+const SANE_TERMINAL: &str = "\x1b7\x1b[r\x1b8\x1b[?69l\x1b[?7h\x1b[0m\x1b(B\x0f\x1b[?25h";
 
 fn question_text(q: &Question, timeout: Duration, always: bool) -> String {
     let mut command = super::printable(q.command);
