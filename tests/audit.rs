@@ -362,6 +362,31 @@ fn a_program_in_a_forked_shell_is_recorded_as_timed_out() {
     }
 }
 
+/// A program the file rules keep rsh from running (here under a denied directory) is a
+/// refused command, with its record.
+#[test]
+fn a_program_under_a_denied_path_is_recorded_as_refused() {
+    let work = tempfile::tempdir().unwrap();
+    let (policy, fallback) = without_syslog(work.path(), "");
+    let denied = work.path().join("denied");
+    fs::create_dir(&denied).unwrap();
+    fs::copy("/bin/true", denied.join("t")).unwrap();
+    let text = fs::read_to_string(&policy).unwrap();
+    let paths = format!(
+        "write = [\".\"]\ndeny = [{:?}]",
+        denied.display().to_string()
+    );
+    fs::write(&policy, text.replacen("write = [\".\"]", &paths, 1)).unwrap();
+    let run = rsh(&policy, work.path(), "denied/t; echo $?");
+    assert_eq!(run.stdout, "126\n", "{}", run.describe());
+    let records = fallback_records(&fallback);
+    let commands: Vec<_> = records.iter().filter(|r| r["event"] == "command").collect();
+    assert_eq!(commands.len(), 1, "{records:?}");
+    assert_eq!(commands[0]["argv"], serde_json::json!(["denied/t"]));
+    assert_eq!(commands[0]["approval"], "none");
+    assert_eq!(commands[0]["status"], 126);
+}
+
 #[test]
 fn a_stuck_syslog_does_not_hang_the_shell() {
     let work = tempfile::tempdir().unwrap();

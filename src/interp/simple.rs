@@ -245,6 +245,7 @@ impl Shell {
             Ok(_) => unreachable!("an external lookup"),
             Err(reason) => {
                 self.error(&reason.message(&args[0]));
+                self.audit_not_runnable(args, &reason);
                 // A script cannot go on after a failed exec (bash exits too).
                 return self.exec_gave_up(reason.status());
             }
@@ -323,6 +324,7 @@ impl Shell {
                     self.restore_redirects(saved);
                 }
                 self.error(&reason.message(&argv[0]));
+                self.audit_not_runnable(argv, &reason);
                 return Ok(reason.status());
             }
         };
@@ -992,6 +994,19 @@ impl Shell {
             return Err(super::Flow::Exit(status));
         }
         Ok(status)
+    }
+
+    /// A program the file rules keep from being run (under a denied path, outside every
+    /// root) is a refused command, and recorded as one; a missing one is not.
+    fn audit_not_runnable(&mut self, argv: &[String], reason: &NotRunnable) {
+        if let NotRunnable::Denied(message) = reason {
+            let decision = decide::refused(self.policy(), "paths", message.clone());
+            let refusal = Refusal {
+                decision,
+                interpreter: None,
+            };
+            self.audit_refused(argv, &refusal);
+        }
     }
 
     fn report_refusal(&mut self, argv: &[String], refusal: &Refusal) -> i32 {
