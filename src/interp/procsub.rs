@@ -126,18 +126,9 @@ impl Shell {
         let grace = Instant::now() + job::GRACE;
         for (pid, deadline) in self.lingering_subs.drain(..) {
             let until = deadline.map_or(grace, |d| d.min(grace));
-            loop {
-                match spawn::has_exited(pid) {
-                    // Another shell's (see `has_exited`): not this one's to end.
-                    None => break,
-                    Some(false) if Instant::now() < until => {
-                        std::thread::sleep(std::time::Duration::from_millis(5));
-                    }
-                    Some(_) => {
-                        end_group(pid);
-                        break;
-                    }
-                }
+            // None: another shell's (see `has_exited`), not this one's to end.
+            if spawn::exited_by(pid, until).is_some() {
+                end_group(pid);
             }
         }
     }

@@ -667,15 +667,10 @@ impl Job {
     /// Whether every process of a job handed back stopped has ended (looked at, not
     /// collected): a job has ended only when all of it has.
     pub fn has_ended(&self, stopped: &Stopped) -> bool {
-        use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
-        let peek = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
-        self.pids.iter().zip(&stopped.exits).all(|(&pid, exit)| {
-            exit.is_some()
-                || !matches!(
-                    retry(|| waitid(Id::Pid(pid), peek)),
-                    Ok(WaitStatus::StillAlive)
-                )
-        })
+        self.pids
+            .iter()
+            .zip(&stopped.exits)
+            .all(|(&pid, exit)| exit.is_some() || super::has_exited(pid) != Some(false))
     }
 
     /// Ends what the job's programs left running in its group after they ended themselves

@@ -796,18 +796,29 @@ pub fn has_exited(pid: Pid) -> Option<bool> {
     }
 }
 
-/// Waits for `pid` to end until `until` (polling, for a child that has been asked to end);
-/// whether it ended, and was collected, by then (a child that cannot be waited for counts as
-/// ended).
-pub fn ended_by(pid: Pid, until: std::time::Instant) -> bool {
+/// Waits for `pid` to end until `until` (polling, for a child that has been asked to end),
+/// without collecting it; what `has_exited` then says.
+pub fn exited_by(pid: Pid, until: std::time::Instant) -> Option<bool> {
     loop {
-        match try_wait(pid) {
-            Ok(None) if std::time::Instant::now() < until => {
+        match has_exited(pid) {
+            Some(false) if std::time::Instant::now() < until => {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
-            Ok(None) => return false,
-            Ok(Some(_)) | Err(_) => return true,
+            answer => return answer,
         }
+    }
+}
+
+/// As `exited_by`; whether it ended, and was collected, by then (a child that cannot be
+/// waited for counts as ended).
+pub fn ended_by(pid: Pid, until: std::time::Instant) -> bool {
+    match exited_by(pid, until) {
+        Some(false) => false,
+        Some(true) => {
+            let _ = try_wait(pid);
+            true
+        }
+        None => true,
     }
 }
 
