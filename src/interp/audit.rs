@@ -269,15 +269,18 @@ impl Shell {
         if self.audit.is_none() || self.explaining {
             return;
         }
-        let program = self.reading_program.clone();
-        let command = match (self.segment.take(), &program) {
-            (Some(command), _) => command,
-            (None, argv) => {
-                let argv = argv.as_deref().unwrap_or_default();
+        let command = match self.segment.take() {
+            Some(command) => command,
+            None => {
+                let argv = self.reading_program.as_deref().unwrap_or_default();
                 self.new_command(argv, None, decision, Approval::Refused)
             }
         };
-        let status = if program.is_some() { 126 } else { 1 };
+        let status = if self.reading_program.is_some() {
+            126
+        } else {
+            1
+        };
         self.send_refused(command, decision, status);
     }
 
