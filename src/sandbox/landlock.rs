@@ -92,6 +92,16 @@ fn write_access(abi: ABI) -> BitFlags<AccessFs> {
             & !(AccessFs::MakeChar | AccessFs::MakeBlock | AccessFs::IoctlDev))
 }
 
+/// What a device (or a directory of them) of `DEVICES` grants: reading, and when writable,
+/// writing and its ioctls.
+fn device_access(abi: ABI, writable: bool) -> BitFlags<AccessFs> {
+    let mut access = AccessFs::ReadFile | AccessFs::ReadDir;
+    if writable {
+        access |= AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+    }
+    access & AccessFs::from_all(abi)
+}
+
 /// Rights that make sense on a file that is not a directory.
 fn file_access(abi: ABI, access: BitFlags<AccessFs>) -> BitFlags<AccessFs> {
     access & AccessFs::from_file(abi)
@@ -448,24 +458,17 @@ pub fn fs_layer(abi: i32, rules: &FsRules, share: Option<&Shared>) -> Result<FsL
             builder.grant_root(system, read, &deny)?;
         }
     }
+    // A denied device (or one under a denied directory) gets no rule, and denied entries
+    // of /dev/pts are granted around, as under any root.
     for (device, writable) in DEVICES {
-        let mut access = AccessFs::ReadFile | AccessFs::ReadDir;
-        if *writable {
-            access |= AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
-        }
-        // A denied device (or one under a denied directory) gets no rule, and denied entries
-        // of /dev/pts are granted around, as under any root.
-        builder.grant_root(Path::new(device), access & AccessFs::from_all(abi), &deny)?;
+        builder.grant_root(Path::new(device), device_access(abi, *writable), &deny)?;
     }
-    let terminal =
-        AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
-    let terminal = terminal & AccessFs::from_all(abi);
     if rules.all_terminals {
-        builder.grant_root(Path::new(TERMINALS), terminal | AccessFs::ReadDir, &deny)?;
+        builder.grant_root(Path::new(TERMINALS), device_access(abi, true), &deny)?;
     } else {
         builder.grant_root(Path::new(TERMINALS), AccessFs::ReadDir.into(), &deny)?;
         for own in own_terminals() {
-            builder.grant_root(own, terminal, &deny)?;
+            builder.grant_root(own, device_access(abi, true), &deny)?;
         }
     }
     builder.add_listed(share)?;
