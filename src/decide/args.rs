@@ -964,7 +964,7 @@ fn touched(name: &str, mut scan: Scan) -> Vec<Touch> {
                 touch.write &= !operands.contains(&touch.path);
             }
         } else {
-            let compressed = compressed_names(&scan, suffixes);
+            let compressed = compressed_names(&scan, suffixes[0].0);
             scan.touches.extend(compressed);
         }
     }
@@ -1409,13 +1409,14 @@ fn to_standard_output(scan: &Scan) -> bool {
     scan.gave("-c", "--stdout") || scan.gave("-c", "--to-stdout")
 }
 
-/// The files a compressor writes besides its operands: each compressed (`f` to `f.gz`) and
-/// each uncompressed (`f.gz` to `f`, by any compressor's suffix), whichever it does
-/// (`gunzip .git/config.gz` writes `.git/config`). Every suffix given with `-S`/`--suffix`
-/// counts too.
-fn compressed_names(scan: &Scan, suffixes: &[(&str, &str)]) -> Vec<Touch> {
+/// The files a compressor writes besides its operands: each compressed (`f` to `f.gz`, the
+/// compressor's own suffix `added`) and each uncompressed (`f.gz` to `f`, by any
+/// compressor's suffix), whichever it does (`gunzip .git/config.gz` writes `.git/config`).
+/// Every suffix given with `-S`/`--suffix` counts too.
+fn compressed_names(scan: &Scan, added: &str) -> Vec<Touch> {
     let given: Vec<&str> = scan.values_of(SUFFIX).filter(|s| !s.is_empty()).collect();
-    let added = std::iter::once(suffixes[0].0).chain(given.iter().copied());
+    let added = std::iter::once(added).chain(given.iter().copied());
+    // The built-in suffixes as borrowed ones, to chain with those given.
     let own = uncompressed_suffixes().map(|(s, e)| -> (&str, &str) { (s, e) });
     let taken_off = own.chain(given.iter().map(|g| (*g, "")));
     let mut paths = Vec::new();
