@@ -511,7 +511,9 @@ impl Glob {
     }
 
     /// Whether `arg` (`--NAME` or `--NAME=VALUE`) abbreviates the long option this glob
-    /// begins with, and the glob matches the option written out with the same value.
+    /// begins with, and the glob matches the option written out with the same value. Every
+    /// deny and ask glob meets every `--` argument here: a glob that does not begin with
+    /// the argument's name is passed over without building anything.
     fn matches_abbreviated(&self, arg: &str) -> bool {
         let Some(name) = arg.strip_prefix("--") else {
             return false;
@@ -519,40 +521,29 @@ impl Glob {
         let (name, value) = name
             .split_once('=')
             .map_or((name, ""), |(n, _)| (n, &arg[2 + n.len()..]));
-        if name.is_empty() {
+        let begins = self
+            .leading_literal()
+            .take(2 + name.len())
+            .eq(arg[..2 + name.len()].chars());
+        if name.is_empty() || !begins {
             return false;
         }
-        let head = self.option_head();
-        match head.strip_prefix("--") {
-            Some(full) if full.len() > name.len() && full.starts_with(name) => {
-                self.matches(&format!("{head}{value}"))
-            }
-            _ => false,
-        }
-    }
-
-    /// The long option's name this glob starts with, in letters, digits and dashes (`--upload-pack`
-    /// of `--upload-pack*`); empty when it starts with no `--NAME`.
-    fn option_head(&self) -> String {
-        let chars: Vec<char> = match &self.literal {
-            Some(literal) => literal.chars().collect(),
-            None => self
-                .tokens
-                .iter()
-                .map_while(|token| match token {
-                    Token::Literal(c) => Some(*c),
-                    _ => None,
-                })
-                .collect(),
-        };
-        let head: String = chars
-            .into_iter()
+        // The long option's name: letters, digits and dashes (`--upload-pack` of
+        // `--upload-pack*`), longer than the argument's.
+        let head: String = self
+            .leading_literal()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
             .collect();
-        match head.len() > 2 && head.starts_with("--") {
-            true => head,
-            false => String::new(),
-        }
+        head.len() > 2 + name.len() && self.matches(&format!("{head}{value}"))
+    }
+
+    /// The characters this glob starts with that stand for themselves.
+    fn leading_literal(&self) -> impl Iterator<Item = char> + '_ {
+        let tokens = self.tokens.iter().map_while(|token| match token {
+            Token::Literal(c) => Some(*c),
+            _ => None,
+        });
+        self.literal.iter().flat_map(|l| l.chars()).chain(tokens)
     }
 
     fn matches_text<C: Copy + Into<char>>(&self, text: &[C]) -> bool {
