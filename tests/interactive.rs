@@ -449,6 +449,10 @@ fn ctrl_c_abandons_the_rest_of_the_line() {
     for line in [
         "for i in 1 2 3; do sleep 30; echo not-reached$i; done; echo not-reached",
         "sleep 30 || echo not-reached; echo not-reached",
+        // A subshell and a command substitution share the shell's group: Ctrl-C ends them
+        // and the line as well.
+        "(sleep 30; echo not-reached); echo not-reached",
+        "x=$(sleep 30); echo not-reached",
     ] {
         pty.send(&format!("{line}\r"));
         std::thread::sleep(Duration::from_millis(500));

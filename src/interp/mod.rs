@@ -924,6 +924,9 @@ impl Shell {
             Ok((exit, usage)) => {
                 if let spawn::Exit::Signal { signal, core } = exit {
                     self.report_signal(signal, core);
+                    // As for a job: Ctrl-C that ended it abandons the line (it shares the
+                    // shell's group, which ignored the same Ctrl-C).
+                    self.interrupted |= signal == libc::SIGINT && self.at_terminal();
                 }
                 let reaped = audit::Reaped {
                     status: exit.status(),
