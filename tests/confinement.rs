@@ -3070,6 +3070,52 @@ fn timeout_ends_a_command() {
     );
 }
 
+/// rsh opens a redirection's file itself, and a FIFO's open waits for the other end: that
+/// wait ends at the timeout (the redirection fails, the script goes on, and nothing of rsh is
+/// left holding the FIFO), and on a signal that ends rsh. With a writer it reads as before.
+#[test]
+fn timeout_ends_a_wait_for_a_fifo() {
+    require_confinement!();
+    let case = Case::new();
+    let made = Command::new("mkfifo")
+        .arg(case.file("fifo"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let policy = Policy::new().limits("timeout = 1");
+    let no_reader = "python3 -c 'import os\ntry: os.open(\"fifo\", os.O_WRONLY | os.O_NONBLOCK)\n\
+                     except OSError as e: print(\"no reader\", e.errno)'";
+    let script = format!(
+        "cat < fifo; echo \"read=$?\"; echo x > fifo; echo \"write=$?\"; \
+         y=$(< fifo); echo \"substitution=$?\"; {no_reader}"
+    );
+    let run = case.run(&policy, &script);
+    run.assert_stderr_has(
+        "rsh: fifo: nothing opened the other end of the FIFO within 1 s (limits.timeout)",
+    );
+    run.assert_stdout_has("read=1\nwrite=1\nsubstitution=1\n");
+    run.assert_stdout_has(&format!("no reader {}\n", libc::ENXIO));
+    assert!(run.elapsed < Duration::from_secs(8), "{}", run.describe());
+
+    let fifo = case.file("fifo");
+    let writer = thread::spawn(move || fs::write(fifo, "through\n"));
+    let run = case.run(&Policy::new().limits("timeout = 10"), "cat < fifo");
+    writer.join().unwrap().expect("write into the FIFO");
+    assert_eq!(run.stdout, "through\n", "{}", run.describe());
+
+    for signal in [libc::SIGTERM, libc::SIGHUP] {
+        let patient = Policy::new().limits("timeout = 100");
+        let running = case.spawn(&patient, "cat < fifo; echo went-on", |_| {});
+        thread::sleep(Duration::from_millis(500));
+        // SAFETY: kill with a pid this test started.
+        unsafe { libc::kill(running.child.id() as i32, signal) };
+        let run = running.finish();
+        assert_eq!(run.signal, Some(signal), "{}", run.describe());
+        run.assert_stdout_lacks("went-on");
+        assert!(run.elapsed < Duration::from_secs(5), "{}", run.describe());
+    }
+}
+
 /// A loop of builtins starts no program for a timeout to end: the processor time the shell
 /// spends on it is held to the timeout, and the line is abandoned (the next one runs).
 /// Waiting for input is no work: a loop that reads slowly fed lines goes on past it.

@@ -474,6 +474,29 @@ fn ctrl_c_abandons_the_rest_of_the_line() {
     assert_eq!(pty.exit(), Some(0));
 }
 
+/// A redirection from a FIFO that nothing writes to waits in rsh itself, before any program
+/// starts: Ctrl-C ends that wait as it ends a program (status 130, the rest of the line
+/// abandoned), and the shell goes on. Ctrl-C at the prompt afterwards is ignored again.
+#[test]
+fn ctrl_c_ends_a_wait_for_a_fifo() {
+    let case = Case::new("");
+    let fifo = case.root().join("work/fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let mut pty = case.start(&[]);
+    pty.send("cat < fifo; echo not-reached\r");
+    std::thread::sleep(Duration::from_millis(500));
+    pty.send("\x03");
+    let seen = pty.expect(PROMPT, WAIT);
+    assert!(!seen.contains("\nnot-reached"), "{seen:?}");
+    assert!(seen.contains("fifo: interrupted"), "{seen:?}");
+    type_line(&mut pty, "echo status $?", "status 130\r\n");
+    pty.send("\x03");
+    pty.expect(PROMPT, WAIT);
+    type_line(&mut pty, "echo alive", "alive\r\n");
+    assert_eq!(pty.exit(), Some(0));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Job control: Ctrl-Z keeps a job stopped, `jobs` and `fg`; a kept job stays stopped
 // ---------------------------------------------------------------------------------------------

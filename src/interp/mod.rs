@@ -873,15 +873,19 @@ impl Shell {
             reaped.push(one);
         }
         if let (None, Some(sig)) = (kept, ended.dying) {
-            // rsh ends with the job: what ran is recorded first, the jobs it kept are ended,
-            // and the session's end is recorded.
-            if self.at_terminal() {
-                self.end_kept_jobs();
-            }
-            self.audit_dying(sig);
-            job::die_by(sig);
+            self.die_recorded(sig);
         }
         reaped
+    }
+
+    /// rsh ends by `sig` while it waits: what ran is recorded first, the jobs it kept are
+    /// ended, and the session's end is recorded.
+    fn die_recorded(&mut self, sig: i32) -> ! {
+        if self.at_terminal() {
+            self.end_kept_jobs();
+        }
+        self.audit_dying(sig);
+        job::die_by(sig)
     }
 
     /// Whether this is the interactive shell itself, not a forked copy of it.

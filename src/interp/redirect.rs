@@ -284,7 +284,12 @@ impl Shell {
                 let decision = self.sensitive_name(&landing, &links, write);
                 self.settle_file_decision(path, decision)?;
             }
-            let file = nix::fcntl::open(path, flags, mode).map_err(io)?;
+            let file = if is_fifo(Path::new(path)) {
+                let named = nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, mode);
+                self.open_fifo(path, named.map_err(io)?, flags)?
+            } else {
+                nix::fcntl::open(path, flags, mode).map_err(io)?
+            };
             // Any other name of rsh's own pipes and sockets (`/proc/PID/fd/N`, a link to
             // one): an audit record handed over, the log socket, the output filter.
             if fd::is_shells_own(&file) {
@@ -307,13 +312,49 @@ impl Shell {
         // at least.
         // Through the read-only view where there is one: a file outside the write roots that
         // the program gets is then on a read-only mount (no fchmod, no futimens).
+        // A FIFO is named here and opened by `open_fifo`.
+        let fifo = is_fifo(&landing);
+        let (now, mode_now) = match fifo {
+            true => (
+                OFlag::O_PATH | OFlag::O_CLOEXEC,
+                nix::sys::stat::Mode::empty(),
+            ),
+            false => (flags, mode),
+        };
         let root = self.sandbox().ok().and_then(|s| s.view_root());
-        match fd::open_without_links_in(root, &landing, flags, mode) {
+        match fd::open_without_links_in(root, &landing, now, mode_now) {
+            Ok(named) if fifo => self.open_fifo(path, named, flags),
             Ok(file) => Ok(file),
             Err(nix::errno::Errno::ELOOP) => Err(ReadError::Denied(format!(
                 "denied: {path}: it changed while rsh checked it"
             ))),
             Err(errno) => Err(io(errno)),
+        }
+    }
+
+    /// Opens the FIFO `named` (an `O_PATH` descriptor of `path`) for a command with `flags`
+    /// (see `fd::open_fifo`): the wait for its other end ends at the command's timeout, and
+    /// on a signal that would end rsh, after which rsh ends by it as while it waits for a
+    /// program; Ctrl-C at the interactive shell abandons the line.
+    fn open_fifo(
+        &mut self,
+        path: &str,
+        named: OwnedFd,
+        flags: nix::fcntl::OFlag,
+    ) -> Result<OwnedFd, ReadError> {
+        let timeout = self.job_timeout();
+        let interactive = self.mode == super::Mode::Interactive;
+        match fd::open_fifo(named, flags, timeout, interactive) {
+            fd::FifoOpen::Opened(opened) => opened.map_err(|e| ReadError::Io(e.desc().to_string())),
+            fd::FifoOpen::TimedOut => Err(ReadError::Denied(format!(
+                "{path}: nothing opened the other end of the FIFO within {} s (limits.timeout)",
+                timeout.map_or(0, |t| t.as_secs())
+            ))),
+            fd::FifoOpen::Signal(libc::SIGINT) if self.at_terminal() => {
+                self.interrupted = true;
+                Err(ReadError::Denied(format!("{path}: interrupted")))
+            }
+            fd::FifoOpen::Signal(sig) => self.die_recorded(sig),
         }
     }
 
@@ -562,6 +603,12 @@ fn reserved(fd: RawFd) -> Option<String> {
             crate::SHELL_FDS_FROM
         )
     })
+}
+
+/// A named pipe, whose open waits for the other end (see `Shell::open_fifo`).
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
 }
 
 /// A terminal, /dev/null or a pipe: writing there changes no file.

@@ -253,6 +253,96 @@ pub fn is_shells_own(file: &OwnedFd) -> bool {
     }
 }
 
+/// How opening a FIFO ended (see `open_fifo`).
+#[derive(Debug)]
+pub enum FifoOpen {
+    Opened(Result<OwnedFd, Errno>),
+    /// The time ran out with no other end.
+    TimedOut,
+    /// This signal came for rsh first.
+    Signal(libc::c_int),
+}
+
+/// How often a wait for a FIFO's other end looks for signals.
+const FIFO_STEP: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Opens the FIFO that `file` (an `O_PATH` descriptor) is, with `flags`, as a blocking open
+/// would: it waits until a program opens the other end. Unlike a blocking open in rsh itself,
+/// the wait ends at `timeout`, or when a signal that would end rsh comes (and Ctrl-C, with
+/// `interrupt`; see `OwnWait`): the open waits on a thread of its own, which rsh then lets
+/// go by opening the other end itself, and what it opened is closed.
+pub fn open_fifo(
+    file: OwnedFd,
+    flags: nix::fcntl::OFlag,
+    timeout: Option<std::time::Duration>,
+    interrupt: bool,
+) -> FifoOpen {
+    use nix::fcntl::OFlag;
+    use std::sync::mpsc::RecvTimeoutError;
+    // The file is there: nothing to create.
+    let flags = flags - OFlag::O_CREAT;
+    let name = format!("/proc/self/fd/{}", file.as_raw_fd());
+    // First: the thread inherits the signal mask it sets.
+    let wait = super::job::OwnWait::new(interrupt);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let opening = name.clone();
+    let spawned = std::thread::Builder::new()
+        .name("fifo".to_string())
+        .spawn(move || {
+            let _ = sender.send(nix::fcntl::open(
+                opening.as_str(),
+                flags,
+                nix::sys::stat::Mode::empty(),
+            ));
+        });
+    if spawned.is_err() {
+        drop(wait);
+        return FifoOpen::Opened(nix::fcntl::open(
+            name.as_str(),
+            flags,
+            nix::sys::stat::Mode::empty(),
+        ));
+    }
+    let deadline = timeout.map(|t| std::time::Instant::now() + t);
+    let ended = loop {
+        match receiver.recv_timeout(FIFO_STEP) {
+            Ok(opened) => return FifoOpen::Opened(opened),
+            Err(RecvTimeoutError::Disconnected) => return FifoOpen::Opened(Err(Errno::EIO)),
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if let Some(sig) = wait.next(std::time::Duration::ZERO) {
+            break FifoOpen::Signal(sig);
+        }
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break FifoOpen::TimedOut;
+        }
+    };
+    let _other_end = open_other_end(&name, flags);
+    // The thread's open has its other end now; what it opened is dropped here.
+    let _ = receiver.recv_timeout(std::time::Duration::from_secs(1));
+    drop(file);
+    ended
+}
+
+/// Opens the other end of a FIFO that an open with `flags` waits on, without waiting itself:
+/// with the opposite access (which needs only that permission), else for both.
+fn open_other_end(name: &str, flags: nix::fcntl::OFlag) -> Result<OwnedFd, Errno> {
+    use nix::fcntl::OFlag;
+    let opposite = if flags.contains(OFlag::O_WRONLY) {
+        OFlag::O_RDONLY
+    } else {
+        OFlag::O_WRONLY
+    };
+    let open = |access: OFlag| {
+        nix::fcntl::open(
+            name,
+            access | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC | OFlag::O_NOCTTY,
+            nix::sys::stat::Mode::empty(),
+        )
+    };
+    open(opposite).or_else(|_| open(OFlag::O_RDWR))
+}
+
 /// Opens `path` refusing a symbolic link anywhere on the way (`openat2` with
 /// RESOLVE_NO_SYMLINKS, ELOOP when there is one), so that what was checked is what is
 /// opened; on a kernel without `openat2` (before 5.6), the last component at least.

@@ -361,11 +361,18 @@ struct Blocked {
 
 impl Blocked {
     fn new() -> Blocked {
+        Blocked::with(&[libc::SIGCHLD])
+    }
+
+    /// The signals that would end rsh, and `more`.
+    fn with(more: &[libc::c_int]) -> Blocked {
         // SAFETY: sigset operations on stack values; sigprocmask reads `set`, writes `old`.
         unsafe {
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGCHLD);
+            for &sig in more {
+                libc::sigaddset(&mut set, sig);
+            }
             for sig in FORWARDED {
                 if !is_ignored(sig) {
                     libc::sigaddset(&mut set, sig);
@@ -411,6 +418,55 @@ impl Blocked {
         }
     }
 }
+
+/// While rsh waits for something of its own rather than for a job (a FIFO's other end): the
+/// signals that would end it are held and taken as they come, as while it waits for a job.
+/// With `interrupt`, Ctrl-C is taken too where the interactive shell ignores it, so that it
+/// can end the wait; it is ignored again afterwards.
+pub struct OwnWait {
+    blocked: Blocked,
+    /// SIGINT's disposition to put back, when it was changed to be taken.
+    interrupt: Option<libc::sigaction>,
+}
+
+impl OwnWait {
+    pub fn new(interrupt: bool) -> OwnWait {
+        let take_interrupt = interrupt && is_ignored(libc::SIGINT);
+        let more: &[libc::c_int] = if take_interrupt { &[libc::SIGINT] } else { &[] };
+        // Blocked first: the handler below must not run here, only hold the signal pending.
+        let blocked = Blocked::with(more);
+        let interrupt = take_interrupt.then(|| {
+            // SAFETY: installs a handler that does nothing (an ignored signal is never
+            // pending); the old action is kept to be put back.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = nothing as *const () as usize;
+                libc::sigemptyset(&mut action.sa_mask);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                libc::sigaction(libc::SIGINT, &action, &mut old);
+                old
+            }
+        });
+        OwnWait { blocked, interrupt }
+    }
+
+    /// A signal that came for rsh, taken; None if none came within `timeout`.
+    pub fn next(&self, timeout: Duration) -> Option<libc::c_int> {
+        self.blocked.next(Some(timeout))
+    }
+}
+
+impl Drop for OwnWait {
+    fn drop(&mut self) {
+        if let Some(old) = &self.interrupt {
+            // SAFETY: puts back the action saved in `new`; while the signal is still blocked,
+            // so that a Ctrl-C still pending is dropped with it.
+            unsafe { libc::sigaction(libc::SIGINT, old, std::ptr::null_mut()) };
+        }
+    }
+}
+
+extern "C" fn nothing(_: libc::c_int) {}
 
 impl Drop for Blocked {
     fn drop(&mut self) {
