@@ -492,10 +492,16 @@ fn risk_of_entries(
     let args = request.argv.get(1..).unwrap_or_default();
     let typed = typed_name(request);
     let counts = |command: &CommandRef| !by_name || called_as(command, typed, request);
+    // An entry that raises the risk catches abbreviated long options, as deny and ask
+    // entries do; one that lowers it matches as written, as allow entries do.
+    let matches = |r: &RiskRule| match r.risk {
+        Risk::Low => r.entry.pattern.matches(args),
+        Risk::Medium | Risk::High => r.entry.pattern.matches_spelled(args),
+    };
     let matched = naming
         .risks
         .iter()
-        .filter(|r| counts(&r.command) && r.entry.pattern.matches(args))
+        .filter(|r| counts(&r.command) && matches(r))
         .min_by_key(|r| (std::cmp::Reverse(r.risk), r.entry.at.offset));
     if let Some(r) = matched {
         let rule = rule_ref(policy, &r.entry.key, None, Some(r.entry.at));
@@ -1339,6 +1345,17 @@ allow = ["npm run test:*"]
         assert_eq!(risk("cp", "cp a b"), (Risk::Low, true));
         // The highest of the matching [risk] entries.
         assert_eq!(risk("cp", "cp -r x y"), (Risk::High, true));
+        // Entries that raise the risk catch abbreviations; one that lowers it does not.
+        let spelled = fx.policy(
+            "",
+            "[commands]\nallow = [\"tool\"]\n\
+             [risk]\nhigh = [\"tool --force :*\"]\nlow = [\"tool --dry-run\"]\n",
+        );
+        let tool = |line: &str| run(&spelled, &fx.exe("tool"), line).risk;
+        assert_eq!(tool("tool --force x"), Risk::High);
+        assert_eq!(tool("tool --forc x"), Risk::High);
+        assert_eq!(tool("tool --dry-run"), Risk::Low);
+        assert_eq!(tool("tool --dry"), Risk::Medium);
         assert_eq!(risk("tool", "tool"), (Risk::Medium, false));
         assert_eq!(run(&p, &fx.exe("tool"), "tool").risk_reason, UNCLASSIFIED);
         assert_eq!(builtin(&p, "cd /").risk, Risk::Low);
