@@ -194,8 +194,8 @@ pub struct Command {
     /// When it was decided (RFC 3339, UTC).
     pub started: String,
     pub cwd: String,
-    /// The input line the command is on.
-    pub line: String,
+    /// The input line the command is on (shared by the commands on it).
+    pub line: std::rc::Rc<str>,
     /// The expanded words, as decided.
     pub argv: Vec<String>,
     /// The file that runs (for a script, the script), when it is a program.

@@ -12,6 +12,7 @@
 //! not recorded on their own (their line is in the records around them); a refused builtin is.
 
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::rc::Rc;
 use std::time::Instant;
 
 use nix::unistd::Pid;
@@ -216,18 +217,29 @@ impl Shell {
             .unwrap_or_else(|_| self.logical_cwd.clone())
     }
 
-    /// The input line(s) the current command is written on.
-    fn segment_line(&self) -> String {
+    /// The input line(s) the current command is written on. The last one is kept: the
+    /// commands of one line share it, which would otherwise be searched for and copied once
+    /// for each of them (quadratic in a long line).
+    fn segment_line(&self) -> Rc<str> {
         let Some((source, span)) = &self.segment_source else {
-            return String::new();
+            return Rc::from("");
         };
-        let start = source[..span.start.min(source.len())]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
-        let end = source[span.end.min(source.len())..]
-            .find('\n')
-            .map_or(source.len(), |i| span.end + i);
-        source[start..end].to_owned()
+        let (from, to) = (span.start.min(source.len()), span.end.min(source.len()));
+        if let Some(last) = &*self.last_line.borrow()
+            && last.holds(source, from, to)
+        {
+            return last.text.clone();
+        }
+        let start = source[..from].rfind('\n').map_or(0, |i| i + 1);
+        let end = source[to..].find('\n').map_or(source.len(), |i| to + i);
+        let text: Rc<str> = Rc::from(&source[start..end]);
+        *self.last_line.borrow_mut() = Some(LastLine {
+            source: source.clone(),
+            range: start..end,
+            single: !text.contains('\n'),
+            text: text.clone(),
+        });
+        text
     }
 
     /// Records a refused command: the decision noted for it, or `refusal` when the refusal
@@ -454,5 +466,24 @@ impl Shell {
         } else {
             trail.complete(&text, &reaped.ended(None));
         }
+    }
+}
+
+/// A line of input a record was written on (see `Shell::segment_line`).
+pub(super) struct LastLine {
+    source: Rc<str>,
+    range: std::ops::Range<usize>,
+    /// It is one line: any command within it is on it alone.
+    single: bool,
+    text: Rc<str>,
+}
+
+impl LastLine {
+    /// Whether the command at `from..to` of `source` is written on this line alone.
+    fn holds(&self, source: &Rc<str>, from: usize, to: usize) -> bool {
+        Rc::ptr_eq(&self.source, source)
+            && self.single
+            && self.range.start <= from
+            && to <= self.range.end
     }
 }

@@ -161,6 +161,8 @@ pub struct Shell {
     segment: Option<crate::audit::Command>,
     /// The text and place of the simple command being run.
     segment_source: Option<(Rc<str>, crate::parse::Span)>,
+    /// The line the last record was written on (see `segment_line`).
+    last_line: std::cell::RefCell<Option<audit::LastLine>>,
     /// While rsh reads a file it runs as a program (`rsh FILE`, a script without `#!`):
     /// the argv to record a refusal of it under. It is then a program that cannot run.
     reading_program: Option<Vec<String>>,
@@ -260,6 +262,7 @@ impl Shell {
             audit: None,
             segment: None,
             segment_source: None,
+            last_line: std::cell::RefCell::new(None),
             reading_program: None,
             final_command: None,
             running_final: false,
