@@ -317,8 +317,8 @@ fn sed_script_reads_only(script: &str) -> bool {
     true
 }
 
-/// awk with a program on the command line that has no `system`, pipes or output redirection
-/// (a `>` of any kind counts, comparisons included), and no `-f` program file.
+/// awk with a program on the command line that has no `system`, pipes or output redirection,
+/// and no `-f` program file.
 fn awk_reads_only(args: &[String]) -> bool {
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
@@ -335,9 +335,15 @@ fn awk_reads_only(args: &[String]) -> bool {
     false
 }
 
-/// `@` is gawk's `@load` or `@include`: functions rsh does not know.
+/// `@` is gawk's `@load` or `@include`: functions rsh does not know. Output goes to a file
+/// only through `print` or `printf` (`print > FILE`), so a `>` before the first `print` in the
+/// text (`$3 > 100 {print $1}`, `if (NR > 1) print`) compares; any later `>` counts. `||`
+/// is "or"; a single `|` is a pipe (`print | CMD`, `CMD | getline`).
 fn awk_program_reads_only(program: &str) -> bool {
-    !program.contains(['|', '>', '@'])
+    let printing = program.find("print").map_or("", |at| &program[at..]);
+    !printing.contains('>')
+        && !program.split("||").any(|part| part.contains('|'))
+        && !program.contains('@')
         && !program.contains("system")
         && !program.contains("getline")
 }
@@ -372,6 +378,10 @@ mod tests {
             "sed -e /x/d -e s|a|b| f",
             "awk {print$1} f",
             "awk -F: {print$1} /etc/passwd",
+            "awk $3>100 f",
+            "awk NR>1{print$1} f",
+            "awk {if($3>=1)print$1} f",
+            "awk $1==\"a\"||$2==\"b\"{print} f",
         ] {
             assert_eq!(risk(line), Some(Risk::Low), "{line}");
         }
@@ -417,6 +427,11 @@ mod tests {
             "awk {print>\"/tmp/x\"} f",
             "awk BEGIN{system(\"sh\")}",
             "awk {print|\"sh\"}",
+            "awk $1>0{print$1>\"/tmp/x\"} f",
+            "awk $1>0{printf\"%s\",$1>>\"/tmp/x\"} f",
+            "awk $1||$2{print|\"sh\"} f",
+            "awk {print$1|||\"sh\"} f",
+            "awk BEGIN{\"date\"|getline}",
             "awk -f prog f",
             "cp a b",
             "python3 x.py",
