@@ -164,7 +164,8 @@ struct Awk {
 }
 
 /// Reads an awk program for its string literals (each, and each run of them side by side),
-/// outside comments and regular expressions, and for `>` and `getline`/`ARGV` outside them.
+/// outside comments and regular expressions, and for `>` after a `print` or `printf`, and
+/// `getline`/`ARGV`, outside them.
 fn scan_awk(program: &str) -> Awk {
     let chars: Vec<char> = program.chars().collect();
     let mut scanned = Awk {
@@ -177,10 +178,17 @@ fn scan_awk(program: &str) -> Awk {
     let mut run: Option<String> = None;
     // Whether a `/` here would start a regular expression rather than divide.
     let mut regex_may_start = true;
+    // Whether a `print` or `printf` came before.
+    let mut printing = false;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
+        if !(c.is_alphanumeric() || c == '_') {
+            printing |= ends_with_print(&words);
+        }
         if c == '"' {
+            // A string ends a word as well.
+            words.push(' ');
             let (value, end) = awk_string(&chars, i + 1);
             scanned.literals.push(value.clone());
             run = Some(match run.take() {
@@ -212,7 +220,9 @@ fn scan_awk(program: &str) -> Awk {
                 }
                 regex_may_start = false;
             }
-            '>' => scanned.redirects = true,
+            // Output goes to a file only through print or printf: a `>` before them
+            // compares.
+            '>' if printing => scanned.redirects = true,
             '@' => {
                 scanned.redirects = true;
                 scanned.reads = true;
@@ -230,6 +240,12 @@ fn scan_awk(program: &str) -> Awk {
     }
     scanned.reads |= words.split(' ').any(|w| w == "getline" || w == "ARGV");
     scanned
+}
+
+/// Whether the last word of `words` (words separated by spaces) is `print` or `printf`.
+fn ends_with_print(words: &str) -> bool {
+    let last = words.rsplit(' ').next().unwrap_or("");
+    last == "print" || last == "printf"
 }
 
 /// The value of the awk string starting at `start` (after its opening quote), and the index
@@ -492,6 +508,14 @@ mod tests {
             ".git/config"
         ));
         assert!(writes("/\"/{print \"x\" > \".git/config\"}", ".git/config"));
+        assert!(writes("{print\"a\"x>\".git/config\"}", ".git/config"));
+        assert!(writes("{printf(\"x\")>\".git/config\"}", ".git/config"));
+        // A `>` before any print compares: nothing is written.
+        assert!(awk("$1 > \"m\" {n++} END {print n}").is_empty());
+        assert!(awk("{if ($2 >= \"b\") print $1}").is_empty());
+        assert!(awk("# print\n$1 > \"m\"").is_empty());
+        assert!(awk("$1 ~ /print/ && $2 > \"m\"").is_empty());
+        assert!(awk("{x = sprintf(\"%s\", $1)} x > \"m\"").is_empty());
         assert!(writes(
             "BEGIN{ # it\"s\nprint \"x\" > \".git/config\"}",
             ".git/config"
