@@ -126,7 +126,11 @@ impl Trail {
             // agent's command.
             json.str_max("command", command, record::LINE_MAX);
         }
-        json.raw("policy", &record::files(policy));
+        let (files, cut) = record::files(policy);
+        json.raw("policy", &files);
+        if cut > 0 {
+            json.int("policy_files_cut", cut as i64);
+        }
         let severity = trail.write_unenforced(&mut json);
         trail.send(json, severity)?;
         Ok(trail)

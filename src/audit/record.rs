@@ -142,20 +142,29 @@ fn string(out: &mut String, value: &str, max: usize) {
     out.push('"');
 }
 
-/// `[{"file":…,"sha256":…},…]`.
-pub(super) fn files(digests: &[(String, String)]) -> String {
+/// Longest list of policy files, so that a policy read from many files still leaves its
+/// session's first record whole.
+const FILES_MAX: usize = 3072;
+
+/// `[{"file":…,"sha256":…},…]`, as many as fit in `FILES_MAX`, and how many did not.
+pub(super) fn files(digests: &[(String, String)]) -> (String, usize) {
     let mut out = String::from("[");
     for (i, (file, sha)) in digests.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
         let mut json = Json::new();
         json.str("file", file);
         json.str("sha256", sha);
-        out.push_str(&json.finish());
+        let entry = json.finish();
+        if out.len() + 1 + entry.len() + 1 > FILES_MAX {
+            out.push(']');
+            return (out, digests.len() - i);
+        }
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&entry);
     }
     out.push(']');
-    out
+    (out, 0)
 }
 
 /// How a command got to run, or not.
@@ -322,6 +331,28 @@ mod tests {
         let parsed: String = serde_json::from_str(&out).unwrap();
         assert_eq!(parsed, hostile);
         assert!(!out.contains('\n'));
+    }
+
+    #[test]
+    fn a_long_list_of_policy_files_is_cut_and_counted() {
+        let digests: Vec<(String, String)> = (0..200)
+            .map(|i| (format!("/etc/rsh/policy.d/{i:0>200}.toml"), "0".repeat(64)))
+            .collect();
+        let (list, cut) = files(&digests);
+        assert!(list.len() <= FILES_MAX, "{}", list.len());
+        let parsed: Vec<serde_json::Value> = serde_json::from_str(&list).unwrap();
+        assert!(!parsed.is_empty());
+        assert_eq!(parsed.len() + cut, 200);
+        assert_eq!(parsed[0]["file"], digests[0].0);
+        let (few, none) = files(&digests[..3]);
+        assert_eq!(none, 0);
+        assert_eq!(
+            serde_json::from_str::<Vec<serde_json::Value>>(&few)
+                .unwrap()
+                .len(),
+            3
+        );
+        assert_eq!(files(&[]), ("[]".to_string(), 0));
     }
 
     #[test]
