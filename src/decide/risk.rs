@@ -335,13 +335,11 @@ fn awk_reads_only(args: &[String]) -> bool {
     false
 }
 
-/// `@` is gawk's `@load` or `@include`: functions rsh does not know. Output goes to a file
-/// only through `print` or `printf` (`print > FILE`), so a `>` before the first `print` in the
-/// text (`$3 > 100 {print $1}`, `if (NR > 1) print`) compares; any later `>` counts. `||`
-/// is "or"; a single `|` is a pipe (`print | CMD`, `CMD | getline`).
+/// `@` is gawk's `@load` or `@include`: functions rsh does not know. A `>` before the first
+/// `print` compares (`$3 > 100 {print $1}`, see `awk_redirects`). `||` is "or"; a single `|`
+/// is a pipe (`print | CMD`, `CMD | getline`).
 fn awk_program_reads_only(program: &str) -> bool {
-    let printing = program.find("print").map_or("", |at| &program[at..]);
-    !printing.contains('>')
+    !super::scripts::awk_redirects(program)
         && !program.split("||").any(|part| part.contains('|'))
         && !program.contains('@')
         && !program.contains("system")

@@ -164,32 +164,53 @@ struct Awk {
 }
 
 /// Reads an awk program for its string literals (each, and each run of them side by side),
-/// outside comments and regular expressions, and for `>` after a `print` or `printf`, and
-/// `getline`/`ARGV`, outside them.
+/// outside comments and regular expressions, for whether it redirects output, and for
+/// `getline`/`ARGV` outside them. Whether a `/` divides or starts a regular expression
+/// depends on the token before it (see `scan_awk_tokens`); output goes to a file only through
+/// `print` or `printf`, which is looked for in the plain text (see `awk_redirects`).
 fn scan_awk(program: &str) -> Awk {
     let chars: Vec<char> = program.chars().collect();
     let mut scanned = Awk {
         literals: Vec::new(),
-        redirects: false,
+        redirects: awk_redirects(program),
         reads: false,
     };
+    scan_awk_tokens(&chars, &mut scanned);
+    scanned
+}
+
+/// Whether an awk program may redirect output to a file: a `>` after its first `print` or
+/// `printf` (a word that begins with `print`: `sprintf` is not one), read in the plain text,
+/// strings and comments included, so that no misreading of the program can hide either.
+pub(super) fn awk_redirects(program: &str) -> bool {
+    let word_start = |at: usize| {
+        !program[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    };
+    program
+        .match_indices("print")
+        .find(|&(at, _)| word_start(at))
+        .is_some_and(|(at, _)| program[at..].contains('>'))
+}
+
+/// The literals and words of `scan_awk`. A `/` starts a regular expression where an operand
+/// is due: at the start, after an operator, an opening bracket, a keyword such as `print`, or
+/// a newline (which ends a statement; a backslash before it joins the lines instead). After
+/// an operand (a name, a number, `)`, `]`, a string, `++`, `--`) it divides. A division taken
+/// for a regular expression would hide what follows it.
+fn scan_awk_tokens(chars: &[char], scanned: &mut Awk) {
     let mut words = String::new();
     // The run of literals being read, and whether the last token was a literal.
     let mut run: Option<String> = None;
     // Whether a `/` here would start a regular expression rather than divide.
     let mut regex_may_start = true;
-    // Whether a `print` or `printf` came before.
-    let mut printing = false;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if !(c.is_alphanumeric() || c == '_') {
-            printing |= ends_with_print(&words);
-        }
         if c == '"' {
-            // A string ends a word as well.
-            words.push(' ');
-            let (value, end) = awk_string(&chars, i + 1);
+            let (value, end) = awk_string(chars, i + 1);
             scanned.literals.push(value.clone());
             run = Some(match run.take() {
                 Some(before) => {
@@ -200,11 +221,22 @@ fn scan_awk(program: &str) -> Awk {
                 None => value,
             });
             i = end;
+            words.push(' ');
             regex_may_start = false;
+            continue;
+        }
+        // A backslash before a newline joins the two lines: a blank.
+        if c == '\\' && chars.get(i + 1) == Some(&'\n') {
+            i += 2;
             continue;
         }
         if !c.is_whitespace() {
             run = None;
+        }
+        let in_word = c.is_alphanumeric() || c == '_';
+        // After `print`, `return` and the like an expression begins.
+        if !in_word && ends_with_keyword(&words) {
+            regex_may_start = true;
         }
         match c {
             '#' => {
@@ -218,34 +250,33 @@ fn scan_awk(program: &str) -> Awk {
                 while i < chars.len() && chars[i] != '/' && chars[i] != '\n' {
                     i += if chars[i] == '\\' { 2 } else { 1 };
                 }
-                regex_may_start = false;
             }
-            // Output goes to a file only through print or printf: a `>` before them
-            // compares.
-            '>' if printing => scanned.redirects = true,
             '@' => {
                 scanned.redirects = true;
                 scanned.reads = true;
             }
-            c if c.is_alphanumeric() || c == '_' => words.push(c),
+            c if in_word => words.push(c),
             _ => {}
         }
-        if !(c.is_alphanumeric() || c == '_') {
+        if !in_word {
             words.push(' ');
         }
-        if !c.is_whitespace() {
-            regex_may_start = !(c.is_alphanumeric() || matches!(c, '_' | ')' | ']' | '$' | '/'));
+        if c == '\n' {
+            regex_may_start = true;
+        } else if !c.is_whitespace() {
+            let doubled = i > 0 && chars[i - 1] == c && matches!(c, '+' | '-');
+            regex_may_start = !(in_word || doubled || matches!(c, ')' | ']' | '$' | '/' | '.'));
         }
         i += 1;
     }
     scanned.reads |= words.split(' ').any(|w| w == "getline" || w == "ARGV");
-    scanned
 }
 
-/// Whether the last word of `words` (words separated by spaces) is `print` or `printf`.
-fn ends_with_print(words: &str) -> bool {
+/// Whether the last word of `words` (words separated by spaces) is one after which an
+/// expression begins.
+fn ends_with_keyword(words: &str) -> bool {
     let last = words.rsplit(' ').next().unwrap_or("");
-    last == "print" || last == "printf"
+    matches!(last, "print" | "printf" | "return" | "do" | "else" | "case")
 }
 
 /// The value of the awk string starting at `start` (after its opening quote), and the index
@@ -510,11 +541,31 @@ mod tests {
         assert!(writes("/\"/{print \"x\" > \".git/config\"}", ".git/config"));
         assert!(writes("{print\"a\"x>\".git/config\"}", ".git/config"));
         assert!(writes("{printf(\"x\")>\".git/config\"}", ".git/config"));
+        // A division is not read as the start of a regular expression, nor a regular
+        // expression as a division, where that would hide a file name.
+        for program in [
+            "BEGIN { y = 1./2; print \"x\" > \".git/config\" }",
+            "BEGIN { y = 1./2; print 1/1 > \".git/config\" }",
+            "BEGIN { y = 1./2; print \"x\" \\\n> \".git/config\" }",
+            "BEGIN { y = 4 \\\n/ 2; print \"x\" > \".git/config\" }",
+            "n\n/\"/ { print \"x\" > \".git/config\" } # \"",
+            "{ print /\"/ > \".git/config\" } # \"",
+            "{ x++ /2; print \"x\" > \".git/config\" } # /",
+        ] {
+            assert!(writes(program, ".git/config"), "{program}");
+        }
+        assert!(reads(
+            "BEGIN { y = 1./2; while ((getline l < \".env\") > 0) print l }",
+            ".env"
+        ));
+        // A regular expression holding a quote is not read as the start of a string.
+        assert_eq!(
+            awk("{gsub(/\"/, \"\"); print > \"clean.csv\"}"),
+            ["w:clean.csv"]
+        );
         // A `>` before any print compares: nothing is written.
         assert!(awk("$1 > \"m\" {n++} END {print n}").is_empty());
         assert!(awk("{if ($2 >= \"b\") print $1}").is_empty());
-        assert!(awk("# print\n$1 > \"m\"").is_empty());
-        assert!(awk("$1 ~ /print/ && $2 > \"m\"").is_empty());
         assert!(awk("{x = sprintf(\"%s\", $1)} x > \"m\"").is_empty());
         assert!(writes(
             "BEGIN{ # it\"s\nprint \"x\" > \".git/config\"}",
