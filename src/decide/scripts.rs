@@ -245,12 +245,7 @@ fn scan_awk_tokens(chars: &[char], scanned: &mut Awk) {
                 }
                 continue;
             }
-            '/' if regex_may_start => {
-                i += 1;
-                while i < chars.len() && chars[i] != '/' && chars[i] != '\n' {
-                    i += if chars[i] == '\\' { 2 } else { 1 };
-                }
-            }
+            '/' if regex_may_start => i = regex_end(chars, i + 1),
             '@' => {
                 scanned.redirects = true;
                 scanned.reads = true;
@@ -270,6 +265,40 @@ fn scan_awk_tokens(chars: &[char], scanned: &mut Awk) {
         i += 1;
     }
     scanned.reads |= words.split(' ').any(|w| w == "getline" || w == "ARGV");
+}
+
+/// Where the regular expression whose text starts at `start` (after its opening `/`) ends:
+/// the index of its closing `/`, or of the newline or end that cuts it short. A `/` in a
+/// bracket expression (`/[/]"/`) does not end it, in mawk and gawk; nor does one in a
+/// class such as `[:alpha:]` within it.
+fn regex_end(chars: &[char], start: usize) -> usize {
+    let mut i = start;
+    // In a bracket expression: where its list begins (a `]` there is a member).
+    let mut bracket: Option<usize> = None;
+    while i < chars.len() && chars[i] != '\n' {
+        let next = chars.get(i + 1).copied();
+        match (chars[i], bracket) {
+            ('\\', _) => {
+                i += 2;
+                continue;
+            }
+            ('/', None) => return i,
+            ('[', None) => bracket = Some(i + 1 + usize::from(next == Some('^'))),
+            ('[', Some(_)) if matches!(next, Some(':' | '.' | '=')) => {
+                let close = next.unwrap_or(':');
+                let mut j = i + 2;
+                while j + 1 < chars.len() && !(chars[j] == close && chars[j + 1] == ']') {
+                    j += 1;
+                }
+                i = j + 2;
+                continue;
+            }
+            (']', Some(first)) if i > first => bracket = None,
+            _ => {}
+        }
+        i += 1;
+    }
+    i.min(chars.len())
 }
 
 /// Whether the last word of `words` (words separated by spaces) is one after which an
@@ -557,6 +586,19 @@ mod tests {
         assert!(reads(
             "BEGIN { y = 1./2; while ((getline l < \".env\") > 0) print l }",
             ".env"
+        ));
+        // A bracket expression may hold the slash.
+        assert!(writes(
+            "/[/]\"/ { print \"x\" > \".git/config\" } # \"",
+            ".git/config"
+        ));
+        assert!(writes(
+            "/[[:alpha:]/]\"/ { print \"x\" > \".git/config\" } # \"",
+            ".git/config"
+        ));
+        assert!(writes(
+            "/[]/]\"/ { print \"x\" > \".git/config\" } # \"",
+            ".git/config"
         ));
         // A regular expression holding a quote is not read as the start of a string.
         assert_eq!(
