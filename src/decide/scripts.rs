@@ -139,17 +139,26 @@ pub fn awk_files(program: &str, assigned: &[&str], loads: bool) -> Vec<Touch> {
         scanned.reads = true;
     }
     let mut files = Vec::new();
-    let names = scanned
-        .literals
+    // awk reads an assigned value as the inside of a string literal: its escapes too.
+    let assigned = assigned
         .iter()
-        .map(String::as_str)
-        .chain(assigned.iter().copied());
+        .map(|value| awk_string(&value.chars().collect::<Vec<_>>(), 0).0);
+    // A file's name ends at a NUL, as the system reads it.
+    let names =
+        scanned
+            .literals
+            .into_iter()
+            .chain(assigned)
+            .map(|name| match name.split_once('\0') {
+                Some((before, _)) => before.to_owned(),
+                None => name,
+            });
     for name in names {
         if scanned.redirects {
-            push(&mut files, name.to_owned(), true);
+            push(&mut files, name.clone(), true);
         }
         if scanned.reads {
-            push(&mut files, name.to_owned(), false);
+            push(&mut files, name, false);
         }
     }
     files
@@ -166,7 +175,7 @@ struct Awk {
 /// Reads an awk program for its string literals (each, and each run of them side by side),
 /// outside comments and regular expressions, for whether it redirects output, and for
 /// `getline`/`ARGV` outside them. Whether a `/` divides or starts a regular expression
-/// depends on the token before it (see `scan_awk_tokens`); output goes to a file only through
+/// depends on the token before it (see `AwkReading`); output goes to a file only through
 /// `print` or `printf`, which is looked for in the plain text (see `awk_redirects`).
 fn scan_awk(program: &str) -> Awk {
     let chars: Vec<char> = program.chars().collect();
@@ -175,7 +184,11 @@ fn scan_awk(program: &str) -> Awk {
         redirects: awk_redirects(program),
         reads: false,
     };
-    scan_awk_tokens(&chars, &mut scanned);
+    AwkReading::default().scan(&chars, AWK_FORKS, &mut scanned);
+    let mut seen = std::collections::HashSet::new();
+    scanned
+        .literals
+        .retain(|literal| seen.insert(literal.clone()));
     scanned
 }
 
@@ -195,76 +208,195 @@ pub(super) fn awk_redirects(program: &str) -> bool {
         .is_some_and(|(at, _)| program[at..].contains('>'))
 }
 
-/// The literals and words of `scan_awk`. A `/` starts a regular expression where an operand
-/// is due: at the start, after an operator, an opening bracket, a keyword such as `print`, or
-/// a newline (which ends a statement; a backslash before it joins the lines instead). After
-/// an operand (a name, a number, `)`, `]`, a string, `++`, `--`) it divides. A division taken
-/// for a regular expression would hide what follows it.
-fn scan_awk_tokens(chars: &[char], scanned: &mut Awk) {
-    let mut words = String::new();
-    // The run of literals being read, and whether the last token was a literal.
-    let mut run: Option<String> = None;
-    // Whether a `/` here would start a regular expression rather than divide.
-    let mut regex_may_start = true;
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '"' {
-            let (value, end) = awk_string(chars, i + 1);
-            scanned.literals.push(value.clone());
-            run = Some(match run.take() {
-                Some(before) => {
-                    let joined = before + &value;
-                    scanned.literals.push(joined.clone());
-                    joined
-                }
-                None => value,
-            });
-            i = end;
-            words.push(' ');
-            regex_may_start = false;
-            continue;
-        }
-        // A backslash before a newline joins the two lines: a blank.
-        if c == '\\' && chars.get(i + 1) == Some(&'\n') {
-            i += 2;
-            continue;
-        }
-        if !c.is_whitespace() {
-            run = None;
-        }
-        let in_word = c.is_alphanumeric() || c == '_';
-        // After `print`, `return` and the like an expression begins.
-        if !in_word && ends_with_keyword(&words) {
-            regex_may_start = true;
-        }
-        match c {
-            '#' => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
+/// What a `/` is at a point of an awk program.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Slash {
+    /// The start of a regular expression.
+    #[default]
+    Regex,
+    Divide,
+    /// Either, as awks differ: after `++` or `--` mawk starts a regular expression and gawk
+    /// divides; `case` is gawk's keyword and mawk's name; `getline`.
+    Either,
+}
+
+/// How many points where a `/` may be either are read both ways. Past them (only a program
+/// written to confuse its reader has so many), a regular expression is taken: such a
+/// program may as well build its file names as it runs, which no reading sees.
+const AWK_FORKS: u32 = 6;
+
+/// A reading of an awk program up to a point: its words so far, the run of literals being
+/// read, and what a `/` would be there. As mawk's scanner reads it (and gawk's agrees), a
+/// `/` divides after an operand (a name, a number, a string, `)`, `]`, a regular
+/// expression, a field such as `$1`) and starts a regular expression anywhere else: after an
+/// operator, an opening bracket, `$`, a keyword or built-in function (`print`, `exit`,
+/// `length`), or a newline (which ends a statement; a backslash before it, blanks between,
+/// joins the lines instead).
+#[derive(Debug, Clone, Default)]
+struct AwkReading {
+    words: String,
+    run: Option<String>,
+    slash: Slash,
+    at: usize,
+}
+
+impl AwkReading {
+    /// Reads on from `self.at`, adding to `scanned`; at a `/` that may be either, reads on
+    /// both ways while `forks` lasts.
+    fn scan(mut self, chars: &[char], mut forks: u32, scanned: &mut Awk) {
+        while self.at < chars.len() {
+            let c = chars[self.at];
+            if c == '"' {
+                self.literal(chars, scanned);
                 continue;
             }
-            '/' if regex_may_start => i = regex_end(chars, i + 1),
-            '@' => {
-                scanned.redirects = true;
-                scanned.reads = true;
+            if let Some(end) = continued_line(chars, self.at) {
+                self.at = end;
+                continue;
             }
-            c if in_word => words.push(c),
-            _ => {}
+            if !c.is_whitespace() {
+                self.run = None;
+            }
+            let in_word = c.is_alphanumeric() || c == '_';
+            if !in_word {
+                self.end_word();
+            }
+            match c {
+                '#' => {
+                    while self.at < chars.len() && chars[self.at] != '\n' {
+                        self.at += 1;
+                    }
+                    continue;
+                }
+                '/' if self.slash == Slash::Either && forks > 0 => {
+                    forks -= 1;
+                    let mut dividing = self.clone();
+                    dividing.slash = Slash::Divide;
+                    dividing.scan(chars, forks, scanned);
+                    self.at = regex_end(chars, self.at + 1);
+                }
+                '/' if self.slash != Slash::Divide => self.at = regex_end(chars, self.at + 1),
+                '@' => {
+                    scanned.redirects = true;
+                    scanned.reads = true;
+                }
+                c if in_word => self.words.push(c),
+                _ => {}
+            }
+            self.slash = match c {
+                '\n' => Slash::Regex,
+                c if c.is_whitespace() => self.slash,
+                _ if in_word => self.word_slash(),
+                ')' | ']' | '/' | '.' => Slash::Divide,
+                '+' | '-' if self.at > 0 && chars[self.at - 1] == c => Slash::Either,
+                _ => Slash::Regex,
+            };
+            self.at += 1;
         }
-        if !in_word {
-            words.push(' ');
+        scanned.reads |= self.words.split(' ').any(|w| w == "getline" || w == "ARGV");
+    }
+
+    /// Reads the string literal that starts at `self.at`.
+    fn literal(&mut self, chars: &[char], scanned: &mut Awk) {
+        let (value, end) = awk_string(chars, self.at + 1);
+        scanned.literals.push(value.clone());
+        self.run = Some(match self.run.take() {
+            Some(before) => {
+                let joined = before + &value;
+                scanned.literals.push(joined.clone());
+                joined
+            }
+            None => value,
+        });
+        self.end_word();
+        self.at = end;
+        self.slash = Slash::Divide;
+    }
+
+    /// Ends the word being read, if one is.
+    fn end_word(&mut self) {
+        if !self.words.ends_with(' ') {
+            self.words.push(' ');
         }
-        if c == '\n' {
-            regex_may_start = true;
-        } else if !c.is_whitespace() {
-            let doubled = i > 0 && chars[i - 1] == c && matches!(c, '+' | '-');
-            regex_may_start = !(in_word || doubled || matches!(c, ')' | ']' | '$' | '/' | '.'));
+    }
+
+    /// What a `/` is after the word being read: a number or a name divides, a keyword or
+    /// built-in function does not.
+    fn word_slash(&self) -> Slash {
+        let word = self.words.rsplit(' ').next().unwrap_or("");
+        if word.starts_with(|first: char| first.is_ascii_digit()) {
+            return Slash::Divide;
         }
+        match word {
+            "case" | "getline" => Slash::Either,
+            w if AWK_WORDS.contains(&w) => Slash::Regex,
+            _ => Slash::Divide,
+        }
+    }
+}
+
+/// The keywords and built-in functions of awk (mawk's and gawk's) after which an expression,
+/// so a regular expression, may begin.
+const AWK_WORDS: &[&str] = &[
+    "BEGIN",
+    "END",
+    "BEGINFILE",
+    "ENDFILE",
+    "function",
+    "func",
+    "if",
+    "else",
+    "while",
+    "for",
+    "do",
+    "break",
+    "continue",
+    "next",
+    "nextfile",
+    "exit",
+    "return",
+    "delete",
+    "in",
+    "print",
+    "printf",
+    "switch",
+    "default",
+    "length",
+    "substr",
+    "index",
+    "split",
+    "sub",
+    "gsub",
+    "gensub",
+    "match",
+    "sprintf",
+    "sin",
+    "cos",
+    "atan2",
+    "exp",
+    "log",
+    "sqrt",
+    "int",
+    "rand",
+    "srand",
+    "tolower",
+    "toupper",
+    "system",
+    "close",
+    "fflush",
+];
+
+/// Where a line continued by a backslash at `at` goes on: a backslash, blanks or a carriage
+/// return, and a newline, which mawk reads as a blank.
+fn continued_line(chars: &[char], at: usize) -> Option<usize> {
+    if chars[at] != '\\' {
+        return None;
+    }
+    let mut i = at + 1;
+    while i < chars.len() && matches!(chars[i], ' ' | '\t' | '\r') {
         i += 1;
     }
-    scanned.reads |= words.split(' ').any(|w| w == "getline" || w == "ARGV");
+    (chars.get(i) == Some(&'\n')).then_some(i + 1)
 }
 
 /// Where the regular expression whose text starts at `start` (after its opening `/`) ends:
@@ -299,13 +431,6 @@ fn regex_end(chars: &[char], start: usize) -> usize {
         i += 1;
     }
     i.min(chars.len())
-}
-
-/// Whether the last word of `words` (words separated by spaces) is one after which an
-/// expression begins.
-fn ends_with_keyword(words: &str) -> bool {
-    let last = words.rsplit(' ').next().unwrap_or("");
-    matches!(last, "print" | "printf" | "return" | "do" | "else" | "case")
 }
 
 /// The value of the awk string starting at `start` (after its opening quote), and the index
@@ -454,13 +579,20 @@ fn continued(line: &[char]) -> bool {
 }
 
 fn push(files: &mut Vec<Touch>, path: String, write: bool) {
-    if !path.is_empty() {
+    if !names_a_directory(&path) {
         files.push(Touch {
             path,
             write,
             look: false,
         });
     }
+}
+
+/// Whether `path` can only name a directory (or nothing: it is empty), which no program
+/// opens as a file: `/`, `.`, `..`, or a name ending in `/` (`$1 "/" $2`, `-v OFS=/`).
+fn names_a_directory(path: &str) -> bool {
+    let last = path.rsplit('/').next().unwrap_or("");
+    matches!(last, "" | "." | "..")
 }
 
 #[cfg(test)]
@@ -587,6 +719,40 @@ mod tests {
             "BEGIN { y = 1./2; while ((getline l < \".env\") > 0) print l }",
             ".env"
         ));
+        // As mawk reads them: a regular expression after `$`, a keyword or a built-in
+        // function; either after `++`, `--` and gawk's `case`; lines joined by a backslash
+        // with blanks after it.
+        for program in [
+            "BEGIN { x = $/\"z/; print \"pwn\" > \".git/config\" } #\"",
+            "BEGIN { x = length /\"z/; print \"pwn\" > \".git/config\" } #\"",
+            "BEGIN { if (0) exit /\"z/; print \"pwn\" > \".git/config\" } #\"",
+            "BEGIN { a = 1; x = a++/\"z/; print \"pwn\" > \".git/config\" } #\"",
+            "BEGIN { a = 1; x = a+++/\"z/; print \"pwn\" > \".git/config\" } #\"",
+            "BEGIN { q = \"a\" ~ /\"z/; x = case / 2; print \"pwn\" > \".git/config\"; y = 1 / 2 }",
+            "BEGIN { q = \"a\" ~ /\"z/; x = 4 \\ \n/ 2; print \"pwn\" > \".git/config\"; y = 1 / 2 }",
+            "BEGIN { q = \"a\" ~ /\"z/; x = 4 \\\r\n/ 2; print \"pwn\" > \".git/config\"; y = 1 / 2 }",
+            // A name ends at a NUL.
+            "BEGIN { print \"pwn\" > \".git/config\\0x\" }",
+        ] {
+            assert!(writes(program, ".git/config"), "{program:?}");
+        }
+        assert!(reads(
+            "BEGIN { while ((getline l < \".env\\0\") > 0) print l }",
+            ".env"
+        ));
+        // Assigned values are read as strings are, escapes and all.
+        let assigned = |value: &str| shown(awk_files("{ print > f }", &[value], false));
+        assert_eq!(assigned(".git/confi\\147"), ["w:.git/config"]);
+        assert_eq!(assigned(".git/config\\0"), ["w:.git/config"]);
+        // A literal that can only name a directory is no file.
+        assert_eq!(
+            shown(awk_files(
+                "{print $1 \"/\" $2 \"./\" > \"out.txt\"}",
+                &["/"],
+                false
+            )),
+            ["w:out.txt"]
+        );
         // A bracket expression may hold the slash.
         assert!(writes(
             "/[/]\"/ { print \"x\" > \".git/config\" } # \"",
