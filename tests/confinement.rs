@@ -19,7 +19,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::net::TcpListener;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt, symlink};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -3097,7 +3097,36 @@ fn timeout_ends_a_wait_for_a_fifo() {
     run.assert_stdout_has(&format!("no reader {}\n", libc::ENXIO));
     assert!(run.elapsed < Duration::from_secs(8), "{}", run.describe());
 
+    // The wait ends without rsh opening the other end itself: another reader waiting on the
+    // FIFO is not let go with nothing to read.
     let fifo = case.file("fifo");
+    let (opened, other_reader) = mpsc::channel();
+    let reader = thread::spawn({
+        let fifo = fifo.clone();
+        move || {
+            let file = fs::File::open(fifo);
+            let _ = opened.send(());
+            file
+        }
+    });
+    let run = case.run(&policy, "cat < fifo");
+    run.assert_stderr_has("nothing opened the other end of the FIFO within 1 s");
+    let released = other_reader
+        .recv_timeout(Duration::from_millis(500))
+        .is_ok();
+    // Lets the test's reader go.
+    let writer = fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo);
+    reader.join().unwrap().expect("open the FIFO in the test");
+    drop(writer);
+    assert!(
+        !released,
+        "rsh opened the FIFO's other end\n{}",
+        run.describe()
+    );
+
     let writer = thread::spawn(move || fs::write(fifo, "through\n"));
     let run = case.run(&Policy::new().limits("timeout = 10"), "cat < fifo");
     writer.join().unwrap().expect("write into the FIFO");

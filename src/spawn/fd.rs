@@ -269,40 +269,33 @@ const FIFO_STEP: std::time::Duration = std::time::Duration::from_millis(20);
 /// Opens the FIFO that `file` (an `O_PATH` descriptor) is, with `flags`, as a blocking open
 /// would: it waits until a program opens the other end. Unlike a blocking open in rsh itself,
 /// the wait ends at `timeout`, or when a signal that would end rsh comes (and Ctrl-C, with
-/// `interrupt`; see `OwnWait`): the open waits on a thread of its own, which rsh then lets
-/// go by opening the other end itself, and what it opened is closed.
+/// `interrupt`; see `OwnWait`): the open waits on a thread of its own, which a signal of
+/// its own (`fifo_release`) then interrupts, so that nothing is left waiting on the FIFO.
+/// Without a thread, the open fails (EAGAIN) rather than wait without a bound.
 pub fn open_fifo(
     file: OwnedFd,
     flags: nix::fcntl::OFlag,
     timeout: Option<std::time::Duration>,
     interrupt: bool,
 ) -> FifoOpen {
-    use nix::fcntl::OFlag;
+    use std::os::unix::thread::JoinHandleExt;
     use std::sync::mpsc::RecvTimeoutError;
     // The file is there: nothing to create.
-    let flags = flags - OFlag::O_CREAT;
+    let flags = flags - nix::fcntl::OFlag::O_CREAT;
     let name = format!("/proc/self/fd/{}", file.as_raw_fd());
     // First: the thread inherits the signal mask it sets.
     let wait = super::job::OwnWait::new(interrupt);
+    let _release = super::job::Caught::new(fifo_release());
     let (sender, receiver) = std::sync::mpsc::channel();
-    let opening = name.clone();
     let spawned = std::thread::Builder::new()
         .name("fifo".to_string())
         .spawn(move || {
-            let _ = sender.send(nix::fcntl::open(
-                opening.as_str(),
-                flags,
-                nix::sys::stat::Mode::empty(),
-            ));
+            let mode = nix::sys::stat::Mode::empty();
+            let _ = sender.send(nix::fcntl::open(name.as_str(), flags, mode));
         });
-    if spawned.is_err() {
-        drop(wait);
-        return FifoOpen::Opened(nix::fcntl::open(
-            name.as_str(),
-            flags,
-            nix::sys::stat::Mode::empty(),
-        ));
-    }
+    let Ok(thread) = spawned else {
+        return FifoOpen::Opened(Err(Errno::EAGAIN));
+    };
     let deadline = timeout.map(|t| std::time::Instant::now() + t);
     let ended = loop {
         match receiver.recv_timeout(FIFO_STEP) {
@@ -317,30 +310,27 @@ pub fn open_fifo(
             break FifoOpen::TimedOut;
         }
     };
-    let _other_end = open_other_end(&name, flags);
-    // The thread's open has its other end now; what it opened is dropped here.
-    let _ = receiver.recv_timeout(std::time::Duration::from_secs(1));
+    // A signal that comes before the thread is in its open is lost: it is sent again until
+    // the open is over (and what it may have opened meanwhile is dropped).
+    for _ in 0..100 {
+        // SAFETY: a signal to a thread not yet joined, whose handler does nothing.
+        unsafe { libc::pthread_kill(thread.as_pthread_t(), fifo_release()) };
+        match receiver.recv_timeout(std::time::Duration::from_millis(10)) {
+            Err(RecvTimeoutError::Timeout) => continue,
+            Ok(_) | Err(RecvTimeoutError::Disconnected) => {
+                let _ = thread.join();
+                break;
+            }
+        }
+    }
     drop(file);
     ended
 }
 
-/// Opens the other end of a FIFO that an open with `flags` waits on, without waiting itself:
-/// with the opposite access (which needs only that permission), else for both.
-fn open_other_end(name: &str, flags: nix::fcntl::OFlag) -> Result<OwnedFd, Errno> {
-    use nix::fcntl::OFlag;
-    let opposite = if flags.contains(OFlag::O_WRONLY) {
-        OFlag::O_RDONLY
-    } else {
-        OFlag::O_WRONLY
-    };
-    let open = |access: OFlag| {
-        nix::fcntl::open(
-            name,
-            access | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC | OFlag::O_NOCTTY,
-            nix::sys::stat::Mode::empty(),
-        )
-    };
-    open(opposite).or_else(|_| open(OFlag::O_RDWR))
+/// The signal that interrupts a FIFO's open on its thread (see `open_fifo`): a real-time one,
+/// which nothing else in rsh uses, sent to that thread alone.
+fn fifo_release() -> libc::c_int {
+    libc::SIGRTMIN() + 1
 }
 
 /// Opens `path` refusing a symbolic link anywhere on the way (`openat2` with

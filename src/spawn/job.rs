@@ -424,30 +424,23 @@ impl Blocked {
 /// With `interrupt`, Ctrl-C is taken too where the interactive shell ignores it, so that it
 /// can end the wait; it is ignored again afterwards.
 pub struct OwnWait {
+    /// Declared first, so dropped first: SIGINT's disposition is put back while the signal is
+    /// still blocked, and a Ctrl-C still pending is dropped with it.
+    _interrupt: Option<Caught>,
     blocked: Blocked,
-    /// SIGINT's disposition to put back, when it was changed to be taken.
-    interrupt: Option<libc::sigaction>,
 }
 
 impl OwnWait {
     pub fn new(interrupt: bool) -> OwnWait {
         let take_interrupt = interrupt && is_ignored(libc::SIGINT);
         let more: &[libc::c_int] = if take_interrupt { &[libc::SIGINT] } else { &[] };
-        // Blocked first: the handler below must not run here, only hold the signal pending.
+        // Blocked first: the handler must not run here, only hold the signal pending (an
+        // ignored signal is never pending).
         let blocked = Blocked::with(more);
-        let interrupt = take_interrupt.then(|| {
-            // SAFETY: installs a handler that does nothing (an ignored signal is never
-            // pending); the old action is kept to be put back.
-            unsafe {
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = nothing as *const () as usize;
-                libc::sigemptyset(&mut action.sa_mask);
-                let mut old: libc::sigaction = std::mem::zeroed();
-                libc::sigaction(libc::SIGINT, &action, &mut old);
-                old
-            }
-        });
-        OwnWait { blocked, interrupt }
+        OwnWait {
+            _interrupt: take_interrupt.then(|| Caught::new(libc::SIGINT)),
+            blocked,
+        }
     }
 
     /// A signal that came for rsh, taken; None if none came within `timeout`.
@@ -456,13 +449,32 @@ impl OwnWait {
     }
 }
 
-impl Drop for OwnWait {
-    fn drop(&mut self) {
-        if let Some(old) = &self.interrupt {
-            // SAFETY: puts back the action saved in `new`; while the signal is still blocked,
-            // so that a Ctrl-C still pending is dropped with it.
-            unsafe { libc::sigaction(libc::SIGINT, old, std::ptr::null_mut()) };
+/// A signal given a handler that does nothing, without SA_RESTART (a system call it
+/// interrupts fails with EINTR), until dropped, when its disposition is put back.
+pub struct Caught {
+    sig: libc::c_int,
+    old: libc::sigaction,
+}
+
+impl Caught {
+    pub fn new(sig: libc::c_int) -> Caught {
+        // SAFETY: installs a handler that does nothing; the old action is kept to be put
+        // back.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = nothing as *const () as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, &action, &mut old);
+            Caught { sig, old }
         }
+    }
+}
+
+impl Drop for Caught {
+    fn drop(&mut self) {
+        // SAFETY: puts back the action saved in `new`.
+        unsafe { libc::sigaction(self.sig, &self.old, std::ptr::null_mut()) };
     }
 }
 
