@@ -474,6 +474,32 @@ fn ctrl_c_abandons_the_rest_of_the_line() {
     assert_eq!(pty.exit(), Some(0));
 }
 
+/// Ctrl-C that ends a command substitution abandons the command whose words it was in, as
+/// in bash: the command does not run with the substitution cut short.
+#[test]
+fn ctrl_c_in_a_command_substitution_stops_its_command() {
+    let case = Case::new("");
+    let fifo = case.root().join("work/fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let mut pty = case.start(&[]);
+    for (line, ran) in [
+        ("cat public.txt$(sleep 30)", "public text"),
+        ("cat public.txt$(< fifo)", "public text"),
+        ("for i in $(sleep 30) x; do echo ran\"\"$i; done", "ranx"),
+        ("echo x > made$(sleep 30)", ""),
+    ] {
+        pty.send(&format!("{line}\r"));
+        std::thread::sleep(Duration::from_millis(500));
+        pty.send("\x03");
+        let seen = pty.expect(PROMPT, WAIT);
+        assert!(ran.is_empty() || !seen.contains(ran), "{line}: {seen:?}");
+        type_line(&mut pty, "echo status $?", "status 130\r\n");
+    }
+    assert!(!case.root().join("work/made").exists());
+    assert_eq!(pty.exit(), Some(0));
+}
+
 /// A redirection from a FIFO that nothing writes to waits in rsh itself, before any program
 /// starts: Ctrl-C ends that wait as it ends a program (status 130, the rest of the line
 /// abandoned), and the shell goes on. Ctrl-C at the prompt afterwards is ignored again.

@@ -1544,6 +1544,12 @@ impl Shell {
     /// the shell (status 127 under `-c`, 1 otherwise, like bash) and the others abandon the
     /// current line; at a terminal the prompt comes back.
     pub(crate) fn expansion_failed(&mut self, err: ExpandError) -> Outcome {
+        // Ctrl-C ended a command substitution (or a wait of rsh's own within one): as in
+        // bash, the line is abandoned, the command whose words it was in with it.
+        if self.interrupted {
+            self.last_status = 128 + libc::SIGINT;
+            return Err(Flow::Abort(self.last_status));
+        }
         self.error(&err.message);
         // bash's odd but observable statuses: 127 under -c, 1 in scripts, with set -e, and
         // in a subshell or command substitution.
@@ -1770,7 +1776,12 @@ impl ExpandEnv for Shell {
         if self.explaining {
             return Err(ExpandError::new(NOTHING_RUNS, 1));
         }
-        Ok(self.capture(program))
+        let output = self.capture(program);
+        // Ctrl-C ended it: the command it is part of does not run (see `expansion_failed`).
+        if self.interrupted {
+            return Err(ExpandError::new("interrupted", 128 + libc::SIGINT));
+        }
+        Ok(output)
     }
 
     fn process_substitution(
