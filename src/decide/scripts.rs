@@ -142,7 +142,7 @@ pub fn awk_files(program: &str, assigned: &[&str], loads: bool) -> Vec<Touch> {
     // awk reads an assigned value as the inside of a string literal: its escapes too.
     let assigned = assigned
         .iter()
-        .map(|value| awk_string(&value.chars().collect::<Vec<_>>(), 0).0);
+        .flat_map(|value| awk_string(&value.chars().collect::<Vec<_>>(), 0).0);
     // A file's name ends at a NUL, as the system reads it.
     let names =
         scanned
@@ -153,7 +153,8 @@ pub fn awk_files(program: &str, assigned: &[&str], loads: bool) -> Vec<Touch> {
                 Some((before, _)) => before.to_owned(),
                 None => name,
             });
-    for name in names {
+    let mut seen = std::collections::HashSet::new();
+    for name in names.filter(|name| seen.insert(name.clone())) {
         if scanned.redirects {
             push(&mut files, name.clone(), true);
         }
@@ -235,7 +236,7 @@ const AWK_FORKS: u32 = 6;
 #[derive(Debug, Clone, Default)]
 struct AwkReading {
     words: String,
-    run: Option<String>,
+    run: Option<[String; 2]>,
     slash: Slash,
     at: usize,
 }
@@ -298,15 +299,15 @@ impl AwkReading {
 
     /// Reads the string literal that starts at `self.at`.
     fn literal(&mut self, chars: &[char], scanned: &mut Awk) {
-        let (value, end) = awk_string(chars, self.at + 1);
-        scanned.literals.push(value.clone());
+        let (values, end) = awk_string(chars, self.at + 1);
+        scanned.literals.extend(values.iter().cloned());
         self.run = Some(match self.run.take() {
             Some(before) => {
-                let joined = before + &value;
-                scanned.literals.push(joined.clone());
+                let joined = [0, 1].map(|k| before[k].clone() + &values[k]);
+                scanned.literals.extend(joined.iter().cloned());
                 joined
             }
-            None => value,
+            None => values,
         });
         self.end_word();
         self.at = end;
@@ -338,52 +339,10 @@ impl AwkReading {
 /// The keywords and built-in functions of awk (mawk's and gawk's) after which an expression,
 /// so a regular expression, may begin.
 const AWK_WORDS: &[&str] = &[
-    "BEGIN",
-    "END",
-    "BEGINFILE",
-    "ENDFILE",
-    "function",
-    "func",
-    "if",
-    "else",
-    "while",
-    "for",
-    "do",
-    "break",
-    "continue",
-    "next",
-    "nextfile",
-    "exit",
-    "return",
-    "delete",
-    "in",
-    "print",
-    "printf",
-    "switch",
-    "default",
-    "length",
-    "substr",
-    "index",
-    "split",
-    "sub",
-    "gsub",
-    "gensub",
-    "match",
-    "sprintf",
-    "sin",
-    "cos",
-    "atan2",
-    "exp",
-    "log",
-    "sqrt",
-    "int",
-    "rand",
-    "srand",
-    "tolower",
-    "toupper",
-    "system",
-    "close",
-    "fflush",
+    "BEGIN", "END", "function", "if", "else", "while", "for", "do", "break", "continue", "next",
+    "nextfile", "exit", "return", "delete", "in", "print", "printf", "length", "substr", "index",
+    "split", "sub", "gsub", "match", "sprintf", "sin", "cos", "atan2", "exp", "log", "sqrt", "int",
+    "rand", "srand", "tolower", "toupper", "system", "close", "fflush",
 ];
 
 /// Where a line continued by a backslash at `at` goes on: a backslash, blanks or a carriage
@@ -433,14 +392,17 @@ fn regex_end(chars: &[char], start: usize) -> usize {
     i.min(chars.len())
 }
 
-/// The value of the awk string starting at `start` (after its opening quote), and the index
-/// after its closing quote.
-fn awk_string(chars: &[char], start: usize) -> (String, usize) {
+/// The value of the awk string starting at `start` (after its opening quote), as gawk and as
+/// mawk read it, and the index after its closing quote. They differ on an escape neither
+/// knows (`\/`, `\q`): gawk drops the backslash, mawk keeps it.
+fn awk_string(chars: &[char], start: usize) -> ([String; 2], usize) {
     let mut value = String::new();
+    let mut kept = String::new();
     let mut i = start;
     while i < chars.len() {
+        let before = value.len();
         match chars[i] {
-            '"' => return (value, i + 1),
+            '"' => return ([value, kept], i + 1),
             '\\' if i + 1 < chars.len() => {
                 i += 1;
                 let c = chars[i];
@@ -475,14 +437,23 @@ fn awk_string(chars: &[char], start: usize) -> (String, usize) {
                         let code = u32::from_str_radix(&digits, 8).unwrap_or(0);
                         value.extend(char::from_u32(code));
                     }
-                    _ => value.push(c),
+                    'a' => value.push('\u{7}'),
+                    'b' => value.push('\u{8}'),
+                    'f' => value.push('\u{c}'),
+                    'v' => value.push('\u{b}'),
+                    '"' | '\\' => value.push(c),
+                    _ => {
+                        value.push(c);
+                        kept.push('\\');
+                    }
                 }
             }
             c => value.push(c),
         }
+        kept.push_str(&value[before..]);
         i += 1;
     }
-    (value, chars.len())
+    ([value, kept], chars.len())
 }
 
 /// The files a jq program reads through its modules: `import "P" as name;` reads `P.jq` (or
@@ -731,6 +702,9 @@ mod tests {
             "BEGIN { q = \"a\" ~ /\"z/; x = case / 2; print \"pwn\" > \".git/config\"; y = 1 / 2 }",
             "BEGIN { q = \"a\" ~ /\"z/; x = 4 \\ \n/ 2; print \"pwn\" > \".git/config\"; y = 1 / 2 }",
             "BEGIN { q = \"a\" ~ /\"z/; x = 4 \\\r\n/ 2; print \"pwn\" > \".git/config\"; y = 1 / 2 }",
+            // gawk's keywords are mawk's names, after which a slash divides.
+            "{ default = 4; x = default / 2; print \"pwn\" > \".git/config\"; y = x / 1 }",
+            "{ func = 4; x = func / 2; print \"pwn\" > \".git/config\"; y = x / 1 }",
             // A name ends at a NUL.
             "BEGIN { print \"pwn\" > \".git/config\\0x\" }",
         ] {
@@ -740,6 +714,10 @@ mod tests {
             "BEGIN { while ((getline l < \".env\\0\") > 0) print l }",
             ".env"
         ));
+        // An escape awk does not know: mawk keeps the backslash, gawk drops it.
+        let both = awk("BEGIN { print \"x\" > \"a\\/b\" }");
+        assert!(both.contains(&"w:a/b".to_string()), "{both:?}");
+        assert!(both.contains(&"w:a\\/b".to_string()), "{both:?}");
         // Assigned values are read as strings are, escapes and all.
         let assigned = |value: &str| shown(awk_files("{ print > f }", &[value], false));
         assert_eq!(assigned(".git/confi\\147"), ["w:.git/config"]);
