@@ -488,6 +488,11 @@ fn ctrl_c_in_a_command_substitution_stops_its_command() {
         ("cat public.txt$(< fifo)", "public text"),
         ("for i in $(sleep 30) x; do echo ran\"\"$i; done", "ranx"),
         ("echo x > made$(sleep 30)", ""),
+        // In a forked copy of the shell too, which ends by it for the shell to abandon its
+        // line as well.
+        ("(cat public.txt$(sleep 30)); echo ran\"\"-on", "ran-on"),
+        ("cat public.txt$(sleep 30) | cat", "public text"),
+        ("echo $(cat public.txt$(sleep 30))", "public text"),
     ] {
         pty.send(&format!("{line}\r"));
         std::thread::sleep(Duration::from_millis(500));
@@ -497,6 +502,13 @@ fn ctrl_c_in_a_command_substitution_stops_its_command() {
         type_line(&mut pty, "echo status $?", "status 130\r\n");
     }
     assert!(!case.root().join("work/made").exists());
+    // Ctrl-C that ends a prompt's substitution abandons only the prompt's text.
+    pty.send(&format!("PS1='$(sleep 2){PROMPT}'\r"));
+    std::thread::sleep(Duration::from_millis(700));
+    pty.send("\x03");
+    pty.expect(PROMPT, WAIT);
+    pty.send(&format!("PS1='{PROMPT}'; echo a; echo b\r"));
+    pty.expect("a\r\nb\r\n", WAIT);
     assert_eq!(pty.exit(), Some(0));
 }
 

@@ -206,6 +206,8 @@ pub struct Shell {
     /// Ctrl-C ended the job that held the terminal: the interactive shell abandons the rest
     /// of the line, as bash does (`sleep 30; rm -r build` must not go on to the `rm`).
     interrupted: bool,
+    /// A line was abandoned for Ctrl-C (see `run_in_child`).
+    abandoned_by_ctrl_c: bool,
 }
 
 impl Shell {
@@ -277,6 +279,7 @@ impl Shell {
             tty_modes_before: None,
             forked: false,
             interrupted: false,
+            abandoned_by_ctrl_c: false,
             jobs: jobs::Jobs::default(),
         };
         shell.init_variables();
@@ -411,6 +414,12 @@ impl Shell {
         self.stack_limit = limit;
     }
 
+    /// Drops a Ctrl-C that ended a command substitution of what is not a command (a
+    /// prompt): it abandons nothing further.
+    pub(crate) fn forget_interrupt(&mut self) {
+        self.interrupted = false;
+    }
+
     pub fn last_status(&self) -> i32 {
         self.last_status
     }
@@ -518,6 +527,7 @@ impl Shell {
         }
         // Not over `exit`: `exec sleep 30` ended by Ctrl-C still ends the shell.
         if std::mem::take(&mut self.interrupted) && !matches!(result, Err(Flow::Exit(_))) {
+            self.abandoned_by_ctrl_c = true;
             return Err(Flow::Abort(128 + libc::SIGINT));
         }
         result
@@ -680,6 +690,7 @@ impl Shell {
     fn run_in_child(&mut self, body: impl FnOnce(&mut Shell) -> Outcome) -> i32 {
         // A subshell is not inside the parent's loops: `break` there only complains.
         self.loop_depth = 0;
+        self.abandoned_by_ctrl_c = false;
         // A subshell's `exit`, `return` or errexit ends only the subshell.
         let status = match body(self) {
             Ok(status)
@@ -689,6 +700,12 @@ impl Shell {
             Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.last_status,
         };
         self.end_process_subs();
+        // Ctrl-C ended what it ran and a line was abandoned for it: it ends by it as well, for
+        // the shell that waits for it to abandon its line too (as a bash subshell, which does
+        // not ignore Ctrl-C, would).
+        if self.abandoned_by_ctrl_c && self.mode == Mode::Interactive {
+            job::die_by(libc::SIGINT);
+        }
         status
     }
 
@@ -808,11 +825,12 @@ impl Shell {
         {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
-            self.interrupted |= self.at_terminal()
-                && ended.exits.iter().any(|e| {
-                    matches!(e, Ok(spawn::Exit::Signal { signal, .. }) if *signal == libc::SIGINT)
-                });
+            self.interrupted |= self.at_terminal() && by_ctrl_c(&ended.exits);
         }
+        // A forked copy of the interactive shell ignores Ctrl-C as the shell does: a program
+        // it ended ends the copy's line too, and the copy then ends by it (`run_in_child`).
+        self.interrupted |=
+            self.forked && self.mode == Mode::Interactive && by_ctrl_c(&ended.exits);
         // Not collapsed into the guard: a quiet `timeout` must not fall through to rsh's own
         // report below.
         #[allow(clippy::collapsible_match)]
@@ -933,7 +951,7 @@ impl Shell {
                     self.report_signal(signal, core);
                     // As for a job: Ctrl-C that ended it abandons the line (it shares the
                     // shell's group, which ignored the same Ctrl-C).
-                    self.interrupted |= signal == libc::SIGINT && self.at_terminal();
+                    self.interrupted |= signal == libc::SIGINT && self.mode == Mode::Interactive;
                 }
                 let reaped = audit::Reaped {
                     status: exit.status(),
@@ -1565,6 +1583,13 @@ impl Shell {
             (_, false) => Err(Flow::Abort(status)),
         }
     }
+}
+
+/// Whether Ctrl-C ended one of the processes of a job.
+fn by_ctrl_c(exits: &[Result<spawn::Exit, nix::errno::Errno>]) -> bool {
+    exits
+        .iter()
+        .any(|e| matches!(e, Ok(spawn::Exit::Signal { signal, .. }) if *signal == libc::SIGINT))
 }
 
 /// Whether a failing pipeline trips `set -e` itself. A group, `if`, loop or `case` does not:
