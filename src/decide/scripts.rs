@@ -424,7 +424,11 @@ fn awk_string(chars: &[char], start: usize) -> ([String; 2], usize) {
                             .and_then(char::from_u32)
                         {
                             Some(decoded) => value.push(decoded),
-                            None => value.push('x'),
+                            // No digit: mawk keeps `\x` as it is.
+                            None => {
+                                value.push('x');
+                                kept.push('\\');
+                            }
                         }
                     }
                     '0'..='7' => {
@@ -434,7 +438,8 @@ fn awk_string(chars: &[char], start: usize) -> ([String; 2], usize) {
                             .take_while(|d| d.is_digit(8))
                             .collect();
                         i += digits.len() - 1;
-                        let code = u32::from_str_radix(&digits, 8).unwrap_or(0);
+                        // Three digits may go past a byte (`\456`): awk keeps the low byte.
+                        let code = u32::from_str_radix(&digits, 8).unwrap_or(0) & 0xff;
                         value.extend(char::from_u32(code));
                     }
                     'a' => value.push('\u{7}'),
@@ -713,6 +718,11 @@ mod tests {
         assert!(reads(
             "BEGIN { while ((getline l < \".env\\0\") > 0) print l }",
             ".env"
+        ));
+        // An octal escape past a byte is its low byte (`\456` is `.`).
+        assert!(writes(
+            "BEGIN { print 1 > \"\\456git/config\" }",
+            ".git/config"
         ));
         // An escape awk does not know: mawk keeps the backslash, gawk drops it.
         let both = awk("BEGIN { print \"x\" > \"a\\/b\" }");
