@@ -509,6 +509,16 @@ fn ctrl_c_in_a_command_substitution_stops_its_command() {
     pty.expect(PROMPT, WAIT);
     pty.send(&format!("PS1='{PROMPT}'; echo a; echo b\r"));
     pty.expect("a\r\nb\r\n", WAIT);
+    pty.expect(PROMPT, WAIT);
+    // In PS0's, shown before the line runs, it abandons the line, as in bash.
+    type_line(&mut pty, "PS0='$(sleep 2)'", "");
+    pty.send("echo one; echo two\r");
+    std::thread::sleep(Duration::from_millis(700));
+    pty.send("\x03");
+    let seen = pty.expect(PROMPT, WAIT);
+    assert!(!seen.contains("\r\none\r\n"), "{seen:?}");
+    type_line(&mut pty, "echo status $?", "status 130\r\n");
+    type_line(&mut pty, "PS0=", "");
     assert_eq!(pty.exit(), Some(0));
 }
 

@@ -414,10 +414,10 @@ impl Shell {
         self.stack_limit = limit;
     }
 
-    /// Drops a Ctrl-C that ended a command substitution of what is not a command (a
-    /// prompt): it abandons nothing further.
-    pub(crate) fn forget_interrupt(&mut self) {
-        self.interrupted = false;
+    /// Whether Ctrl-C ended a command substitution of what is not a command (a prompt),
+    /// which is then forgotten.
+    pub(crate) fn take_interrupt(&mut self) -> bool {
+        std::mem::take(&mut self.interrupted)
     }
 
     pub fn last_status(&self) -> i32 {

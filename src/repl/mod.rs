@@ -211,6 +211,11 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
             let shown = prompt::render(shell, "PS0", "", number);
             let _ = fd::write_all(2, shown.as_bytes());
             number += 1;
+            // Ctrl-C in PS0's substitution abandons the line before it runs, as in bash.
+            if shell.take_interrupt() {
+                shell.set_last_status(128 + libc::SIGINT);
+                continue;
+            }
         }
         let refusals = shell.refusals();
         let added = input.note(shell, &text);
@@ -271,7 +276,7 @@ fn run_chunk(shell: &mut Shell, text: &str, interactive: bool) -> Chunk {
 
 /// `PS1` before a command, `PS2` on its continuation lines.
 fn prompt_text(shell: &mut Shell, first_line: bool, number: usize) -> String {
-    if first_line {
+    let text = if first_line {
         let default = if nix::unistd::geteuid().is_root() {
             "# "
         } else {
@@ -280,7 +285,10 @@ fn prompt_text(shell: &mut Shell, first_line: bool, number: usize) -> String {
         prompt::render(shell, "PS1", default, number)
     } else {
         prompt::render(shell, "PS2", "> ", number)
-    }
+    };
+    // Ctrl-C in its substitution abandons only the prompt's text, not the next line.
+    shell.take_interrupt();
+    text
 }
 
 /// One line including its newline; None at end of input. Byte by byte, so that what follows

@@ -44,10 +44,8 @@ pub(crate) fn render(shell: &mut Shell, name: &str, fallback: &str, number: usiz
     let expanded = parse::prompt_word(&decoded)
         .map_err(|err| err.to_string())
         .and_then(|word| expand::heredoc(shell, &word).map_err(|err| err.message));
-    // A prompt's own substitutions do not change `$?`, and Ctrl-C that ended one abandons
-    // only the prompt's text, not the next line.
+    // A prompt's own substitutions do not change `$?`.
     shell.set_last_status(status);
-    shell.forget_interrupt();
     match expanded {
         // The here-document form adds the line break that ends its last line.
         Ok(mut text) => {
