@@ -79,7 +79,7 @@ pub(super) fn sed_field_end(
         match chars[i] {
             '\\' => i += 2,
             c if c == delim => return Some(i + 1),
-            '[' if regex => i = bracket_end(chars, i + 1),
+            '[' if regex => i = bracket_end(chars, i + 1, false),
             _ => i += 1,
         }
     }
@@ -88,8 +88,9 @@ pub(super) fn sed_field_end(
 
 /// The index after the `]` that closes the bracket expression whose inside starts at `i`:
 /// a `]` first (after any `^`) is text, `[:alpha:]`, `[=a=]` and `[.x.]` are single items,
-/// and a backslash is text.
-fn bracket_end(chars: &[char], mut i: usize) -> usize {
+/// and a backslash is text, as sed has it. In awk (`awk`), a backslash escapes the
+/// character after it, and a line's end cuts the expression short (its index is returned).
+fn bracket_end(chars: &[char], mut i: usize, awk: bool) -> usize {
     if chars.get(i) == Some(&'^') {
         i += 1;
     }
@@ -99,6 +100,8 @@ fn bracket_end(chars: &[char], mut i: usize) -> usize {
     while i < chars.len() {
         match chars[i] {
             ']' => return i + 1,
+            '\\' if awk => i += 2,
+            '\n' if awk => return i,
             '[' if matches!(chars.get(i + 1), Some(':' | '=' | '.')) => {
                 let close = chars[i + 1];
                 let end = (i + 2..chars.len().saturating_sub(1))
@@ -186,10 +189,6 @@ fn scan_awk(program: &str) -> Awk {
         reads: false,
     };
     AwkReading::default().scan(&chars, AWK_FORKS, &mut scanned);
-    let mut seen = std::collections::HashSet::new();
-    scanned
-        .literals
-        .retain(|literal| seen.insert(literal.clone()));
     scanned
 }
 
@@ -360,34 +359,17 @@ fn continued_line(chars: &[char], at: usize) -> Option<usize> {
 
 /// Where the regular expression whose text starts at `start` (after its opening `/`) ends:
 /// the index of its closing `/`, or of the newline or end that cuts it short. A `/` in a
-/// bracket expression (`/[/]"/`) does not end it, in mawk and gawk; nor does one in a
-/// class such as `[:alpha:]` within it.
+/// bracket expression (`/[/]"/`) does not end it, in mawk and gawk, which also take a
+/// backslash there as an escape (`[\]/]`).
 fn regex_end(chars: &[char], start: usize) -> usize {
     let mut i = start;
-    // In a bracket expression: where its list begins (a `]` there is a member).
-    let mut bracket: Option<usize> = None;
     while i < chars.len() && chars[i] != '\n' {
-        let next = chars.get(i + 1).copied();
-        match (chars[i], bracket) {
-            ('\\', _) => {
-                i += 2;
-                continue;
-            }
-            ('/', None) => return i,
-            ('[', None) => bracket = Some(i + 1 + usize::from(next == Some('^'))),
-            ('[', Some(_)) if matches!(next, Some(':' | '.' | '=')) => {
-                let close = next.unwrap_or(':');
-                let mut j = i + 2;
-                while j + 1 < chars.len() && !(chars[j] == close && chars[j + 1] == ']') {
-                    j += 1;
-                }
-                i = j + 2;
-                continue;
-            }
-            (']', Some(first)) if i > first => bracket = None,
-            _ => {}
+        match chars[i] {
+            '\\' => i += 2,
+            '/' => return i,
+            '[' => i = bracket_end(chars, i + 1, true),
+            _ => i += 1,
         }
-        i += 1;
     }
     i.min(chars.len())
 }
