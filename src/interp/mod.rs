@@ -820,17 +820,19 @@ impl Shell {
         info: &jobs::JobInfo,
         kept: Option<(usize, char)>,
     ) -> Vec<audit::Reaped> {
+        let held_terminal = kept.is_none() && job.terminal.is_some();
         if kept.is_none()
             && let Some(tty) = job.terminal
         {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
-            self.interrupted |= self.at_terminal() && by_ctrl_c(&ended.exits);
         }
-        // A forked copy of the interactive shell ignores Ctrl-C as the shell does: a program
-        // it ended ends the copy's line too, and the copy then ends by it (`run_in_child`).
-        self.interrupted |=
-            self.forked && self.mode == Mode::Interactive && by_ctrl_c(&ended.exits);
+        // Ctrl-C that ended a job holding the terminal abandons the interactive shell's line;
+        // in a forked copy of it, which ignores Ctrl-C as the shell does, any job it ended
+        // abandons the copy's line, and the copy then ends by it (`run_in_child`).
+        self.interrupted |= self.mode == Mode::Interactive
+            && (self.forked || held_terminal)
+            && by_ctrl_c(&ended.exits);
         // Not collapsed into the guard: a quiet `timeout` must not fall through to rsh's own
         // report below.
         #[allow(clippy::collapsible_match)]
