@@ -370,6 +370,93 @@ fn sensitive_names_hold_for_redirections_without_paths() {
     }
 }
 
+/// Without `[paths]` rsh checks a redirection's name and then opens it by name, so a link
+/// switched in between could lead to a sensitive file: what was opened is checked again. `sw`
+/// changes again and again between a FIFO, which another thread reads or writes as fast as it
+/// can, and a link to `.env` (for reading) or to `.bashrc` (for writing); each run must get the
+/// FIFO or a denial, never the sensitive file.
+#[test]
+fn a_link_switched_in_during_a_redirections_check_is_caught() {
+    use nix::fcntl::{AT_FDCWD, OFlag, RenameFlags, renameat2};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let case = Case::new("");
+    let work = case.work();
+    let shell = "[shell]\npath = [\"/usr/bin\", \"/bin\"]\n[commands]\nallow = [\"head\", \"echo\"]\n[limits]\ntimeout = 5\n";
+    fs::write(case.root().join("no-paths.toml"), shell).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(work.join("fifo"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for (script, target, mode) in [
+        ("head -n1 < sw", ".env", OFlag::O_WRONLY),
+        ("echo planted >> sw", ".bashrc", OFlag::O_RDONLY),
+    ] {
+        // The switching stopped anywhere last time.
+        for name in ["sw", "other"] {
+            let _ = fs::remove_file(work.join(name));
+        }
+        fs::hard_link(work.join("fifo"), work.join("sw")).unwrap();
+        symlink(target, work.join("other")).unwrap();
+        let stop = AtomicBool::new(false);
+        let (mut fifo, mut denied, mut leaked) = (0, 0, None);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let (sw, other) = (work.join("sw"), work.join("other"));
+                    renameat2(
+                        AT_FDCWD,
+                        &sw,
+                        AT_FDCWD,
+                        &other,
+                        RenameFlags::RENAME_EXCHANGE,
+                    )
+                    .unwrap();
+                }
+            });
+            // The FIFO's other end, opened without waiting: it succeeds while rsh waits.
+            scope.spawn(|| {
+                let fifo = work.join("fifo");
+                while !stop.load(Ordering::Relaxed) {
+                    let flags = mode | OFlag::O_NONBLOCK;
+                    let Ok(end) = nix::fcntl::open(&fifo, flags, nix::sys::stat::Mode::empty())
+                    else {
+                        continue;
+                    };
+                    let _ = nix::unistd::write(&end, b"fifo\n");
+                    let _ = nix::unistd::read(&end, &mut [0; 64]);
+                }
+            });
+            for _ in 0..150 {
+                let run = case.run_with("no-paths.toml", script);
+                if run.stdout.contains(ENV_SECRET) {
+                    leaked = Some(run);
+                    break;
+                }
+                if run.stderr.contains("rsh: denied: sw: ") {
+                    denied += 1;
+                } else if run.status == 0 {
+                    fifo += 1;
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+        if let Some(run) = leaked {
+            panic!("{script} read .env\n{}", run.describe());
+        }
+        assert_eq!(
+            fs::read_to_string(work.join(".bashrc")).unwrap(),
+            "alias ll='ls -l'\n",
+            "{script}"
+        );
+        // Both sides of the switch were met.
+        assert!(
+            fifo > 0 && denied > 0,
+            "{script}: fifo {fifo}, denied {denied}"
+        );
+    }
+}
+
 /// A path that goes through a directory link reaches its file by the name spelled through
 /// the link too: `repo/.git/config` is a repository's configuration wherever `repo/.git`
 /// leads, and `keys/.ssh/id` a key.

@@ -279,16 +279,24 @@ impl Shell {
             }
             // Sensitive names hold without `[paths]` too, as they do for the files a command
             // names (`cat < .env` as `cat .env`).
+            let mut checked = None;
             if descriptor.is_none() && !self.policy().sensitive().is_empty() {
                 let (landing, links, _) = would_open(&self.absolute(Path::new(path)));
                 let decision = self.sensitive_name(&landing, &links, write);
                 self.settle_file_decision(path, decision)?;
+                checked = Some(landing);
             }
+            // Nothing is read or written through a descriptor before it is checked again
+            // (truncation is the caller's, after this).
             let file = if is_fifo(Path::new(path)) {
                 let named = nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, mode);
-                self.open_fifo(path, named.map_err(io)?, flags)?
+                let named = named.map_err(io)?;
+                self.recheck_opened(path, &named, checked.as_deref(), write)?;
+                self.open_fifo(path, named, flags)?
             } else {
-                nix::fcntl::open(path, flags, mode).map_err(io)?
+                let file = nix::fcntl::open(path, flags, mode).map_err(io)?;
+                self.recheck_opened(path, &file, checked.as_deref(), write)?;
+                file
             };
             // Any other name of rsh's own pipes and sockets (`/proc/PID/fd/N`, a link to
             // one): an audit record handed over, the log socket, the output filter.
@@ -329,6 +337,28 @@ impl Shell {
                 "denied: {path}: it changed while rsh checked it"
             ))),
             Err(errno) => Err(io(errno)),
+        }
+    }
+
+    /// Checks the sensitive names again on the file `path` opened, under the name the kernel
+    /// gives it, where that is not `checked`, the name checked before the open: without
+    /// `[paths]` the open goes by name, and a link switched in between leads elsewhere.
+    fn recheck_opened(
+        &mut self,
+        path: &str,
+        file: &OwnedFd,
+        checked: Option<&Path>,
+        write: bool,
+    ) -> Result<(), ReadError> {
+        let Some(checked) = checked else {
+            return Ok(());
+        };
+        match fd::path_of(file.as_raw_fd()) {
+            Some(opened) if opened != checked => {
+                let decision = self.sensitive_name(&opened, &[], write);
+                self.settle_file_decision(path, decision)
+            }
+            _ => Ok(()),
         }
     }
 
