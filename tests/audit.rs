@@ -207,6 +207,73 @@ fn required_records_without_syslog_mean_nothing_runs() {
     assert_eq!(syslog.records(3).len(), 3);
 }
 
+/// With syslog gone in the middle of a session, the command whose record fails has run;
+/// the next is refused, and its refusal is kept in the fallback file.
+#[test]
+fn a_refusal_for_lack_of_syslog_is_kept_in_the_fallback_file() {
+    use std::io::Write;
+    let work = tempfile::tempdir().unwrap();
+    let socket = work.path().join("log.sock");
+    let daemon = UnixDatagram::bind(&socket).unwrap();
+    let fallback = work.path().join("audit.log");
+    let more = format!(
+        "required = true\nfallback = {:?}",
+        fallback.display().to_string()
+    );
+    let policy = policy(work.path(), &to_socket(&socket, &more));
+    let mut child = Command::new(RSH)
+        .arg("--policy")
+        .arg(&policy)
+        .arg("-c")
+        .arg("touch one; read x; touch two; touch three")
+        .current_dir(work.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // session-start, then `touch one`: the daemon goes away once it has both.
+    daemon
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut buffer = vec![0; 65536];
+    for _ in 0..2 {
+        daemon.recv(&mut buffer).expect("a record from rsh");
+    }
+    drop(daemon);
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let run = Run::of(out);
+    assert_eq!(run.status, 126, "{}", run.describe());
+    assert!(work.path().join("two").exists(), "{}", run.describe());
+    assert!(!work.path().join("three").exists(), "{}", run.describe());
+    run.assert_stderr_has("touch: audit.required: syslog at");
+    let records = fallback_records(&fallback);
+    let argvs: Vec<String> = records.iter().map(|r| r["argv"].to_string()).collect();
+    assert_eq!(records.len(), 3, "{argvs:?}");
+    assert_eq!(records[0]["argv"], serde_json::json!(["touch", "two"]));
+    assert_eq!(records[0]["status"], 0);
+    let refused = &records[1];
+    assert_eq!(refused["argv"], serde_json::json!(["touch", "three"]));
+    assert_eq!(refused["decision"], "deny");
+    assert_eq!(refused["status"], 126);
+    assert!(
+        refused["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("audit.required ("),
+        "{refused}"
+    );
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cannot take records"),
+        "{refused}"
+    );
+    assert_eq!(records[2]["event"], "session-end");
+}
+
 /// The records of a fallback file, one JSON object per line.
 /// A policy in `dir` whose records go to a fallback file only (returned second), with
 /// `more` after the `[audit]` lines.

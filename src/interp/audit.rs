@@ -255,6 +255,16 @@ impl Shell {
         self.send_refused(command, &refusal.decision, 126);
     }
 
+    /// Records `command` as refused because records are required and syslog cannot take
+    /// them (`why`): the record goes where the sink keeps what syslog does not take, the
+    /// fallback file.
+    pub(super) fn audit_unready(&mut self, command: Option<Command>, why: String) {
+        if let Some(command) = command {
+            let decision = crate::decide::refused(self.policy(), "audit.required", why);
+            self.send_refused(command, &decision, 126);
+        }
+    }
+
     /// Sends the record of `command`, refused by `decision`.
     fn send_refused(
         &mut self,

@@ -1026,6 +1026,7 @@ impl Shell {
         let segment = self.segment.take();
         if let Err(message) = self.audit_ready() {
             self.error(&format!("{}: {message}", argv[0]));
+            self.audit_unready(segment, message);
             return 126;
         }
         let started = Instant::now();
