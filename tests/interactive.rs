@@ -42,7 +42,7 @@ history = "{history}"
 {extra}
 
 [commands]
-allow = ["ls", "cat", "echo", "sleep", "less", "python3"]
+allow = ["ls", "cat", "echo", "sleep", "less", "python3", "timeout"]
 deny = ["shift"]
 
 [commands.cat]
@@ -471,6 +471,18 @@ fn ctrl_c_abandons_the_rest_of_the_line() {
     std::thread::sleep(Duration::from_millis(800));
     pty.send("\x03");
     pty.expect("went-on\r\n", WAIT);
+    // SIGINT that the command's own `timeout` sent is no Ctrl-C: the program ends with 124
+    // and the line goes on, in the shell and in a subshell.
+    type_line(
+        &mut pty,
+        "timeout -s INT 1 sleep 30; echo went-on $?",
+        "went-on 124\r\n",
+    );
+    type_line(
+        &mut pty,
+        "(timeout -s INT 1 sleep 30; echo inner $?); echo outer $?",
+        "inner 124\r\nouter 0\r\n",
+    );
     assert_eq!(pty.exit(), Some(0));
 }
 

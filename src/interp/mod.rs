@@ -827,11 +827,20 @@ impl Shell {
             job::reclaim_terminal(tty);
             self.settle_terminal(tty, &ended.exits);
         }
+        // The signal the command's own `timeout` asked for, which rsh sent (after it, the
+        // program ends with 124, as timeout's program makes it). SIGINT so sent is no Ctrl-C.
+        let sent_for_timeout = ended.timed_out && info.deadline.asked.is_some();
+        let sent_sigint = sent_for_timeout
+            && info
+                .deadline
+                .asked
+                .is_some_and(|asked| asked.signal == libc::SIGINT);
         // Ctrl-C that ended a job holding the terminal abandons the interactive shell's line;
         // in a forked copy of it, which ignores Ctrl-C as the shell does, any job it ended
         // abandons the copy's line, and the copy then ends by it (`run_in_child`).
         self.interrupted |= self.mode == Mode::Interactive
             && (self.forked || held_terminal)
+            && !sent_sigint
             && by_ctrl_c(&ended.exits);
         // Not collapsed into the guard: a quiet `timeout` must not fall through to rsh's own
         // report below.
@@ -864,12 +873,9 @@ impl Shell {
                 let _ = fd::write_all(2, format!("{line}\n").as_bytes());
             }
             // Like bash, one report for the job: the last process that a signal ended (not by
-            // the signal `timeout` sent, after which its program ends with 124; SIGKILL ends
-            // it too, and bash says so).
+            // the signal `timeout` sent; SIGKILL ends timeout's program too, and bash says so).
             None => {
-                let asked_for = |signal: i32| {
-                    ended.timed_out && info.deadline.asked.is_some() && signal != libc::SIGKILL
-                };
+                let asked_for = |signal: i32| sent_for_timeout && signal != libc::SIGKILL;
                 if let Some((signal, core)) =
                     last_signal(&ended.exits).filter(|&(signal, _)| !asked_for(signal))
                 {

@@ -683,13 +683,16 @@ impl Job {
     fn ended(&self, wait: Progress, interactive: bool) -> Ended {
         let exits: Vec<Result<Exit, Errno>> = wait.exits.into_iter().map(Option::unwrap).collect();
         let ctrl_c = wait.interrupted || self.terminal.is_some();
-        let by_ctrl_c = matches!(
-            exits.last(),
-            Some(Ok(Exit::Signal {
-                signal: libc::SIGINT,
-                ..
-            }))
-        );
+        // SIGINT that rsh sent at the deadline itself (a command's `timeout -s INT`) is none.
+        let sent_sigint = wait.timed_out && self.expiry.signal == libc::SIGINT;
+        let by_ctrl_c = !sent_sigint
+            && matches!(
+                exits.last(),
+                Some(Ok(Exit::Signal {
+                    signal: libc::SIGINT,
+                    ..
+                }))
+            );
         let dying = match wait.dying {
             None if ctrl_c && !interactive && by_ctrl_c => Some(libc::SIGINT),
             dying => dying,
