@@ -207,8 +207,10 @@ fn required_records_without_syslog_mean_nothing_runs() {
     assert_eq!(syslog.records(3).len(), 3);
 }
 
-/// With syslog gone in the middle of a session, the command whose record fails has run;
-/// the next is refused, and its refusal is kept in the fallback file.
+/// With syslog gone in the middle of a session, the command whose record fails has run; the
+/// next is refused, in a forked copy of the shell too (a subshell sends its own records), and
+/// its refusal is kept in the fallback file. Once syslog is back, it first gets a record
+/// saying since when records went only to that file.
 #[test]
 fn a_refusal_for_lack_of_syslog_is_kept_in_the_fallback_file() {
     use std::io::Write;
@@ -225,7 +227,7 @@ fn a_refusal_for_lack_of_syslog_is_kept_in_the_fallback_file() {
         .arg("--policy")
         .arg(&policy)
         .arg("-c")
-        .arg("touch one; read x; touch two; touch three")
+        .arg("touch one; read x; (touch sub1); (touch sub2); touch three; read y; touch four")
         .current_dir(work.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -233,45 +235,104 @@ fn a_refusal_for_lack_of_syslog_is_kept_in_the_fallback_file() {
         .spawn()
         .unwrap();
     // session-start, then `touch one`: the daemon goes away once it has both.
-    daemon
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    let mut buffer = vec![0; 65536];
-    for _ in 0..2 {
-        daemon.recv(&mut buffer).expect("a record from rsh");
-    }
+    let received = |daemon: &UnixDatagram, count: usize| -> Vec<String> {
+        daemon
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let mut buffer = vec![0; 65536];
+        (0..count)
+            .map(|_| {
+                let n = daemon.recv(&mut buffer).expect("a record from rsh");
+                String::from_utf8_lossy(&buffer[..n]).into_owned()
+            })
+            .collect()
+    };
+    received(&daemon, 2);
     drop(daemon);
-    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fallback_records(&fallback).len() < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "{:?}",
+            fallback_records(&fallback)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Syslog is back.
+    fs::remove_file(&socket).unwrap();
+    let daemon = UnixDatagram::bind(&socket).unwrap();
+    input.write_all(b"\n").unwrap();
+    drop(input);
     let out = child.wait_with_output().unwrap();
     let run = Run::of(out);
-    assert_eq!(run.status, 126, "{}", run.describe());
-    assert!(work.path().join("two").exists(), "{}", run.describe());
-    assert!(!work.path().join("three").exists(), "{}", run.describe());
+    assert_eq!(run.status, 0, "{}", run.describe());
+    for (file, ran) in [
+        ("sub1", true),
+        ("sub2", false),
+        ("three", false),
+        ("four", true),
+    ] {
+        assert_eq!(
+            work.path().join(file).exists(),
+            ran,
+            "{file}\n{}",
+            run.describe()
+        );
+    }
     run.assert_stderr_has("touch: audit.required: syslog at");
+    run.assert_stderr_has("rsh: audit: cannot send records to syslog at");
     let records = fallback_records(&fallback);
     let argvs: Vec<String> = records.iter().map(|r| r["argv"].to_string()).collect();
     assert_eq!(records.len(), 3, "{argvs:?}");
-    assert_eq!(records[0]["argv"], serde_json::json!(["touch", "two"]));
+    assert_eq!(records[0]["argv"], serde_json::json!(["touch", "sub1"]));
     assert_eq!(records[0]["status"], 0);
-    let refused = &records[1];
-    assert_eq!(refused["argv"], serde_json::json!(["touch", "three"]));
-    assert_eq!(refused["decision"], "deny");
-    assert_eq!(refused["status"], 126);
+    for (refused, argv) in records[1..].iter().zip(["sub2", "three"]) {
+        assert_eq!(refused["argv"], serde_json::json!(["touch", argv]));
+        assert_eq!(refused["decision"], "deny");
+        assert_eq!(refused["status"], 126);
+        let rule = refused["rule"].as_str().unwrap();
+        assert!(rule.starts_with("audit.required ("), "{refused}");
+        let reason = refused["reason"].as_str().unwrap();
+        assert!(reason.contains("cannot take records"), "{refused}");
+    }
+    let back = received(&daemon, 3);
     assert!(
-        refused["rule"]
-            .as_str()
-            .unwrap()
-            .starts_with("audit.required ("),
-        "{refused}"
+        back[0].contains(r#""event":"syslog-resumed""#)
+            && back[0].contains(r#""since":""#)
+            && back[0].contains(&format!(r#""fallback":"{}""#, fallback.display())),
+        "{back:?}"
     );
+    assert!(back[1].contains(r#""argv":["touch","four"]"#), "{back:?}");
+    assert!(back[2].contains(r#""event":"session-end""#), "{back:?}");
+}
+
+/// A syslog daemon that stops reading lets rsh connect but takes nothing: once a record
+/// waited in vain, the next command is refused.
+#[test]
+fn a_syslog_that_takes_nothing_stops_commands() {
+    let work = tempfile::tempdir().unwrap();
+    let socket = work.path().join("log.sock");
+    // Bound, never read: its queue fills after a few records.
+    let _daemon = UnixDatagram::bind(&socket).unwrap();
+    let policy = policy(work.path(), &to_socket(&socket, "required = true"));
+    let run = rsh(
+        &policy,
+        work.path(),
+        "for i in {1..16}; do touch t$i; done",
+    );
+    assert_eq!(run.status, 126, "{}", run.describe());
+    let ran: Vec<bool> = (1..=16)
+        .map(|i| work.path().join(format!("t{i}")).exists())
+        .collect();
+    let first_refused = ran.iter().position(|ran| !ran).expect("every command ran");
     assert!(
-        refused["reason"]
-            .as_str()
-            .unwrap()
-            .contains("cannot take records"),
-        "{refused}"
+        first_refused > 0 && ran[first_refused..].iter().all(|ran| !ran),
+        "{ran:?}\n{}",
+        run.describe()
     );
-    assert_eq!(records[2]["event"], "session-end");
+    run.assert_stderr_has("it took nothing for 500 ms");
 }
 
 /// The records of a fallback file, one JSON object per line.

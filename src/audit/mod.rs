@@ -137,8 +137,18 @@ impl Trail {
     }
 
     /// Before a command runs: Err(why) when records are required and syslog cannot take them.
+    /// After syslog failed to take one, syslog must take a `syslog-resumed` record first,
+    /// which says since when records went only to the fallback file (`fallback`, null when
+    /// there is none: they were lost).
     pub fn ready(&mut self) -> Result<(), String> {
-        self.sink.ready()
+        let Some(since) = self.sink.outage() else {
+            return Ok(());
+        };
+        let mut json = self.head("syslog-resumed");
+        json.str("since", &record::utc(Duration::from_millis(since)));
+        let fallback = self.sink.fallback().map(|p| p.to_string_lossy());
+        json.opt_str("fallback", fallback.as_deref());
+        self.sink.resume(&json.finish())
     }
 
     /// The record of one command, run or refused.

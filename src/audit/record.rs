@@ -289,9 +289,13 @@ impl Ended {
 
 /// The time now, UTC, as RFC 3339 with milliseconds.
 pub fn utc_now() -> String {
-    let now = std::time::SystemTime::now()
+    utc(std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
+        .unwrap_or_default())
+}
+
+/// A time given since the Unix epoch, UTC, as RFC 3339 with milliseconds.
+pub fn utc(now: std::time::Duration) -> String {
     let secs = now.as_secs() as i64;
     let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);

@@ -5,6 +5,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::net::{UnixDatagram, UnixStream};
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use syslog::{Facility, Formatter5424, Logger, LoggerBackend};
@@ -44,6 +45,9 @@ pub struct Sink {
     failure: Option<(String, std::time::Instant)>,
     /// The user has been told that records are not reaching syslog.
     warned: bool,
+    /// With `required`: since when (Unix milliseconds; 0: not) syslog has not taken a record,
+    /// seen by every forked copy of the shell, which each send their own records.
+    outage: Option<&'static AtomicU64>,
 }
 
 impl Sink {
@@ -60,21 +64,57 @@ impl Sink {
             file: None,
             failure: None,
             warned: false,
+            outage: (config.required && config.syslog).then(crate::spawn::shared_counter),
         }
     }
 
-    /// With `required`, whether syslog can take records now (reconnecting if it could not).
-    pub fn ready(&mut self) -> Result<(), String> {
-        if !self.required || self.failure.is_none() {
-            return Ok(());
+    /// With `required`: since when (Unix milliseconds) syslog has not taken a record, here or
+    /// in a forked copy of the shell; None while it takes them.
+    pub fn outage(&self) -> Option<u64> {
+        use std::sync::atomic::Ordering;
+        if !self.required {
+            return None;
         }
+        let shared = self.outage.map_or(0, |o| o.load(Ordering::Relaxed));
+        match (shared, &self.failure) {
+            (0, None) => None,
+            (0, Some(_)) => Some(unix_millis()),
+            (since, _) => Some(since),
+        }
+    }
+
+    pub fn fallback(&self) -> Option<&std::path::Path> {
+        self.fallback.as_deref()
+    }
+
+    /// Ends an outage by sending `body`, the record that says so, to syslog on a new
+    /// connection: only a record syslog took shows that it takes them again (a daemon that
+    /// stopped reading still lets rsh connect). Err(why nothing may run) if it did not.
+    pub fn resume(&mut self, body: &str) -> Result<(), String> {
         self.logger = None;
-        match self.connect() {
+        match self.send_to_syslog(body, Severity::Notice) {
             Ok(()) => {
                 self.failure = None;
+                if let Some(outage) = self.outage {
+                    outage.store(0, std::sync::atomic::Ordering::Relaxed);
+                }
                 Ok(())
             }
-            Err(why) => Err(self.refusal(&why)),
+            Err(why) => {
+                self.logger = None;
+                self.failed(&why);
+                Err(self.refusal(&why))
+            }
+        }
+    }
+
+    /// Notes that syslog did not take a record, for this process and, with `required`, the
+    /// shell's other processes.
+    fn failed(&mut self, why: &str) {
+        self.failure = Some((why.to_owned(), std::time::Instant::now()));
+        if let Some(outage) = self.outage {
+            use std::sync::atomic::Ordering;
+            let _ = outage.compare_exchange(0, unix_millis(), Ordering::Relaxed, Ordering::Relaxed);
         }
     }
 
@@ -90,7 +130,7 @@ impl Sink {
                 tracing::debug!(socket = %self.socket.display(), %why, "syslog took no record");
                 // The connection is made anew for the next attempt.
                 self.logger = None;
-                self.failure = Some((why.clone(), std::time::Instant::now()));
+                self.failed(why);
             }),
         };
         match attempt {
@@ -101,14 +141,14 @@ impl Sink {
             Err(why) => {
                 // Kept where it can be, whatever else happens.
                 self.append_to_file(body);
-                if self.required {
-                    return Err(self.refusal(&why));
-                }
                 let absent = !self.socket.exists();
-                if !(absent && self.quiet_when_absent) {
+                if self.required || !(absent && self.quiet_when_absent) {
                     self.warn(&why);
                 }
-                Ok(())
+                match self.required {
+                    true => Err(self.refusal(&why)),
+                    false => Ok(()),
+                }
             }
         }
     }
@@ -210,6 +250,13 @@ impl Sink {
     }
 }
 
+fn unix_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |t| t.as_millis() as u64)
+        .max(1)
+}
+
 /// `No such file or directory`, without Rust's `(os error 2)`.
 fn io_reason(e: &std::io::Error) -> String {
     match e.raw_os_error() {
@@ -240,8 +287,12 @@ fn open_append(path: &std::path::Path) -> std::io::Result<std::fs::File> {
         .append(true)
         .create(true)
         .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
+        // Not left waiting on a FIFO put there.
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
     Ok(std::fs::File::from(high(file.into())?))
 }
 

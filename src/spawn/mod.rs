@@ -702,7 +702,6 @@ pub enum Fork {
     Parent(Pid),
 }
 
-/// Forks the shell itself for a subshell, a pipeline stage or a command substitution.
 /// A counter in memory shared with every process later forked from this one (pipeline
 /// stages, subshells, command substitutions), so that the shell learns what its forked
 /// copies counted. A program they exec does not keep it. Falls back to a private counter
@@ -727,6 +726,7 @@ pub fn shared_counter() -> &'static std::sync::atomic::AtomicU64 {
     }
 }
 
+/// Forks the shell itself for a subshell, a pipeline stage or a command substitution.
 pub fn fork_shell() -> Result<Fork, Errno> {
     // SAFETY: rsh is single-threaded, so the child is a complete copy that may go on running
     // the interpreter, exactly as bash does for subshells.
