@@ -317,11 +317,7 @@ fn a_syslog_that_takes_nothing_stops_commands() {
     // Bound, never read: its queue fills after a few records.
     let _daemon = UnixDatagram::bind(&socket).unwrap();
     let policy = policy(work.path(), &to_socket(&socket, "required = true"));
-    let run = rsh(
-        &policy,
-        work.path(),
-        "for i in {1..16}; do touch t$i; done",
-    );
+    let run = rsh(&policy, work.path(), "for i in {1..16}; do touch t$i; done");
     assert_eq!(run.status, 126, "{}", run.describe());
     let ran: Vec<bool> = (1..=16)
         .map(|i| work.path().join(format!("t{i}")).exists())
