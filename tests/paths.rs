@@ -457,6 +457,134 @@ fn a_link_switched_in_during_a_redirections_check_is_caught() {
     }
 }
 
+/// A FIFO switched in for a file while rsh checks a redirection cannot hold rsh past the
+/// command's timeout: what rsh opens is what it looked at.
+#[test]
+fn a_fifo_switched_in_during_a_redirections_check_waits_no_longer_than_the_timeout() {
+    use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let case = Case::new("");
+    let work = case.work();
+    let shell = "[shell]\npath = [\"/usr/bin\", \"/bin\"]\n[commands]\nallow = [\"cat\"]\n[limits]\ntimeout = 1\n";
+    fs::write(case.root().join("no-paths.toml"), shell).unwrap();
+    fs::write(
+        case.root().join("paths.toml"),
+        policy("[limits]\ntimeout = 1"),
+    )
+    .unwrap();
+    let made = Command::new("mkfifo")
+        .arg(work.join("other"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    fs::write(work.join("sw"), "plain\n").unwrap();
+    let stop = AtomicBool::new(false);
+    let mut hung = None;
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let (sw, other) = (work.join("sw"), work.join("other"));
+            while !stop.load(Ordering::Relaxed) {
+                renameat2(
+                    AT_FDCWD,
+                    &sw,
+                    AT_FDCWD,
+                    &other,
+                    RenameFlags::RENAME_EXCHANGE,
+                )
+                .unwrap();
+            }
+        });
+        'runs: for policy in ["no-paths.toml", "paths.toml"] {
+            for _ in 0..10 {
+                let mut child = common::without_terminal(&mut Command::new(RSH))
+                    .arg("--policy")
+                    .arg(case.root().join(policy))
+                    .args(["-c", "cat < sw"])
+                    .current_dir(&work)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                while child.try_wait().unwrap().is_none() {
+                    if std::time::Instant::now() > deadline {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        hung = Some(policy);
+                        break 'runs;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    assert_eq!(hung, None, "rsh waited on the FIFO past its timeout");
+}
+
+/// Without `[paths]`, a working directory moved deeper than PATH_MAX while rsh is in it
+/// leaves no name that can be followed to where a file is: sensitive names cannot be
+/// checked there, so nothing is opened for a command.
+#[test]
+fn a_working_directory_deeper_than_path_max_is_refused() {
+    use std::io::Write;
+    use std::os::fd::AsFd;
+    let case = Case::new("");
+    let work = case.work();
+    let shell =
+        "[shell]\npath = [\"/usr/bin\", \"/bin\"]\n[commands]\nallow = [\"cat\", \"echo\"]\n";
+    fs::write(case.root().join("no-paths.toml"), shell).unwrap();
+    symlink(".bashrc", work.join("rc")).unwrap();
+    // 18 directories of 250 bytes, made one inside the other.
+    let name = "d".repeat(250);
+    let mut dir = fs::File::open(case.root()).unwrap();
+    for _ in 0..18 {
+        nix::sys::stat::mkdirat(dir.as_fd(), name.as_str(), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let inner = nix::fcntl::openat(
+            dir.as_fd(),
+            name.as_str(),
+            nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_DIRECTORY,
+            nix::sys::stat::Mode::empty(),
+        )
+        .unwrap();
+        dir = fs::File::from(inner);
+    }
+    let script = "read x; cat < innocent; cat innocent; echo \"$(< innocent)\"; \
+                  echo planted >> rc; echo end";
+    let mut child = Command::new(RSH)
+        .arg("--policy")
+        .arg(case.root().join("no-paths.toml"))
+        .args(["-c", script])
+        .current_dir(&work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let root = fs::File::open(case.root()).unwrap();
+    nix::fcntl::renameat(root.as_fd(), "work", dir.as_fd(), "work").unwrap();
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let run = Run::of(child.wait_with_output().unwrap());
+    assert!(!run.stdout.contains(ENV_SECRET), "{}", run.describe());
+    assert!(run.stdout.contains("end"), "{}", run.describe());
+    let bashrc = nix::fcntl::openat(
+        dir.as_fd(),
+        "work/.bashrc",
+        nix::fcntl::OFlag::O_RDONLY,
+        nix::sys::stat::Mode::empty(),
+    )
+    .unwrap();
+    let mut text = String::new();
+    use std::io::Read;
+    fs::File::from(bashrc).read_to_string(&mut text).unwrap();
+    assert_eq!(text, "alias ll='ls -l'\n", "{}", run.describe());
+    run.assert_stderr_has("rsh: denied: innocent: its path is longer than rsh can check");
+    run.assert_stderr_has("rsh: denied: cat innocent: reads innocent: its path is longer");
+    // The temporary directory is removed by path, which cannot reach this deep.
+    nix::fcntl::renameat(dir.as_fd(), "work", root.as_fd(), "work").unwrap();
+}
+
 /// A path that goes through a directory link reaches its file by the name spelled through
 /// the link too: `repo/.git/config` is a repository's configuration wherever `repo/.git`
 /// leads, and `keys/.ssh/id` a key.

@@ -288,15 +288,19 @@ impl Shell {
             }
             // Nothing is read or written through a descriptor before it is checked again
             // (truncation is the caller's, after this).
-            let file = if is_fifo(Path::new(path)) {
-                let named = nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, mode);
-                let named = named.map_err(io)?;
-                self.recheck_opened(path, &named, checked.as_deref(), write)?;
-                self.open_fifo(path, named, flags)?
-            } else {
-                let file = nix::fcntl::open(path, flags, mode).map_err(io)?;
-                self.recheck_opened(path, &file, checked.as_deref(), write)?;
-                file
+            let located = nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, mode_none());
+            let file = match located {
+                Ok(named) => {
+                    self.recheck_opened(path, &named, checked.as_deref(), write)?;
+                    self.open_located(path, named, flags)?
+                }
+                Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) => {
+                    let file = fd::create(|f| nix::fcntl::open(path, f, mode), flags);
+                    let file = file.map_err(io)?;
+                    self.recheck_opened(path, &file, checked.as_deref(), write)?;
+                    file
+                }
+                Err(errno) => return Err(io(errno)),
             };
             // Any other name of rsh's own pipes and sockets (`/proc/PID/fd/N`, a link to
             // one): an audit record handed over, the log socket, the output filter.
@@ -320,23 +324,42 @@ impl Shell {
         // at least.
         // Through the read-only view where there is one: a file outside the write roots that
         // the program gets is then on a read-only mount (no fchmod, no futimens).
-        // A FIFO is named here and opened by `open_fifo`.
-        let fifo = is_fifo(&landing);
-        let (now, mode_now) = match fifo {
-            true => (
-                OFlag::O_PATH | OFlag::O_CLOEXEC,
-                nix::sys::stat::Mode::empty(),
-            ),
-            false => (flags, mode),
-        };
         let root = self.sandbox().ok().and_then(|s| s.view_root());
-        match fd::open_without_links_in(root, &landing, now, mode_now) {
-            Ok(named) if fifo => self.open_fifo(path, named, flags),
-            Ok(file) => Ok(file),
-            Err(nix::errno::Errno::ELOOP) => Err(ReadError::Denied(format!(
+        let locate = |flags, mode| fd::open_without_links_in(root, &landing, flags, mode);
+        let changed =
+            || ReadError::Denied(format!("denied: {path}: it changed while rsh checked it"));
+        match locate(OFlag::O_PATH | OFlag::O_CLOEXEC, mode_none()) {
+            Ok(named) => self.open_located(path, named, flags),
+            Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) => {
+                match fd::create(|f| locate(f, mode), flags) {
+                    Err(nix::errno::Errno::ELOOP) => Err(changed()),
+                    other => other.map_err(io),
+                }
+            }
+            Err(nix::errno::Errno::ELOOP) => Err(changed()),
+            Err(errno) => Err(io(errno)),
+        }
+    }
+
+    /// Opens with `flags` the file that `named`, an `O_PATH` descriptor of `path`, is: a FIFO
+    /// as `open_fifo` does, anything else through its `/proc/self/fd` entry. What was looked
+    /// at on `named` is what gets opened, and a FIFO switched in for a file cannot hold rsh
+    /// past the command's timeout.
+    fn open_located(
+        &mut self,
+        path: &str,
+        named: OwnedFd,
+        flags: nix::fcntl::OFlag,
+    ) -> Result<OwnedFd, ReadError> {
+        let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
+        let kind = nix::sys::stat::fstat(&named).map_err(io)?.st_mode & libc::S_IFMT;
+        match kind {
+            libc::S_IFIFO => self.open_fifo(path, named, flags),
+            // `O_NOFOLLOW` without openat2 names a link itself.
+            libc::S_IFLNK => Err(ReadError::Denied(format!(
                 "denied: {path}: it changed while rsh checked it"
             ))),
-            Err(errno) => Err(io(errno)),
+            _ => fd::reopen(&named, flags).map_err(io),
         }
     }
 
@@ -353,13 +376,20 @@ impl Shell {
         let Some(checked) = checked else {
             return Ok(());
         };
-        match fd::path_of(file.as_raw_fd()) {
-            Some(opened) if opened != checked => {
-                let decision = self.sensitive_name(&opened, &[], write);
-                self.settle_file_decision(path, decision)
+        let decision = match std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            Ok(opened) if opened.is_absolute() && opened != checked => {
+                self.sensitive_name(&opened, &[], write)
             }
-            _ => Ok(()),
-        }
+            // A pipe, a socket: no name.
+            Ok(_) => None,
+            // Deeper than PATH_MAX, where no name can be had.
+            Err(e) => Some(decide::refused(
+                self.policy(),
+                "sensitive",
+                format!("rsh cannot tell where it is ({})", fd::io_message(&e)),
+            )),
+        };
+        self.settle_file_decision(path, decision)
     }
 
     /// Opens the FIFO `named` (an `O_PATH` descriptor of `path`) for a command with `flags`
@@ -522,8 +552,20 @@ impl Shell {
                 .is_none_or(|d| d.verdict != crate::policy::Verdict::Deny)
     }
 
-    /// The `[sensitive]` verdict on the names a file is reached by.
+    /// The `[sensitive]` verdict on the names a file is reached by. A name too long for the
+    /// kernel to take whole (deeper than PATH_MAX) could not be followed to where it leads,
+    /// so it is refused.
     fn sensitive_name(&self, landing: &Path, links: &[PathBuf], write: bool) -> Option<Decision> {
+        if self.policy().sensitive().is_empty() {
+            return None;
+        }
+        if landing.as_os_str().len() >= libc::PATH_MAX as usize {
+            let why = format!(
+                "its path is longer than rsh can check ({} bytes)",
+                libc::PATH_MAX
+            );
+            return Some(decide::refused(self.policy(), "sensitive", why));
+        }
         let home = self.home().to_path_buf();
         std::iter::once(landing)
             .chain(links.iter().map(PathBuf::as_path))
@@ -635,10 +677,8 @@ fn reserved(fd: RawFd) -> Option<String> {
     })
 }
 
-/// A named pipe, whose open waits for the other end (see `Shell::open_fifo`).
-fn is_fifo(path: &Path) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+fn mode_none() -> nix::sys::stat::Mode {
+    nix::sys::stat::Mode::empty()
 }
 
 /// A terminal, /dev/null or a pipe: writing there changes no file.

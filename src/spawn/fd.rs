@@ -204,6 +204,31 @@ pub fn path_of(fd: RawFd) -> Option<std::path::PathBuf> {
     target.is_absolute().then_some(target)
 }
 
+/// Opens again, with `flags`, the file that `file` (an `O_PATH` descriptor, say) is, through
+/// its `/proc/self/fd` entry: the same file on the same mount, whatever its name is by now.
+pub fn reopen(file: &OwnedFd, flags: nix::fcntl::OFlag) -> Result<OwnedFd, Errno> {
+    // The file is there: nothing to create.
+    let flags = flags - nix::fcntl::OFlag::O_CREAT;
+    let name = format!("/proc/self/fd/{}", file.as_raw_fd());
+    nix::fcntl::open(name.as_str(), flags, nix::sys::stat::Mode::empty())
+}
+
+/// Creates a file with `open` and `flags` without waiting: should a FIFO have taken the
+/// name meanwhile, its open does not wait for the other end (and fails when writing to no
+/// reader). The descriptor is blocking again afterwards, as `flags` asked.
+pub fn create(
+    open: impl Fn(nix::fcntl::OFlag) -> Result<OwnedFd, Errno>,
+    flags: nix::fcntl::OFlag,
+) -> Result<OwnedFd, Errno> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let file = open(flags | OFlag::O_NONBLOCK)?;
+    if !flags.contains(OFlag::O_NONBLOCK) {
+        let now = OFlag::from_bits_truncate(fcntl(&file, FcntlArg::F_GETFL)?);
+        fcntl(&file, FcntlArg::F_SETFL(now - OFlag::O_NONBLOCK))?;
+    }
+    Ok(file)
+}
+
 /// Truncates an open file to zero length.
 pub fn truncate(fd: RawFd) -> Result<(), Errno> {
     loop {
