@@ -517,8 +517,10 @@ pub fn needs_more_input(source: &str) -> bool {
     };
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
+        // tree-sitter's recovery also puts in missing pieces where rsh's reading finds
+        // nothing missing (`(( $(sleep 1)0 == 0 ))`): such a line is complete.
         if node.is_missing() {
-            return true;
+            return parse(source).is_err();
         }
         if node.has_error() {
             let mut cursor = node.walk();
