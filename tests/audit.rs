@@ -265,6 +265,8 @@ fn a_refusal_for_lack_of_syslog_is_kept_in_the_fallback_file() {
     let daemon = UnixDatagram::bind(&socket).unwrap();
     input.write_all(b"\n").unwrap();
     drop(input);
+    // Read as they come: rsh waits until the record that ends the outage has been read.
+    let back = received(&daemon, 3);
     let out = child.wait_with_output().unwrap();
     let run = Run::of(out);
     assert_eq!(run.status, 0, "{}", run.describe());
@@ -297,7 +299,6 @@ fn a_refusal_for_lack_of_syslog_is_kept_in_the_fallback_file() {
         let reason = refused["reason"].as_str().unwrap();
         assert!(reason.contains("cannot take records"), "{refused}");
     }
-    let back = received(&daemon, 3);
     assert!(
         back[0].contains(r#""event":"syslog-resumed""#)
             && back[0].contains(r#""since":""#)
@@ -329,6 +330,110 @@ fn a_syslog_that_takes_nothing_stops_commands() {
         run.describe()
     );
     run.assert_stderr_has("it took nothing for 500 ms");
+}
+
+/// A syslog daemon on a stream socket `log.sock` in `dir`, in python3: `setup` runs with
+/// `server` bound, then `serve` once the test may go on. None (said loudly) without python3.
+fn stream_daemon(dir: &Path, setup: &str, serve: &str) -> Option<std::process::Child> {
+    if Command::new("python3").arg("-c").arg("").status().is_err() {
+        eprintln!("SKIPPED: python3 is not installed; the stream syslog cases are not checked");
+        return None;
+    }
+    let socket = dir.join("log.sock");
+    let program = format!(
+        "import socket, os, time\nserver = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n\
+         server.bind({socket:?})\n{setup}\nopen({ready:?}, 'w').close()\n{serve}\ntime.sleep(60)\n",
+        socket = socket.display().to_string(),
+        ready = dir.join("ready").display().to_string(),
+    );
+    let child = Command::new("python3")
+        .arg("-c")
+        .arg(program)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !dir.join("ready").exists() {
+        assert!(Instant::now() < deadline, "the stream daemon did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Some(child)
+}
+
+/// rsh with `policy` running `line` in `dir`, killed if it takes more than 20 s.
+fn rsh_bounded(policy: &Path, dir: &Path, line: &str) -> Run {
+    let mut child = Command::new(RSH)
+        .arg("--policy")
+        .arg(policy)
+        .arg("-c")
+        .arg(line)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("rsh hung on a syslog daemon that takes nothing: {line}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Run::of(child.wait_with_output().unwrap())
+}
+
+/// A stream syslog daemon that stopped accepting (its queue of connections full) or stopped
+/// reading holds rsh no longer than a datagram one: with `required`, nothing runs.
+#[test]
+fn a_stuck_stream_syslog_neither_hangs_rsh_nor_takes_its_records() {
+    let work = tempfile::tempdir().unwrap();
+    let socket = work.path().join("log.sock");
+    let first = policy(work.path(), &to_socket(&socket, "required = true"));
+    // Never accepts; two waiting connections fill a queue of one.
+    let fill = "server.listen(0)\nfor _ in range(2):\n    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n    c.setblocking(False)\n    try:\n        c.connect(server.getsockname())\n    except OSError:\n        pass";
+    let Some(mut daemon) = stream_daemon(work.path(), fill, "") else {
+        return;
+    };
+    let run = rsh_bounded(&first, work.path(), "touch canary");
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    assert_eq!(run.status, 126, "{}", run.describe());
+    run.assert_stderr_has("rsh: cannot start: audit.required");
+    assert!(!work.path().join("canary").exists());
+
+    // Reads the session's first two records, then drops the connection and takes new ones
+    // without reading them.
+    let work = tempfile::tempdir().unwrap();
+    let socket = work.path().join("log.sock");
+    let policy = policy(work.path(), &to_socket(&socket, "required = true"));
+    let text = fs::read_to_string(&policy).unwrap();
+    fs::write(
+        &policy,
+        text.replacen("\"true\"]", "\"true\", \"sleep\"]", 1),
+    )
+    .unwrap();
+    let stall = "first, _ = server.accept()\nseen = b''\nwhile seen.count(b'\\0') < 2:\n    seen += first.recv(65536)\nfirst.close()\nkept = []\nserver.settimeout(30)\nimport threading\ndef take():\n    while True:\n        kept.append(server.accept()[0])\nthreading.Thread(target=take, daemon=True).start()";
+    let Some(mut daemon) = stream_daemon(work.path(), "server.listen(8)", stall) else {
+        return;
+    };
+    let line = "touch a; sleep 0.3; touch b; touch c; touch d; touch e";
+    let run = rsh_bounded(&policy, work.path(), line);
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    assert_eq!(run.status, 126, "{}", run.describe());
+    assert!(work.path().join("a").exists(), "{}", run.describe());
+    // The daemon closes its first connection while `sleep` runs: the record that fails is
+    // `sleep`'s, `b`'s or (under load) `c`'s, and that command ran. After it nothing runs.
+    for refused in ["d", "e"] {
+        assert!(
+            !work.path().join(refused).exists(),
+            "{refused}\n{}",
+            run.describe()
+        );
+    }
+    run.assert_stderr_has("it read nothing for 500 ms");
 }
 
 /// The records of a fallback file, one JSON object per line.

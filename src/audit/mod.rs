@@ -153,6 +153,19 @@ impl Trail {
 
     /// The record of one command, run or refused.
     pub fn command(&mut self, command: &Command, ended: &Ended) {
+        let (json, severity) = self.command_record(command, ended);
+        // A failure is reported by the sink; the command already ran or was refused.
+        let _ = self.send(json, severity);
+    }
+
+    /// The record of a command refused because syslog cannot take records (see `ready`),
+    /// kept in the fallback file only, without trying syslog again.
+    pub fn command_kept(&mut self, command: &Command, ended: &Ended) {
+        let (json, _) = self.command_record(command, ended);
+        self.sink.keep(&json.finish());
+    }
+
+    fn command_record(&self, command: &Command, ended: &Ended) -> (Json, sink::Severity) {
         let mut json = self.head("command");
         command.write(&mut json);
         ended.write(&mut json);
@@ -161,8 +174,7 @@ impl Trail {
         } else {
             self.write_unenforced(&mut json)
         };
-        // A failure is reported by the sink; the command already ran or was refused.
-        let _ = self.send(json, severity);
+        (json, severity)
     }
 
     /// The record of a command about to replace a forked copy of the shell, as far as it is
@@ -238,8 +250,15 @@ impl Trail {
         json
     }
 
+    /// Sends a record; during an outage (with `required`), only once syslog took the record
+    /// that ends it, so that nothing reaches syslog without the gap marked before it.
     fn send(&mut self, json: Json, severity: sink::Severity) -> Result<(), String> {
-        self.sink.send(&json.finish(), severity)
+        let body = json.finish();
+        if let Err(why) = self.ready() {
+            self.sink.keep(&body);
+            return Err(why);
+        }
+        self.sink.send(&body, severity)
     }
 }
 

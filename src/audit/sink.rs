@@ -75,11 +75,10 @@ impl Sink {
         if !self.required {
             return None;
         }
-        let shared = self.outage.map_or(0, |o| o.load(Ordering::Relaxed));
-        match (shared, &self.failure) {
-            (0, None) => None,
-            (0, Some(_)) => Some(unix_millis()),
-            (since, _) => Some(since),
+        match self.outage {
+            // The word is the shell's: a forked copy may have ended the outage.
+            Some(word) => Some(word.load(Ordering::Relaxed)).filter(|&since| since != 0),
+            None => self.failure.as_ref().map(|_| unix_millis()),
         }
     }
 
@@ -92,7 +91,10 @@ impl Sink {
     /// stopped reading still lets rsh connect). Err(why nothing may run) if it did not.
     pub fn resume(&mut self, body: &str) -> Result<(), String> {
         self.logger = None;
-        match self.send_to_syslog(body, Severity::Notice) {
+        let taken = self
+            .send_to_syslog(body, Severity::Notice)
+            .and_then(|()| self.read_by_peer());
+        match taken {
             Ok(()) => {
                 self.failure = None;
                 if let Some(outage) = self.outage {
@@ -104,6 +106,34 @@ impl Sink {
                 self.logger = None;
                 self.failed(&why);
                 Err(self.refusal(&why))
+            }
+        }
+    }
+
+    /// Waits (up to SEND_TIMEOUT) until the daemon has read everything sent on the
+    /// connection: a record written is only in its socket's queue, which a daemon that stopped
+    /// reading never empties.
+    fn read_by_peer(&self) -> Result<(), String> {
+        use std::os::fd::AsFd;
+        let socket = match self.logger.as_ref().map(|l| &l.backend) {
+            Some(LoggerBackend::Unix(socket)) => socket.as_fd(),
+            Some(LoggerBackend::UnixStream(stream)) => stream.get_ref().as_fd(),
+            _ => return Ok(()),
+        };
+        let deadline = std::time::Instant::now() + SEND_TIMEOUT;
+        loop {
+            match fd::unread_by_peer(socket) {
+                Ok(0) => return Ok(()),
+                Ok(_) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Ok(_) => {
+                    return Err(format!(
+                        "it read nothing for {} ms",
+                        SEND_TIMEOUT.as_millis()
+                    ));
+                }
+                Err(errno) => return Err(errno.desc().to_owned()),
             }
         }
     }
@@ -200,6 +230,11 @@ impl Sink {
         )
     }
 
+    /// Keeps a record in the fallback file only: syslog is known not to take it.
+    pub fn keep(&mut self, body: &str) {
+        self.append_to_file(body);
+    }
+
     fn append_to_file(&mut self, body: &str) {
         let Some(path) = &self.fallback else { return };
         if self.file.is_none() {
@@ -275,7 +310,7 @@ fn connect_datagram(path: &std::path::Path) -> std::io::Result<UnixDatagram> {
 }
 
 fn connect_stream(path: &std::path::Path) -> std::io::Result<UnixStream> {
-    let stream = UnixStream::from(high(UnixStream::connect(path)?.into())?);
+    let stream = UnixStream::from(high(fd::connect_stream_now(path)?.into())?);
     fd::mark_private(std::os::fd::AsFd::as_fd(&stream));
     stream.set_write_timeout(Some(SEND_TIMEOUT))?;
     Ok(stream)

@@ -259,9 +259,17 @@ impl Shell {
     /// them (`why`): the record goes where the sink keeps what syslog does not take, the
     /// fallback file.
     pub(super) fn audit_unready(&mut self, command: Option<Command>, why: String) {
-        if let Some(command) = command {
-            let decision = crate::decide::refused(self.policy(), "audit.required", why);
-            self.send_refused(command, &decision, 126);
+        let Some(mut command) = command else {
+            return;
+        };
+        command.decision = crate::decide::refused(self.policy(), "audit.required", why);
+        command.approval = Approval::Refused;
+        let ended = Ended {
+            status: Some(126),
+            ..Ended::default()
+        };
+        if let Some(trail) = &mut self.audit {
+            trail.command_kept(&command, &ended);
         }
     }
 

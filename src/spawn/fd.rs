@@ -229,6 +229,63 @@ pub fn create(
     Ok(file)
 }
 
+/// Connects a unix stream socket to `path` without waiting: where the listener's queue of
+/// connections is full (a daemon that stopped accepting), the connect fails with EAGAIN at
+/// once instead of holding rsh. The socket is blocking once connected.
+pub fn connect_stream_now(
+    path: &std::path::Path,
+) -> std::io::Result<std::os::unix::net::UnixStream> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    // SAFETY: sockaddr_un is plain data; all zeroes is a valid value.
+    let mut address: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    if bytes.len() >= address.sun_path.len() {
+        return Err(std::io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+    }
+    address.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (to, from) in address.sun_path.iter_mut().zip(bytes) {
+        *to = *from as libc::c_char;
+    }
+    let length = std::mem::offset_of!(libc::sockaddr_un, sun_path) + bytes.len() + 1;
+    let flags = libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK;
+    // SAFETY: socket takes integers; the descriptor is owned at once.
+    let raw = unsafe { libc::socket(libc::AF_UNIX, flags, 0) };
+    if raw < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a new descriptor, owned by nothing else.
+    let socket = unsafe { OwnedFd::from_raw_fd(raw) };
+    loop {
+        // SAFETY: the address is a sockaddr_un of `length` bytes that lives across the call.
+        let connected = unsafe {
+            libc::connect(
+                socket.as_raw_fd(),
+                (&raw const address).cast::<libc::sockaddr>(),
+                length as libc::socklen_t,
+            )
+        };
+        if connected == 0 {
+            break;
+        }
+        let error = std::io::Error::last_os_error();
+        if error.raw_os_error() != Some(libc::EINTR) {
+            return Err(error);
+        }
+    }
+    let stream = std::os::unix::net::UnixStream::from(socket);
+    stream.set_nonblocking(false)?;
+    Ok(stream)
+}
+
+/// How many of the bytes sent on a unix socket its peer has not read yet (SIOCOUTQ: they
+/// stay charged to the sender until read).
+pub fn unread_by_peer(socket: std::os::fd::BorrowedFd<'_>) -> Result<usize, Errno> {
+    let mut unread: libc::c_int = 0;
+    // SAFETY: SIOCOUTQ writes one int into `unread`.
+    let done = unsafe { libc::ioctl(socket.as_raw_fd(), libc::TIOCOUTQ, &mut unread) };
+    Errno::result(done).map(|_| unread.max(0) as usize)
+}
+
 /// Truncates an open file to zero length.
 pub fn truncate(fd: RawFd) -> Result<(), Errno> {
     loop {
