@@ -292,7 +292,8 @@ impl Shell {
             let file = match located {
                 Ok(named) => {
                     self.recheck_opened(path, &named, checked.as_deref(), write)?;
-                    self.open_located(path, named, flags)?
+                    let by_name = |f| nix::fcntl::open(path, f, mode);
+                    self.open_located(path, named, flags, by_name)?
                 }
                 Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) => {
                     let file = fd::create(|f| nix::fcntl::open(path, f, mode), flags);
@@ -324,12 +325,18 @@ impl Shell {
         // at least.
         // Through the read-only view where there is one: a file outside the write roots that
         // the program gets is then on a read-only mount (no fchmod, no futimens).
-        let root = self.sandbox().ok().and_then(|s| s.view_root());
-        let locate = |flags, mode| fd::open_without_links_in(root, &landing, flags, mode);
+        // As a number: the view stays open while the shell is (its sandbox is the session's).
+        let root = self
+            .sandbox()
+            .ok()
+            .and_then(|s| s.view_root())
+            .map(|r| r.as_raw_fd());
+        let locate =
+            |flags, mode| fd::open_without_links_in(root.map(fd::borrow), &landing, flags, mode);
         let changed =
             || ReadError::Denied(format!("denied: {path}: it changed while rsh checked it"));
         match locate(OFlag::O_PATH | OFlag::O_CLOEXEC, mode_none()) {
-            Ok(named) => self.open_located(path, named, flags),
+            Ok(named) => self.open_located(path, named, flags, |f| locate(f, mode)),
             Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) => {
                 match fd::create(|f| locate(f, mode), flags) {
                     Err(nix::errno::Errno::ELOOP) => Err(changed()),
@@ -342,23 +349,36 @@ impl Shell {
     }
 
     /// Opens with `flags` the file that `named`, an `O_PATH` descriptor of `path`, is: a FIFO
-    /// as `open_fifo` does, anything else through its `/proc/self/fd` entry. What was looked
-    /// at on `named` is what gets opened, and a FIFO switched in for a file cannot hold rsh
-    /// past the command's timeout.
+    /// as `open_fifo` does, anything else through its `/proc/self/fd` entry, or, to write,
+    /// with `by_name` (the same flags on its name, so that the kernel's protection of files
+    /// in sticky directories, `fs.protected_regular`, still holds), without waiting and only
+    /// if that is the same file. What was looked at on `named` is what gets opened, and a
+    /// FIFO switched in for a file cannot hold rsh past the command's timeout.
     fn open_located(
         &mut self,
         path: &str,
         named: OwnedFd,
         flags: nix::fcntl::OFlag,
+        by_name: impl Fn(nix::fcntl::OFlag) -> Result<OwnedFd, nix::errno::Errno>,
     ) -> Result<OwnedFd, ReadError> {
         let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
+        let changed =
+            || ReadError::Denied(format!("denied: {path}: it changed while rsh checked it"));
         let kind = nix::sys::stat::fstat(&named).map_err(io)?.st_mode & libc::S_IFMT;
         match kind {
             libc::S_IFIFO => self.open_fifo(path, named, flags),
             // `O_NOFOLLOW` without openat2 names a link itself.
-            libc::S_IFLNK => Err(ReadError::Denied(format!(
-                "denied: {path}: it changed while rsh checked it"
-            ))),
+            libc::S_IFLNK => Err(changed()),
+            _ if flags.contains(nix::fcntl::OFlag::O_CREAT) => {
+                let file = match fd::create(by_name, flags) {
+                    Err(nix::errno::Errno::ELOOP) => return Err(changed()),
+                    other => other.map_err(io)?,
+                };
+                match fd::same_file(&file, &named) {
+                    true => Ok(file),
+                    false => Err(changed()),
+                }
+            }
             _ => fd::reopen(&named, flags).map_err(io),
         }
     }

@@ -304,6 +304,13 @@ pub fn truncate(fd: RawFd) -> Result<(), Errno> {
 /// by device and inode: reached again by another name (`/proc/PID/fd/N`), they are refused.
 static PRIVATE: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
 
+/// Whether two descriptors are of the same file.
+pub fn same_file(one: &OwnedFd, other: &OwnedFd) -> bool {
+    use std::os::fd::AsFd;
+    let id = identity(one.as_fd());
+    id.is_some() && id == identity(other.as_fd())
+}
+
 fn identity(file: std::os::fd::BorrowedFd<'_>) -> Option<(u64, u64)> {
     nix::sys::stat::fstat(file)
         .ok()
