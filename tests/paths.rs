@@ -523,6 +523,55 @@ fn a_fifo_switched_in_during_a_redirections_check_waits_no_longer_than_the_timeo
     assert_eq!(hung, None, "rsh waited on the FIFO past its timeout");
 }
 
+/// `[shell] mode = "readonly"` lets a redirection write to a terminal or `/dev/null` only:
+/// a file switched in for the device while rsh checks it is not written.
+#[test]
+fn readonly_mode_writes_only_the_device_it_checked() {
+    use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let case = Case::new("");
+    let work = case.work();
+    let shell = "[shell]\nmode = \"readonly\"\npath = [\"/usr/bin\", \"/bin\"]\n[commands]\nallow = [\"echo\"]\n";
+    fs::write(case.root().join("readonly.toml"), shell).unwrap();
+    fs::write(work.join("sw"), "keep\n").unwrap();
+    symlink("/dev/null", work.join("other")).unwrap();
+    let stop = AtomicBool::new(false);
+    let (mut denied, mut written_to_null) = (0, 0);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let (sw, other) = (work.join("sw"), work.join("other"));
+            while !stop.load(Ordering::Relaxed) {
+                renameat2(
+                    AT_FDCWD,
+                    &sw,
+                    AT_FDCWD,
+                    &other,
+                    RenameFlags::RENAME_EXCHANGE,
+                )
+                .unwrap();
+            }
+        });
+        for _ in 0..150 {
+            let run = case.run_with("readonly.toml", "echo PLANTED >> sw");
+            match run.status {
+                0 => written_to_null += 1,
+                _ => denied += 1,
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    let file = ["sw", "other"]
+        .iter()
+        .map(|name| work.join(name))
+        .find(|path| !fs::symlink_metadata(path).unwrap().is_symlink())
+        .unwrap();
+    assert_eq!(fs::read_to_string(file).unwrap(), "keep\n");
+    assert!(
+        denied > 0 && written_to_null > 0,
+        "denied {denied}, to /dev/null {written_to_null}"
+    );
+}
+
 /// Without `[paths]`, a working directory moved deeper than PATH_MAX while rsh is in it
 /// leaves no name that can be followed to where a file is: sensitive names cannot be
 /// checked there, so nothing is opened for a command.

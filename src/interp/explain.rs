@@ -919,7 +919,7 @@ impl Explainer<'_> {
             )));
         }
         let checked = match write {
-            true => self.shell.redirect_write(&path),
+            true => self.shell.redirect_write(&path).map(|_| ()),
             false => Ok(()),
         };
         Some(

@@ -268,9 +268,7 @@ impl Shell {
         };
         let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
         let write = flags.intersects(OFlag::O_WRONLY | OFlag::O_RDWR);
-        if write {
-            self.redirect_write(path)?;
-        }
+        let device_only = write && self.redirect_write(path)?;
         let confined = self.sandbox().is_ok_and(|s| s.restricts_files());
         if !confined {
             let descriptor = standard_descriptor(path);
@@ -292,10 +290,14 @@ impl Shell {
             let file = match located {
                 Ok(named) => {
                     self.recheck_opened(path, &named, checked.as_deref(), write)?;
+                    still_a_device(path, &named, device_only)?;
                     let by_name = |f| nix::fcntl::open(path, f, mode);
                     self.open_located(path, named, flags, by_name)?
                 }
                 Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) => {
+                    if device_only {
+                        return Err(changed_meanwhile(path));
+                    }
                     let file = fd::create(|f| nix::fcntl::open(path, f, mode), flags);
                     let file = file.map_err(io)?;
                     self.recheck_opened(path, &file, checked.as_deref(), write)?;
@@ -333,17 +335,21 @@ impl Shell {
             .map(|r| r.as_raw_fd());
         let locate =
             |flags, mode| fd::open_without_links_in(root.map(fd::borrow), &landing, flags, mode);
-        let changed =
-            || ReadError::Denied(format!("denied: {path}: it changed while rsh checked it"));
         match locate(OFlag::O_PATH | OFlag::O_CLOEXEC, mode_none()) {
-            Ok(named) => self.open_located(path, named, flags, |f| locate(f, mode)),
+            Ok(named) => {
+                still_a_device(path, &named, device_only)?;
+                self.open_located(path, named, flags, |f| locate(f, mode))
+            }
+            Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) && device_only => {
+                Err(changed_meanwhile(path))
+            }
             Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) => {
                 match fd::create(|f| locate(f, mode), flags) {
-                    Err(nix::errno::Errno::ELOOP) => Err(changed()),
+                    Err(nix::errno::Errno::ELOOP) => Err(changed_meanwhile(path)),
                     other => other.map_err(io),
                 }
             }
-            Err(nix::errno::Errno::ELOOP) => Err(changed()),
+            Err(nix::errno::Errno::ELOOP) => Err(changed_meanwhile(path)),
             Err(errno) => Err(io(errno)),
         }
     }
@@ -362,21 +368,19 @@ impl Shell {
         by_name: impl Fn(nix::fcntl::OFlag) -> Result<OwnedFd, nix::errno::Errno>,
     ) -> Result<OwnedFd, ReadError> {
         let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
-        let changed =
-            || ReadError::Denied(format!("denied: {path}: it changed while rsh checked it"));
         let kind = nix::sys::stat::fstat(&named).map_err(io)?.st_mode & libc::S_IFMT;
         match kind {
             libc::S_IFIFO => self.open_fifo(path, named, flags),
             // `O_NOFOLLOW` without openat2 names a link itself.
-            libc::S_IFLNK => Err(changed()),
+            libc::S_IFLNK => Err(changed_meanwhile(path)),
             _ if flags.contains(nix::fcntl::OFlag::O_CREAT) => {
                 let file = match fd::create(by_name, flags) {
-                    Err(nix::errno::Errno::ELOOP) => return Err(changed()),
+                    Err(nix::errno::Errno::ELOOP) => return Err(changed_meanwhile(path)),
                     other => other.map_err(io)?,
                 };
                 match fd::same_file(&file, &named) {
                     true => Ok(file),
-                    false => Err(changed()),
+                    false => Err(changed_meanwhile(path)),
                 }
             }
             _ => fd::reopen(&named, flags).map_err(io),
@@ -499,22 +503,26 @@ impl Shell {
 
     /// What `[shell] mode` and `strict` say about a redirection writing `path`: a write
     /// makes a command medium risk. Terminals, `/dev/null` and the shell's own descriptors
-    /// are not files it changes.
-    pub(crate) fn redirect_write(&mut self, path: &str) -> Result<(), ReadError> {
+    /// are not files it changes. Ok(true): allowed only because `path` is a device, which
+    /// the file opened must then be too (see `still_a_device`).
+    pub(crate) fn redirect_write(&mut self, path: &str) -> Result<bool, ReadError> {
         let why = format!("writes {path}");
         // Asked first: in most policies the mode adds nothing, and the file is not looked at.
         let Some(decision) = decide::by_mode(self.policy(), Risk::Medium, &why) else {
-            return Ok(());
+            return Ok(false);
         };
-        if is_device(&self.absolute(Path::new(path))) || standard_descriptor(path).is_some() {
-            return Ok(());
+        if standard_descriptor(path).is_some() {
+            return Ok(false);
+        }
+        if is_device(&self.absolute(Path::new(path))) {
+            return Ok(true);
         }
         let refusal = Some(Refusal {
             decision,
             interpreter: None,
         });
         match self.unless_audit(&format!("> {path}"), refusal) {
-            None => Ok(()),
+            None => Ok(false),
             Some(refusal) => {
                 self.audit_path_refused(&refusal.decision);
                 Err(ReadError::Denied(format!(
@@ -699,6 +707,20 @@ fn reserved(fd: RawFd) -> Option<String> {
 
 fn mode_none() -> nix::sys::stat::Mode {
     nix::sys::stat::Mode::empty()
+}
+
+fn changed_meanwhile(path: &str) -> ReadError {
+    ReadError::Denied(format!("denied: {path}: it changed while rsh checked it"))
+}
+
+/// With `device_only` (a write allowed only to a device, see `redirect_write`): the file
+/// located, `named`, is still a terminal, /dev/null or a pipe, not a file switched in.
+fn still_a_device(path: &str, named: &OwnedFd, device_only: bool) -> Result<(), ReadError> {
+    let kind = || nix::sys::stat::fstat(named).map_or(0, |s| s.st_mode & libc::S_IFMT);
+    match !device_only || matches!(kind(), libc::S_IFCHR | libc::S_IFIFO) {
+        true => Ok(()),
+        false => Err(changed_meanwhile(path)),
+    }
 }
 
 /// A terminal, /dev/null or a pipe: writing there changes no file.
