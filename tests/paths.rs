@@ -634,6 +634,21 @@ fn a_working_directory_deeper_than_path_max_is_refused() {
     nix::fcntl::renameat(dir.as_fd(), "work", root.as_fd(), "work").unwrap();
 }
 
+/// A pipeline stage is a forked copy of rsh: without `[paths]` too, it may not open the
+/// shell's descriptors through `/proc/$$/fd` (the pipes that carry the audit records of the
+/// other stages), while its own `/proc/self` stays its own.
+#[test]
+fn another_rsh_process_descriptors_are_refused_without_paths() {
+    let case = Case::new("");
+    let shell = "[shell]\npath = [\"/usr/bin\", \"/bin\"]\n[commands]\nallow = [\"cat\", \"head\", \"true\"]\n";
+    fs::write(case.root().join("no-paths.toml"), shell).unwrap();
+    let run = case.run_with("no-paths.toml", "true | cat < /proc/$$/fd/0");
+    assert_eq!(run.status, 1, "{}", run.describe());
+    run.assert_stderr_has("/fd/0: it belongs to another process");
+    let run = case.run_with("no-paths.toml", "true | cat < /proc/self/status | head -1");
+    assert_eq!(run.stdout, "Name:\tcat\n", "{}", run.describe());
+}
+
 /// A path that goes through a directory link reaches its file by the name spelled through
 /// the link too: `repo/.git/config` is a repository's configuration wherever `repo/.git`
 /// leads, and `keys/.ssh/id` a key.

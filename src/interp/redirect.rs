@@ -278,11 +278,17 @@ impl Shell {
             // Sensitive names hold without `[paths]` too, as they do for the files a command
             // names (`cat < .env` as `cat .env`).
             let mut checked = None;
-            if descriptor.is_none() && !self.policy().sensitive().is_empty() {
+            if descriptor.is_none() {
                 let (landing, links, _) = would_open(&self.absolute(Path::new(path)));
-                let decision = self.sensitive_name(&landing, &links, write);
+                let others = std::iter::once(&landing)
+                    .chain(&links)
+                    .find_map(|p| crate::sandbox::other_process_descriptor(p));
+                let decision = match others {
+                    Some(why) => Some(decide::refused(self.policy(), "paths", why.to_owned())),
+                    None => self.sensitive_name(&landing, &links, write),
+                };
                 self.settle_file_decision(path, decision)?;
-                checked = Some(landing);
+                checked = Some(landing).filter(|_| !self.policy().sensitive().is_empty());
             }
             // Nothing is read or written through a descriptor before it is checked again
             // (truncation is the caller's, after this).

@@ -127,6 +127,16 @@ fn in_other_process(path: &Path) -> bool {
     process_of(path).is_some_and(|pid| pid != std::process::id())
 }
 
+/// Another process's open descriptors (`/proc/PID/fd/N`): where they are rsh's own (a
+/// forked copy's parent's audit records), not for a file rsh opens for a command even
+/// without `[paths]`; a program cannot reach them (Landlock keeps it from inspecting rsh).
+pub fn other_process_descriptor(path: &Path) -> Option<&'static str> {
+    // `/proc/PID/fd/N`, and a thread's `/proc/PID/task/TID/fd/N`.
+    let mut rest = path.strip_prefix("/proc").ok()?.components().skip(1);
+    let under_fd = rest.any(|c| c.as_os_str() == "fd");
+    (under_fd && in_other_process(path)).then_some(OTHER_PROCESS)
+}
+
 /// rsh's own entries in /proc (`/proc/self`, `/proc/$$`, as rsh opens them): not for a file
 /// rsh opens for a command. A program cannot read rsh's memory or maps (Landlock keeps it
 /// from tracing rsh), and they would show where rsh keeps what its filters rely on. A
