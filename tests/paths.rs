@@ -370,6 +370,23 @@ fn sensitive_names_hold_for_redirections_without_paths() {
     }
 }
 
+/// Exchanges `sw` and `other` in `dir` (renameat2 RENAME_EXCHANGE) again and again, as an
+/// attacker racing rsh's checks would, until `stop`.
+fn keep_exchanging(dir: &Path, stop: &std::sync::atomic::AtomicBool) {
+    use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
+    let (sw, other) = (dir.join("sw"), dir.join("other"));
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        renameat2(
+            AT_FDCWD,
+            &sw,
+            AT_FDCWD,
+            &other,
+            RenameFlags::RENAME_EXCHANGE,
+        )
+        .unwrap();
+    }
+}
+
 /// Without `[paths]` rsh checks a redirection's name and then opens it by name, so a link
 /// switched in between could lead to a sensitive file: what was opened is checked again. `sw`
 /// changes again and again between a FIFO, which another thread reads or writes as fast as it
@@ -377,7 +394,7 @@ fn sensitive_names_hold_for_redirections_without_paths() {
 /// FIFO or a denial, never the sensitive file.
 #[test]
 fn a_link_switched_in_during_a_redirections_check_is_caught() {
-    use nix::fcntl::{AT_FDCWD, OFlag, RenameFlags, renameat2};
+    use nix::fcntl::OFlag;
     use std::sync::atomic::{AtomicBool, Ordering};
     let case = Case::new("");
     let work = case.work();
@@ -401,19 +418,7 @@ fn a_link_switched_in_during_a_redirections_check_is_caught() {
         let stop = AtomicBool::new(false);
         let (mut fifo, mut denied, mut leaked) = (0, 0, None);
         std::thread::scope(|scope| {
-            scope.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    let (sw, other) = (work.join("sw"), work.join("other"));
-                    renameat2(
-                        AT_FDCWD,
-                        &sw,
-                        AT_FDCWD,
-                        &other,
-                        RenameFlags::RENAME_EXCHANGE,
-                    )
-                    .unwrap();
-                }
-            });
+            scope.spawn(|| keep_exchanging(&work, &stop));
             // The FIFO's other end, opened without waiting: it succeeds while rsh waits.
             scope.spawn(|| {
                 let fifo = work.join("fifo");
@@ -461,7 +466,6 @@ fn a_link_switched_in_during_a_redirections_check_is_caught() {
 /// command's timeout: what rsh opens is what it looked at.
 #[test]
 fn a_fifo_switched_in_during_a_redirections_check_waits_no_longer_than_the_timeout() {
-    use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
     use std::sync::atomic::{AtomicBool, Ordering};
     let case = Case::new("");
     let work = case.work();
@@ -481,19 +485,7 @@ fn a_fifo_switched_in_during_a_redirections_check_waits_no_longer_than_the_timeo
     let stop = AtomicBool::new(false);
     let mut hung = None;
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let (sw, other) = (work.join("sw"), work.join("other"));
-            while !stop.load(Ordering::Relaxed) {
-                renameat2(
-                    AT_FDCWD,
-                    &sw,
-                    AT_FDCWD,
-                    &other,
-                    RenameFlags::RENAME_EXCHANGE,
-                )
-                .unwrap();
-            }
-        });
+        scope.spawn(|| keep_exchanging(&work, &stop));
         'runs: for policy in ["no-paths.toml", "paths.toml"] {
             for _ in 0..10 {
                 let mut child = common::without_terminal(&mut Command::new(RSH))
@@ -527,7 +519,6 @@ fn a_fifo_switched_in_during_a_redirections_check_waits_no_longer_than_the_timeo
 /// a file switched in for the device while rsh checks it is not written.
 #[test]
 fn readonly_mode_writes_only_the_device_it_checked() {
-    use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
     use std::sync::atomic::{AtomicBool, Ordering};
     let case = Case::new("");
     let work = case.work();
@@ -538,19 +529,7 @@ fn readonly_mode_writes_only_the_device_it_checked() {
     let stop = AtomicBool::new(false);
     let (mut denied, mut written_to_null) = (0, 0);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let (sw, other) = (work.join("sw"), work.join("other"));
-            while !stop.load(Ordering::Relaxed) {
-                renameat2(
-                    AT_FDCWD,
-                    &sw,
-                    AT_FDCWD,
-                    &other,
-                    RenameFlags::RENAME_EXCHANGE,
-                )
-                .unwrap();
-            }
-        });
+        scope.spawn(|| keep_exchanging(&work, &stop));
         for _ in 0..150 {
             let run = case.run_with("readonly.toml", "echo PLANTED >> sw");
             match run.status {
