@@ -828,19 +828,14 @@ impl Shell {
             self.settle_terminal(tty, &ended.exits);
         }
         // The signal the command's own `timeout` asked for, which rsh sent (after it, the
-        // program ends with 124, as timeout's program makes it). SIGINT so sent is no Ctrl-C.
+        // program ends with 124, as timeout's program makes it).
         let sent_for_timeout = ended.timed_out && info.deadline.asked.is_some();
-        let sent_sigint = sent_for_timeout
-            && info
-                .deadline
-                .asked
-                .is_some_and(|asked| asked.signal == libc::SIGINT);
         // Ctrl-C that ended a job holding the terminal abandons the interactive shell's line;
         // in a forked copy of it, which ignores Ctrl-C as the shell does, any job it ended
         // abandons the copy's line, and the copy then ends by it (`run_in_child`).
         self.interrupted |= self.mode == Mode::Interactive
             && (self.forked || held_terminal)
-            && !sent_sigint
+            && !ended.sent_sigint
             && by_ctrl_c(&ended.exits);
         // Not collapsed into the guard: a quiet `timeout` must not fall through to rsh's own
         // report below.

@@ -347,6 +347,9 @@ pub struct Ended {
     pub usage: Vec<Option<Usage>>,
     /// The deadline passed and the job was ended.
     pub timed_out: bool,
+    /// The signal rsh sent at the deadline was SIGINT (a command's `timeout -s INT`): a
+    /// process it ended was not ended by Ctrl-C.
+    pub sent_sigint: bool,
     /// rsh itself must end by this signal, as soon as it has recorded what it must
     /// (`die_by`): it got a terminating signal, or, not interactive, Ctrl-C ended the job.
     pub dying: Option<libc::c_int>,
@@ -701,6 +704,7 @@ impl Job {
             exits,
             usage: wait.usage,
             timed_out: wait.timed_out,
+            sent_sigint,
             dying,
         }
     }
