@@ -296,9 +296,8 @@ impl Shell {
             let file = match located {
                 Ok(named) => {
                     self.recheck_opened(path, &named, checked.as_deref(), write)?;
-                    still_a_device(path, &named, device_only)?;
                     let by_name = |f| nix::fcntl::open(path, f, mode);
-                    self.open_located(path, named, flags, by_name)?
+                    self.open_located(path, named, flags, device_only, by_name)?
                 }
                 Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) => {
                     if device_only {
@@ -342,10 +341,7 @@ impl Shell {
         let locate =
             |flags, mode| fd::open_without_links_in(root.map(fd::borrow), &landing, flags, mode);
         match locate(OFlag::O_PATH | OFlag::O_CLOEXEC, mode_none()) {
-            Ok(named) => {
-                still_a_device(path, &named, device_only)?;
-                self.open_located(path, named, flags, |f| locate(f, mode))
-            }
+            Ok(named) => self.open_located(path, named, flags, device_only, |f| locate(f, mode)),
             Err(nix::errno::Errno::ENOENT) if flags.contains(OFlag::O_CREAT) && device_only => {
                 Err(changed_meanwhile(path))
             }
@@ -365,16 +361,22 @@ impl Shell {
     /// with `by_name` (the same flags on its name, so that the kernel's protection of files
     /// in sticky directories, `fs.protected_regular`, still holds), without waiting and only
     /// if that is the same file. What was looked at on `named` is what gets opened, and a
-    /// FIFO switched in for a file cannot hold rsh past the command's timeout.
+    /// FIFO switched in for a file cannot hold rsh past the command's timeout. With
+    /// `device_only` (a write allowed only to a device, see `redirect_write`), `named` must
+    /// still be a terminal, /dev/null or a pipe, not a file switched in.
     fn open_located(
         &mut self,
         path: &str,
         named: OwnedFd,
         flags: nix::fcntl::OFlag,
+        device_only: bool,
         by_name: impl Fn(nix::fcntl::OFlag) -> Result<OwnedFd, nix::errno::Errno>,
     ) -> Result<OwnedFd, ReadError> {
         let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
         let kind = nix::sys::stat::fstat(&named).map_err(io)?.st_mode & libc::S_IFMT;
+        if device_only && !matches!(kind, libc::S_IFCHR | libc::S_IFIFO) {
+            return Err(changed_meanwhile(path));
+        }
         match kind {
             libc::S_IFIFO => self.open_fifo(path, named, flags),
             // `O_NOFOLLOW` without openat2 names a link itself.
@@ -510,7 +512,7 @@ impl Shell {
     /// What `[shell] mode` and `strict` say about a redirection writing `path`: a write
     /// makes a command medium risk. Terminals, `/dev/null` and the shell's own descriptors
     /// are not files it changes. Ok(true): allowed only because `path` is a device, which
-    /// the file opened must then be too (see `still_a_device`).
+    /// the file opened must then be too (see `open_located`).
     pub(crate) fn redirect_write(&mut self, path: &str) -> Result<bool, ReadError> {
         let why = format!("writes {path}");
         // Asked first: in most policies the mode adds nothing, and the file is not looked at.
@@ -717,16 +719,6 @@ fn mode_none() -> nix::sys::stat::Mode {
 
 fn changed_meanwhile(path: &str) -> ReadError {
     ReadError::Denied(format!("denied: {path}: it changed while rsh checked it"))
-}
-
-/// With `device_only` (a write allowed only to a device, see `redirect_write`): the file
-/// located, `named`, is still a terminal, /dev/null or a pipe, not a file switched in.
-fn still_a_device(path: &str, named: &OwnedFd, device_only: bool) -> Result<(), ReadError> {
-    let kind = || nix::sys::stat::fstat(named).map_or(0, |s| s.st_mode & libc::S_IFMT);
-    match !device_only || matches!(kind(), libc::S_IFCHR | libc::S_IFIFO) {
-        true => Ok(()),
-        false => Err(changed_meanwhile(path)),
-    }
 }
 
 /// A terminal, /dev/null or a pipe: writing there changes no file.
