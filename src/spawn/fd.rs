@@ -207,9 +207,14 @@ pub fn path_of(fd: RawFd) -> Option<std::path::PathBuf> {
 /// Opens again, with `flags`, the file that `file` (an `O_PATH` descriptor, say) is, through
 /// its `/proc/self/fd` entry: the same file on the same mount, whatever its name is by now.
 pub fn reopen(file: &OwnedFd, flags: nix::fcntl::OFlag) -> Result<OwnedFd, Errno> {
+    reopen_number(file.as_raw_fd(), flags)
+}
+
+/// `reopen` by the descriptor's number, for a thread that cannot borrow it.
+fn reopen_number(fd: RawFd, flags: nix::fcntl::OFlag) -> Result<OwnedFd, Errno> {
     // The file is there: nothing to create.
     let flags = flags - nix::fcntl::OFlag::O_CREAT;
-    let name = format!("/proc/self/fd/{}", file.as_raw_fd());
+    let name = format!("/proc/self/fd/{fd}");
     nix::fcntl::open(name.as_str(), flags, nix::sys::stat::Mode::empty())
 }
 
@@ -369,9 +374,7 @@ pub fn open_fifo(
 ) -> FifoOpen {
     use std::os::unix::thread::JoinHandleExt;
     use std::sync::mpsc::RecvTimeoutError;
-    // The file is there: nothing to create.
-    let flags = flags - nix::fcntl::OFlag::O_CREAT;
-    let name = format!("/proc/self/fd/{}", file.as_raw_fd());
+    let number = file.as_raw_fd();
     // First: the thread inherits the signal mask it sets.
     let wait = super::job::OwnWait::new(interrupt);
     let _release = super::job::Caught::new(fifo_release());
@@ -379,8 +382,7 @@ pub fn open_fifo(
     let spawned = std::thread::Builder::new()
         .name("fifo".to_string())
         .spawn(move || {
-            let mode = nix::sys::stat::Mode::empty();
-            let _ = sender.send(nix::fcntl::open(name.as_str(), flags, mode));
+            let _ = sender.send(reopen_number(number, flags));
         });
     let Ok(thread) = spawned else {
         return FifoOpen::Opened(Err(Errno::EAGAIN));
