@@ -71,15 +71,9 @@ impl Sink {
     /// With `required`: since when (Unix milliseconds) syslog has not taken a record, here or
     /// in a forked copy of the shell; None while it takes them.
     pub fn outage(&self) -> Option<u64> {
-        use std::sync::atomic::Ordering;
-        if !self.required {
-            return None;
-        }
-        match self.outage {
-            // The word is the shell's: a forked copy may have ended the outage.
-            Some(word) => Some(word.load(Ordering::Relaxed)).filter(|&since| since != 0),
-            None => self.failure.as_ref().map(|_| unix_millis()),
-        }
+        // The word is the shell's: a forked copy may have ended the outage.
+        let since = self.outage?.load(std::sync::atomic::Ordering::Relaxed);
+        (since != 0).then_some(since)
     }
 
     pub fn fallback(&self) -> Option<&std::path::Path> {
