@@ -203,6 +203,27 @@ fn case_patterns_with_quoted_parts_after_a_glob_are_one_pattern() {
     );
 }
 
+/// Words with several expansions are one word wherever they stand. A special parameter takes
+/// one character as its name, so `x=/x/$$/y/$$/z` once assigned `/x/PID/y/` and ran a command
+/// `$/z`. tree-sitter-bash ends some words early after an expansion (`w=/a/$x/b/$y/c` came as
+/// `w=/a/$x/b/$` and a command `y/c`), in assignments, redirection targets and here-strings.
+#[test]
+fn words_with_several_expansions_stay_one_word() {
+    let line = r#"set -- a b; x=/x/$?/y/$#/z$?$; echo "$x"; y=$#$$$; echo "${y%%[0-9]*}${y##*[0-9]}"
+        mkdir -p d/0/2; echo hi > d/$?/$#/f; cat d/0/2/f; z=/$$/$$/; [ "$z" = "/$$/$$/" ] && echo same
+        p=1 q=2 r=3; w=/a/$p/b/$q/c$r/d; echo "$w"; v=a$?b$?c$?d$?e; echo "$v"
+        echo to >a$?b$?c$?d; cat a0b0c0d; cat <a$?b$?c$?d; cat <<< a$?b$?c$?d
+        cat <<E >f$?g$?h$?i
+        doc
+E
+        cat f0g0h0i"#;
+    let bash = same_as_bash(line);
+    assert_eq!(
+        bash.0,
+        "/x/0/y/2/z0$\n$\nhi\nsame\n/a/1/b/2/c3/d\na0b0c0d0e\nto\nto\na0b0c0d\n        doc\n"
+    );
+}
+
 /// `local -p NAME` prints a declaration, `local` and `local -p` the function's own variables
 /// (not its caller's), as bash does.
 #[test]

@@ -233,19 +233,23 @@ impl<'a> Converter<'a> {
         };
         let mut lines = Vec::new();
         let mut current: Option<SimpleCommand> = None;
-        for (i, &child) in children[..split].iter().enumerate() {
+        let mut i = 0;
+        while i < split {
+            let child = children[i];
+            i += 1;
             if child.kind() == "comment" {
                 continue;
             }
             if child.kind() != "variable_assignment" {
                 return Err(self.syntax("unexpected line break in a command", child.start_byte()));
             }
-            let starts_line = i == 0 || self.line_break_between(children[i - 1], child);
+            let starts_line = i == 1 || self.line_break_between(children[i - 2], child);
             if starts_line {
                 lines.extend(current.take());
                 current = Some(self.command_at(child));
             }
-            let assignment = self.assignment(child)?;
+            let end = self.joined_end(command, &children[..split], &mut i);
+            let assignment = self.assignment(child, end)?;
             if let Some(command) = current.as_mut() {
                 command.assignments.push(assignment);
             }
@@ -291,7 +295,7 @@ impl<'a> Converter<'a> {
 
     /// A redirection standing alone (`$(<file)`): a command with no words.
     pub(super) fn bare_redirect(&mut self, node: Node<'a>) -> Result<AndOr, ParseError> {
-        let (redirects, words, _) = self.redirect(node)?;
+        let (redirects, words, _) = self.redirect(node, node.end_byte())?;
         let command = SimpleCommand {
             words,
             redirects,
@@ -479,7 +483,7 @@ impl<'a> Converter<'a> {
             if node.field_name_for_child(i as u32) == Some("redirect")
                 || child.kind() == "herestring_redirect"
             {
-                let (more_redirects, words, more) = self.redirect(child)?;
+                let (more_redirects, words, more) = self.redirect(child, child.end_byte())?;
                 redirects.extend(more_redirects);
                 extra_words.extend(words);
                 continuation.merge(more);
@@ -601,14 +605,19 @@ impl<'a> Converter<'a> {
                 ));
             }
         }
-        let mut cursor = node.walk();
-        for (i, child) in node.children(&mut cursor).enumerate() {
+        let mut i = 0;
+        while i < children.len() {
+            let child = children[i];
+            let field = node.field_name_for_child(i as u32);
+            i += 1;
             if child.start_byte() < skip_before {
                 continue;
             }
-            let field = node.field_name_for_child(i as u32);
             match (field, child.kind()) {
-                (_, "variable_assignment") => command.assignments.push(self.assignment(child)?),
+                (_, "variable_assignment") => {
+                    let end = self.joined_end(node, &children, &mut i);
+                    command.assignments.push(self.assignment(child, end)?)
+                }
                 // `a=1 >f`: tree-sitter wants a command name and marks it MISSING; the
                 // error was tolerated (see `missing_command_name`).
                 (Some("name"), _) if child.child(0).is_some_and(|w| w.is_missing()) => {}
@@ -627,7 +636,8 @@ impl<'a> Converter<'a> {
                 }
                 (Some("argument"), _) => word_nodes.push(child),
                 (Some("redirect"), _) | (_, "herestring_redirect") => {
-                    let (redirects, words, more) = self.redirect(child)?;
+                    let end = self.joined_end(node, &children, &mut i);
+                    let (redirects, words, more) = self.redirect(child, end)?;
                     command.redirects.extend(redirects);
                     // Words tree-sitter hung on the redirect belong to the command.
                     command.words.extend(words);
@@ -645,14 +655,22 @@ impl<'a> Converter<'a> {
 
     /// Adjacent nodes without blanks between them are one shell word (`$"x"` arrives as two).
     fn words_from_nodes(&mut self, nodes: &[Node<'a>]) -> Result<Vec<Word>, ParseError> {
+        let spans: Vec<(usize, usize)> = nodes
+            .iter()
+            .map(|n| (n.start_byte(), n.end_byte()))
+            .collect();
+        self.words_from_spans(&spans)
+    }
+
+    /// Words from (start, end) offsets, joining those with nothing between them.
+    fn words_from_spans(&mut self, spans: &[(usize, usize)]) -> Result<Vec<Word>, ParseError> {
         let mut words = Vec::new();
         let mut i = 0;
-        while i < nodes.len() {
-            let start = nodes[i].start_byte();
-            let mut end = nodes[i].end_byte();
-            while i + 1 < nodes.len() && self.adjacent(end, nodes[i + 1].start_byte()) {
+        while i < spans.len() {
+            let (start, mut end) = spans[i];
+            while i + 1 < spans.len() && self.adjacent(end, spans[i + 1].0) {
                 i += 1;
-                end = nodes[i].end_byte();
+                end = spans[i].1;
             }
             words.push(self.word(start, end)?);
             i += 1;
@@ -666,7 +684,29 @@ impl<'a> Converter<'a> {
         next_start >= end && self.src[end..next_start].replace("\\\n", "").is_empty()
     }
 
-    fn assignment(&mut self, node: Node<'a>) -> Result<Assignment, ParseError> {
+    /// Where the word that ends `children[*next - 1]` (an assignment's value, a redirection's
+    /// target) really ends, taking in the words written right against it: tree-sitter-bash
+    /// ends a word early after some expansions (`x=a/$y/$z/b` came as `x=a/$y/$` and a
+    /// command `z/b`, `<<<a$?b$?c` as `a$?b$` and an argument), where bash reads one word.
+    /// `next` moves past the words taken.
+    fn joined_end(&self, parent: Node<'a>, children: &[Node<'a>], next: &mut usize) -> usize {
+        let mut end = children[*next - 1].end_byte();
+        while let Some(&child) = children.get(*next) {
+            let word = matches!(
+                parent.field_name_for_child(*next as u32),
+                Some("name" | "argument")
+            ) || child.kind() == "variable_assignment";
+            if !word || !self.adjacent(end, child.start_byte()) {
+                break;
+            }
+            end = child.end_byte();
+            *next += 1;
+        }
+        end
+    }
+
+    /// The assignment `node`, its value running to `end` (see [`Self::joined_end`]).
+    fn assignment(&mut self, node: Node<'a>, end: usize) -> Result<Assignment, ParseError> {
         let name_node = node
             .child_by_field_name("name")
             .ok_or_else(|| self.unexpected(node))?;
@@ -677,33 +717,45 @@ impl<'a> Converter<'a> {
             let mut cursor = node.walk();
             node.children(&mut cursor).any(|c| c.kind() == "+=")
         };
-        let value = match node.child_by_field_name("value") {
-            // The value may be split by tree-sitter (`a=$"x"`): take everything after the `=`.
-            Some(value) => self.word(value.start_byte(), node.end_byte())?,
-            None => Word {
+        // The value may be split by tree-sitter (`a=$"x"`): take everything after the `=`.
+        let start = node
+            .child_by_field_name("value")
+            .map_or(node.end_byte(), |value| value.start_byte());
+        let value = if start < end {
+            self.word(start, end)?
+        } else {
+            Word {
                 parts: Vec::new(),
-                span: Span {
-                    start: node.end_byte(),
-                    end: node.end_byte(),
-                },
-            },
+                span: Span { start: end, end },
+            }
         };
         Ok(Assignment {
             name: self.text(name_node).to_string(),
             append,
             value,
-            span: Self::span(node),
+            span: Span {
+                start: node.start_byte(),
+                end,
+            },
         })
     }
 
     fn assignment_statement(&mut self, node: Node<'a>) -> Result<SimpleCommand, ParseError> {
         let mut command = self.command_at(node);
         if node.kind() == "variable_assignment" {
-            command.assignments.push(self.assignment(node)?);
+            command
+                .assignments
+                .push(self.assignment(node, node.end_byte())?);
         } else {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                command.assignments.push(self.assignment(child)?);
+            let children = all_children(node);
+            let mut i = 0;
+            while i < children.len() {
+                let child = children[i];
+                i += 1;
+                if child.kind() == "variable_assignment" {
+                    let end = self.joined_end(node, &children, &mut i);
+                    command.assignments.push(self.assignment(child, end)?);
+                }
             }
         }
         Ok(command)
@@ -713,13 +765,17 @@ impl<'a> Converter<'a> {
     /// keep their source text; the builtin treats `name=value` arguments as assignments.
     fn declaration(&mut self, node: Node<'a>) -> Result<SimpleCommand, ParseError> {
         let mut command = self.command_at(node);
-        let mut cursor = node.walk();
         let mut word_nodes = Vec::new();
-        for child in node.children(&mut cursor) {
+        let children = all_children(node);
+        let mut i = 0;
+        while i < children.len() {
+            let child = children[i];
+            i += 1;
             match child.kind() {
                 "comment" => {}
                 "file_redirect" | "herestring_redirect" => {
-                    let (redirects, words, _) = self.redirect(child)?;
+                    let end = self.joined_end(node, &children, &mut i);
+                    let (redirects, words, _) = self.redirect(child, end)?;
                     command.redirects.extend(redirects);
                     command.words.extend(words);
                 }
@@ -736,18 +792,19 @@ impl<'a> Converter<'a> {
 
     /// One redirect node → its redirections (a here-document node also carries those written
     /// after it), any command words tree-sitter attached to it, and a here-document's
-    /// continuation.
+    /// continuation. Its last word runs to `end` (see [`Self::joined_end`]).
     fn redirect(
         &mut self,
         node: Node<'a>,
+        end: usize,
     ) -> Result<(Vec<Redirect>, Vec<Word>, Continuation), ParseError> {
         match node.kind() {
             "file_redirect" => {
-                let (redirect, words) = self.file_redirect(node)?;
+                let (redirect, words) = self.file_redirect(node, end)?;
                 Ok((vec![redirect], words, Continuation::default()))
             }
             "herestring_redirect" => Ok((
-                vec![self.herestring(node)?],
+                vec![self.herestring(node, end)?],
                 Vec::new(),
                 Continuation::default(),
             )),
@@ -767,7 +824,11 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn file_redirect(&mut self, node: Node<'a>) -> Result<(Redirect, Vec<Word>), ParseError> {
+    fn file_redirect(
+        &mut self,
+        node: Node<'a>,
+        end: usize,
+    ) -> Result<(Redirect, Vec<Word>), ParseError> {
         let fd = self.descriptor(node)?;
         let mut op = None;
         let mut destinations = Vec::new();
@@ -798,31 +859,47 @@ impl<'a> Converter<'a> {
             ">&-" => (RedirOp::DupWrite, true),
             _ => return Err(self.unexpected(node)),
         };
-        let (target, extra) = if close {
-            let at = Span {
-                start: op_at + 2,
-                end: op_at + 3,
-            };
-            (Word::literal("-", at), &destinations[..])
+        let mut spans: Vec<(usize, usize)> = destinations
+            .iter()
+            .map(|d| (d.start_byte(), d.end_byte()))
+            .collect();
+        if end > node.end_byte() {
+            match spans.last_mut() {
+                Some(last) => last.1 = end,
+                None => return Err(self.syntax("unexpected text after `&-`", node.end_byte())),
+            }
+        }
+        // tree-sitter-bash may end the target early after an expansion (`>a/$x/$y/b` came as
+        // `a/$x/$` and a word `y/b`): destinations with nothing between are one word.
+        let mut words = self.words_from_spans(&spans)?.into_iter();
+        let target = if close {
+            Word::literal(
+                "-",
+                Span {
+                    start: op_at + 2,
+                    end: op_at + 3,
+                },
+            )
         } else {
-            let (first, rest) = destinations
-                .split_first()
-                .ok_or_else(|| self.syntax("redirection without a target", node.start_byte()))?;
-            (self.word(first.start_byte(), first.end_byte())?, rest)
+            words
+                .next()
+                .ok_or_else(|| self.syntax("redirection without a target", node.start_byte()))?
         };
-        let words = self.words_from_nodes(extra)?;
         Ok((
             Redirect {
                 fd,
                 op,
                 target,
-                span: Self::span(node),
+                span: Span {
+                    start: node.start_byte(),
+                    end: node.end_byte().max(end),
+                },
             },
-            words,
+            words.collect(),
         ))
     }
 
-    fn herestring(&mut self, node: Node<'a>) -> Result<Redirect, ParseError> {
+    fn herestring(&mut self, node: Node<'a>, end: usize) -> Result<Redirect, ParseError> {
         let fd = self.descriptor(node)?;
         let mut cursor = node.walk();
         let operand: Vec<Node> = node
@@ -836,8 +913,11 @@ impl<'a> Converter<'a> {
         Ok(Redirect {
             fd,
             op: RedirOp::HereString,
-            target: self.word(first.start_byte(), last.end_byte())?,
-            span: Self::span(node),
+            target: self.word(first.start_byte(), last.end_byte().max(end))?,
+            span: Span {
+                start: node.start_byte(),
+                end: node.end_byte().max(end),
+            },
         })
     }
 
@@ -853,9 +933,12 @@ impl<'a> Converter<'a> {
         let mut continuation = Continuation::default();
         let mut extra_redirects = Vec::new();
         let mut pending_op = None;
-        let mut cursor = node.walk();
-        for (i, child) in node.children(&mut cursor).enumerate() {
+        let children = all_children(node);
+        let mut i = 0;
+        while i < children.len() {
+            let child = children[i];
             let field = node.field_name_for_child(i as u32);
+            i += 1;
             match (field, child.kind()) {
                 (_, "<<") => {}
                 (_, "<<-") => strip_tabs = true,
@@ -864,13 +947,15 @@ impl<'a> Converter<'a> {
                 (_, "heredoc_end") => {}
                 (Some("descriptor"), _) => {}
                 (Some("redirect"), _) => {
-                    let (redirects, more_words, more) = self.redirect(child)?;
+                    let end = self.joined_end(node, &children, &mut i);
+                    let (redirects, more_words, more) = self.redirect(child, end)?;
                     extra_redirects.extend(redirects);
                     words.extend(more_words);
                     continuation.merge(more);
                 }
                 (Some("argument"), _) => {
-                    words.push(self.word(child.start_byte(), child.end_byte())?)
+                    let end = self.joined_end(node, &children, &mut i);
+                    words.push(self.word(child.start_byte(), end)?)
                 }
                 (Some("operator"), "&&") => pending_op = Some(Connector::And),
                 (Some("operator"), "||") => pending_op = Some(Connector::Or),
@@ -1219,7 +1304,7 @@ impl<'a> Converter<'a> {
         let mut cursor = node.walk();
         for (i, child) in node.children(&mut cursor).enumerate() {
             if node.field_name_for_child(i as u32) == Some("redirect") {
-                let (redirects, words, _) = self.redirect(child)?;
+                let (redirects, words, _) = self.redirect(child, child.end_byte())?;
                 if !words.is_empty() {
                     return Err(self.unexpected(child));
                 }

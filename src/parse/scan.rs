@@ -119,6 +119,17 @@ impl Scanner<'_> {
                 self.command_position = false;
                 true
             }
+            // `$$`, `$?` and the like take the next byte whole, so a `$` after them
+            // (`$$$`, `/x/$$/y`) is judged on what follows it, not taken as their name.
+            b'$' if self
+                .src
+                .get(self.i + 1)
+                .is_some_and(|n| b"$@*#?!-".contains(n)) =>
+            {
+                self.in_word();
+                self.i += 2;
+                true
+            }
             b'$' if !self
                 .src
                 .get(self.i + 1)
@@ -446,6 +457,14 @@ mod tests {
         assert!(scan("echo '[ a ]'; echo \"[ b ]\"").brackets.is_empty());
         assert!(scan("# [ a ]\necho").brackets.is_empty());
         assert!(scan("case x in [ab]) ;; esac").brackets.is_empty());
+    }
+
+    #[test]
+    fn a_special_parameter_takes_one_character_for_its_name() {
+        assert!(scan("x=/x/$$/y/$$/z").lone_dollars.is_empty());
+        assert!(scan("echo $? $# $! $- $@ $*").lone_dollars.is_empty());
+        assert_eq!(scan("echo $$$").lone_dollars, vec![7]);
+        assert_eq!(scan("echo a$?$/b").lone_dollars, vec![8]);
     }
 
     #[test]
