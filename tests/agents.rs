@@ -216,11 +216,12 @@ fn words_with_several_expansions_stay_one_word() {
         cat <<E >f$?g$?h$?i
         doc
 E
-        cat f0g0h0i"#;
+        cat f0g0h0i; { echo hi >&-; } 2>&1 | sed 's/.*echo: //'"#;
     let bash = same_as_bash(line);
     assert_eq!(
         bash.0,
-        "/x/0/y/2/z0$\n$\nhi\nsame\n/a/1/b/2/c3/d\na0b0c0d0e\nto\nto\na0b0c0d\n        doc\n"
+        "/x/0/y/2/z0$\n$\nhi\nsame\n/a/1/b/2/c3/d\na0b0c0d0e\nto\nto\na0b0c0d\n        doc\n\
+         write error: Bad file descriptor\n"
     );
 }
 

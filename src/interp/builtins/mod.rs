@@ -20,6 +20,7 @@ pub mod test;
 
 use super::{Flow, Outcome, Shell};
 use crate::expand;
+use crate::spawn::fd::io_message;
 
 pub type Builtin = fn(&mut Shell, &[String]) -> Outcome;
 
@@ -213,7 +214,8 @@ impl Shell {
         match self.out(bytes) {
             Ok(()) => 0,
             Err(errno) => {
-                self.builtin_error(name, &format!("write error: {}", errno.desc()));
+                let reason = io_message(&std::io::Error::from_raw_os_error(errno as i32));
+                self.builtin_error(name, &format!("write error: {reason}"));
                 1
             }
         }
