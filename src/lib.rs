@@ -10,6 +10,16 @@
 /// them, so a command can neither swap nor borrow them.
 pub const SHELL_FDS_FROM: std::os::fd::RawFd = 100;
 
+/// An error number in the C library's words, which bash prints ("Bad file descriptor",
+/// "Too many levels of symbolic links"); nix's own table words a few of them otherwise.
+pub fn errno_text(errno: nix::errno::Errno) -> String {
+    let text = std::io::Error::from_raw_os_error(errno as i32).to_string();
+    match text.strip_suffix(&format!(" (os error {})", errno as i32)) {
+        Some(words) => words.to_string(),
+        None => errno.desc().to_string(),
+    }
+}
+
 pub mod audit;
 pub mod cli;
 pub mod confirm;

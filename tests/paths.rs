@@ -198,6 +198,28 @@ fn writing_outside_the_roots_is_refused() {
 /// checked as written it looked like a file under `work`, and if `d` appeared before the
 /// open, the kernel took the `..` out. One side of a pipeline makes and removes `d` while
 /// the other keeps opening through it: neither the read nor the write may ever get out.
+/// A symbolic link that leads round in a loop is reported as bash reports it, under `[paths]`
+/// and without: it once read "it changed while rsh checked it".
+#[test]
+fn a_link_loop_is_reported_as_bash_reports_it() {
+    let case = Case::new("");
+    symlink("loop", case.work().join("loop")).unwrap();
+    symlink("a", case.work().join("b")).unwrap();
+    symlink("b", case.work().join("a")).unwrap();
+    for policy in ["policy.toml", "open.toml"] {
+        for line in ["cat < loop", "echo x > loop", "echo x >> a", "cat < b"] {
+            let run = case.run_with(policy, line);
+            let name = line.rsplit(' ').next().unwrap();
+            assert_eq!(run.status, 1, "{policy}: {line}\n{}", run.describe());
+            assert_eq!(
+                run.stderr,
+                format!("rsh: {name}: Too many levels of symbolic links\n"),
+                "{policy}: {line}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_directory_appearing_between_the_check_and_the_open_does_not_lead_out() {
     let case = Case::new("");

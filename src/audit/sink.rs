@@ -127,7 +127,7 @@ impl Sink {
                         SEND_TIMEOUT.as_millis()
                     ));
                 }
-                Err(errno) => return Err(errno.desc().to_owned()),
+                Err(errno) => return Err(crate::errno_text(errno)),
             }
         }
     }

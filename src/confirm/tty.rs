@@ -47,14 +47,22 @@ impl Terminal {
         };
         let saved = match termios::tcgetattr(&self.fd) {
             Ok(saved) => saved,
-            Err(errno) => return Answer::No(format!("cannot use the terminal: {}", errno.desc())),
+            Err(errno) => {
+                return Answer::No(format!(
+                    "cannot use the terminal: {}",
+                    crate::errno_text(errno)
+                ));
+            }
         };
         let _restore = Restore {
             fd: &self.fd,
             saved: saved.clone(),
         };
         if let Err(errno) = termios::tcsetattr(&self.fd, SetArg::TCSANOW, &one_key(saved)) {
-            return Answer::No(format!("cannot use the terminal: {}", errno.desc()));
+            return Answer::No(format!(
+                "cannot use the terminal: {}",
+                crate::errno_text(errno)
+            ));
         }
         // Keys typed before the question is there (type-ahead, a paste, an agent's next line)
         // answer nothing; from the moment it shows, the first key is the answer.

@@ -191,8 +191,9 @@ impl Shell {
         }
         let group = job.group.ok_or("it has no process group of its own")?;
         if self.jobs.watcher.is_none() {
-            let watcher = Watcher::start()
-                .map_err(|errno| format!("no watch over stopped jobs: {}", errno.desc()))?;
+            let watcher = Watcher::start().map_err(|errno| {
+                format!("no watch over stopped jobs: {}", crate::errno_text(errno))
+            })?;
             self.jobs.watcher = Some(watcher);
         }
         let watcher = self.jobs.watcher.as_mut().expect("started above");

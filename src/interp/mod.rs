@@ -595,7 +595,7 @@ impl Shell {
                 match spawn::pipe() {
                     Ok((r, w)) => (Some(r), Some(w)),
                     Err(errno) => {
-                        self.error(&format!("cannot make a pipe: {}", errno.desc()));
+                        self.error(&format!("cannot make a pipe: {}", crate::errno_text(errno)));
                         break;
                     }
                 }
@@ -625,7 +625,7 @@ impl Shell {
                     children.push(pid);
                 }
                 Err(errno) => {
-                    self.error(&format!("cannot fork: {}", errno.desc()));
+                    self.error(&format!("cannot fork: {}", crate::errno_text(errno)));
                     break;
                 }
             }
@@ -883,7 +883,7 @@ impl Shell {
             let status = match exit {
                 Ok(exit) => exit.status(),
                 Err(errno) => {
-                    self.error(&format!("wait: {}", errno.desc()));
+                    self.error(&format!("wait: {}", crate::errno_text(errno)));
                     127
                 }
             };
@@ -966,7 +966,7 @@ impl Shell {
                 reaped.status
             }
             Err(errno) => {
-                self.error(&format!("wait: {}", errno.desc()));
+                self.error(&format!("wait: {}", crate::errno_text(errno)));
                 127
             }
         }
@@ -1076,7 +1076,7 @@ impl Shell {
             }
             Ok(Fork::Parent(pid)) => Ok(self.wait_child(pid)),
             Err(errno) => {
-                self.error(&format!("cannot fork: {}", errno.desc()));
+                self.error(&format!("cannot fork: {}", crate::errno_text(errno)));
                 Ok(1)
             }
         }
@@ -1923,7 +1923,7 @@ impl Shell {
         let (read, write) = match spawn::pipe() {
             Ok(pair) => pair,
             Err(errno) => {
-                self.error(&format!("cannot make a pipe: {}", errno.desc()));
+                self.error(&format!("cannot make a pipe: {}", crate::errno_text(errno)));
                 self.last_status = 1;
                 return String::new();
             }
@@ -1950,7 +1950,7 @@ impl Shell {
                 String::from_utf8_lossy(&output).into_owned()
             }
             Err(errno) => {
-                self.error(&format!("cannot fork: {}", errno.desc()));
+                self.error(&format!("cannot fork: {}", crate::errno_text(errno)));
                 self.last_status = 1;
                 String::new()
             }

@@ -135,7 +135,10 @@ impl Shell {
 
     fn procsub_error(&self, what: &str, errno: nix::errno::Errno) -> ExpandError {
         ExpandError::new(
-            format!("process substitution: cannot {what}: {}", errno.desc()),
+            format!(
+                "process substitution: cannot {what}: {}",
+                crate::errno_text(errno)
+            ),
             1,
         )
     }

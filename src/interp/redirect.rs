@@ -31,7 +31,10 @@ impl Saved {
             return Ok(());
         }
         let copy = fd::save(target, crate::SHELL_FDS_FROM).map_err(|e| {
-            RedirectFailure::Message(format!("{target}: cannot save descriptor: {}", e.desc()))
+            RedirectFailure::Message(format!(
+                "{target}: cannot save descriptor: {}",
+                crate::errno_text(e)
+            ))
         })?;
         self.entries.push((target, copy));
         Ok(())
@@ -147,10 +150,13 @@ impl Shell {
         // Save first: the new file may get the target's number if it is closed.
         saved.remember(target)?;
         let file = fd::memory_file(data).map_err(|e| {
-            RedirectFailure::Message(format!("cannot make a here-document: {}", e.desc()))
+            RedirectFailure::Message(format!(
+                "cannot make a here-document: {}",
+                crate::errno_text(e)
+            ))
         })?;
         fd::install(file, target)
-            .map_err(|e| RedirectFailure::Message(format!("{target}: {}", e.desc())))
+            .map_err(|e| RedirectFailure::Message(format!("{target}: {}", crate::errno_text(e))))
     }
 
     fn open_file(
@@ -172,8 +178,9 @@ impl Shell {
         }
         let file = self.open_target(path, op)?;
         for &target in &targets {
-            fd::dup_to(file.as_raw_fd(), target)
-                .map_err(|e| RedirectFailure::Message(format!("{target}: {}", e.desc())))?;
+            fd::dup_to(file.as_raw_fd(), target).map_err(|e| {
+                RedirectFailure::Message(format!("{target}: {}", crate::errno_text(e)))
+            })?;
         }
         if targets.contains(&file.as_raw_fd()) {
             // The file already sits on its target descriptor: closing it would undo that.
@@ -212,8 +219,9 @@ impl Shell {
         let is_regular =
             nix::sys::stat::fstat(&file).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG);
         if truncate && is_regular {
-            fd::truncate(file.as_raw_fd())
-                .map_err(|e| RedirectFailure::Message(format!("{path}: {}", e.desc())))?;
+            fd::truncate(file.as_raw_fd()).map_err(|e| {
+                RedirectFailure::Message(format!("{path}: {}", crate::errno_text(e)))
+            })?;
         }
         Ok(file)
     }
@@ -266,7 +274,7 @@ impl Shell {
         } else {
             nix::sys::stat::Mode::empty()
         };
-        let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
+        let io = |e: nix::errno::Errno| ReadError::Io(crate::errno_text(e));
         let write = flags.intersects(OFlag::O_WRONLY | OFlag::O_RDWR);
         let device_only = write && self.redirect_write(path)?;
         let confined = self.sandbox().is_ok_and(|s| s.restricts_files());
@@ -325,7 +333,7 @@ impl Shell {
             }
             return fd::save(fd, 0)
                 .map_err(io)?
-                .ok_or(ReadError::Io(nix::errno::Errno::EBADF.desc().to_string()));
+                .ok_or(ReadError::Io(crate::errno_text(nix::errno::Errno::EBADF)));
         }
         let landing = self.checked_landing(path, write)?;
         // Without openat2 (a kernel before 5.6, only in degraded mode): the last component
@@ -351,6 +359,9 @@ impl Shell {
                     other => other.map_err(io),
                 }
             }
+            Err(nix::errno::Errno::ELOOP) if is_link_loop(&landing) => {
+                Err(io(nix::errno::Errno::ELOOP))
+            }
             Err(nix::errno::Errno::ELOOP) => Err(changed_meanwhile(path)),
             Err(errno) => Err(io(errno)),
         }
@@ -372,7 +383,7 @@ impl Shell {
         device_only: bool,
         by_name: impl Fn(nix::fcntl::OFlag) -> Result<OwnedFd, nix::errno::Errno>,
     ) -> Result<OwnedFd, ReadError> {
-        let io = |e: nix::errno::Errno| ReadError::Io(e.desc().to_string());
+        let io = |e: nix::errno::Errno| ReadError::Io(crate::errno_text(e));
         let kind = nix::sys::stat::fstat(&named).map_err(io)?.st_mode & libc::S_IFMT;
         if device_only && !matches!(kind, libc::S_IFCHR | libc::S_IFIFO) {
             return Err(changed_meanwhile(path));
@@ -437,7 +448,7 @@ impl Shell {
         let timeout = self.job_timeout();
         let interactive = self.mode == super::Mode::Interactive;
         match fd::open_fifo(named, flags, timeout, interactive) {
-            fd::FifoOpen::Opened(opened) => opened.map_err(|e| ReadError::Io(e.desc().to_string())),
+            fd::FifoOpen::Opened(opened) => opened.map_err(|e| ReadError::Io(crate::errno_text(e))),
             fd::FifoOpen::TimedOut => Err(ReadError::Denied(format!(
                 "{path}: nothing opened the other end of the FIFO within {} s (limits.timeout)",
                 timeout.map_or(0, |t| t.as_secs())
@@ -680,8 +691,9 @@ impl Shell {
                 )));
             }
             saved.remember(target)?;
-            fd::dup_to(source, target)
-                .map_err(|e| RedirectFailure::Message(format!("{number}: {}", e.desc())))?;
+            fd::dup_to(source, target).map_err(|e| {
+                RedirectFailure::Message(format!("{number}: {}", crate::errno_text(e)))
+            })?;
             if moving && source != target {
                 saved.remember(source)?;
                 fd::close(source);
@@ -715,6 +727,13 @@ fn reserved(fd: RawFd) -> Option<String> {
 
 fn mode_none() -> nix::sys::stat::Mode {
     nix::sys::stat::Mode::empty()
+}
+
+/// A symbolic link that leads round in a loop, or deeper than the kernel follows: there is
+/// no file to check, and bash says "Too many levels of symbolic links".
+fn is_link_loop(landing: &Path) -> bool {
+    let is_link = std::fs::symlink_metadata(landing).is_ok_and(|m| m.file_type().is_symlink());
+    is_link && std::fs::metadata(landing).is_err_and(|e| e.raw_os_error() == Some(libc::ELOOP))
 }
 
 fn changed_meanwhile(path: &str) -> ReadError {
@@ -853,7 +872,7 @@ fn uncanonical_reason(path: &Path) -> String {
     match std::fs::canonicalize(dir) {
         Err(e) => fd::io_message(&e),
         // It appeared since: the path changed while rsh looked at it.
-        Ok(_) => nix::errno::Errno::ENOENT.desc().to_string(),
+        Ok(_) => crate::errno_text(nix::errno::Errno::ENOENT),
     }
 }
 

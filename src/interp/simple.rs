@@ -1245,7 +1245,7 @@ impl Shell {
             }
             Ok(spawn::Fork::Parent(pid)) => self.wait_child(pid),
             Err(errno) => {
-                self.error(&format!("cannot fork: {}", errno.desc()));
+                self.error(&format!("cannot fork: {}", crate::errno_text(errno)));
                 126
             }
         }

@@ -52,13 +52,14 @@ pub fn interpose(config: &OutputConfig) -> Result<Option<Interposed>, String> {
     let streams: &[RawFd] = if shared { &[1] } else { &filtered };
     let mut pipes = Vec::new();
     for &n in streams {
-        let (read, write) = spawn::pipe().map_err(|e| format!("output filter: {}", e.desc()))?;
+        let (read, write) =
+            spawn::pipe().map_err(|e| format!("output filter: {}", crate::errno_text(e)))?;
         // Fewer, larger reads and writes: the filter costs less per byte. (The size is a
         // wish; the system's pipe-max-size bounds it.)
         let _ = nix::fcntl::fcntl(&write, FcntlArg::F_SETPIPE_SZ(PIPE_SIZE));
         pipes.push((n, read, write));
     }
-    match spawn::fork_shell().map_err(|e| format!("output filter: {}", e.desc()))? {
+    match spawn::fork_shell().map_err(|e| format!("output filter: {}", crate::errno_text(e)))? {
         Fork::Child => {
             let streams: Vec<(RawFd, OwnedFd)> = pipes
                 .into_iter()
@@ -76,7 +77,7 @@ pub fn interpose(config: &OutputConfig) -> Result<Option<Interposed>, String> {
                 let targets: &[RawFd] = if shared { &[1, 2] } else { &[n] };
                 for &target in targets {
                     fd::dup_to(write.as_raw_fd(), target)
-                        .map_err(|e| format!("output filter: {}", e.desc()))?;
+                        .map_err(|e| format!("output filter: {}", crate::errno_text(e)))?;
                 }
             }
             Ok(Some(Interposed { pid }))

@@ -145,7 +145,7 @@ fn open(path: &Path, flags: OFlag) -> Result<File, Refused> {
         Err(nix::errno::Errno::ELOOP) => {
             return Err(Refused::Because("a symbolic link is on the way".into()));
         }
-        Err(errno) => return Err(Refused::Because(errno.desc().into())),
+        Err(errno) => return Err(Refused::Because(crate::errno_text(errno))),
     };
     let file = File::from(fd);
     let meta = file

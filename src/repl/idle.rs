@@ -20,7 +20,7 @@ pub struct Idle {
 impl Idle {
     pub fn new(timeout: Duration) -> Result<Idle, String> {
         signals::end_input_on(libc::SIGALRM)
-            .map_err(|e| format!("idle timeout: /dev/null: {}", e.desc()))?;
+            .map_err(|e| format!("idle timeout: /dev/null: {}", crate::errno_text(e)))?;
         let terminal = nix::unistd::dup(std::io::stdin())
             .ok()
             .and_then(|t| fd::to_shell_range(t).ok())

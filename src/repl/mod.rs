@@ -71,7 +71,7 @@ impl Input {
                     },
                 },
                 Ok(None) => editor::Read::End,
-                Err(errno) => editor::Read::Failed(errno.desc().to_string()),
+                Err(errno) => editor::Read::Failed(crate::errno_text(errno)),
             }
         };
         if let Some(idle) = &self.idle {

@@ -940,7 +940,7 @@ fn rule_error(path: &Path, errno: nix::errno::Errno) -> String {
     format!(
         "cannot add a Landlock rule for {}: {}",
         path.display(),
-        errno.desc()
+        crate::errno_text(errno)
     )
 }
 
@@ -1005,7 +1005,7 @@ pub fn high_fd(fd: OwnedFd) -> Result<OwnedFd, String> {
         return Err(format!(
             "no descriptor free from {} up (RLIMIT_NOFILE too low?): {}",
             crate::SHELL_FDS_FROM,
-            nix::errno::Errno::last().desc()
+            crate::errno_text(nix::errno::Errno::last())
         ));
     }
     // SAFETY: `high` is a fresh descriptor owned by nobody else.

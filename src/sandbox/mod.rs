@@ -260,13 +260,13 @@ impl Sandbox {
             if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {
                 return Err(format!(
                     "cannot make rsh undumpable: {}",
-                    nix::errno::Errno::last().desc()
+                    crate::errno_text(nix::errno::Errno::last())
                 ));
             }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(format!(
                     "cannot set no_new_privs: {}",
-                    nix::errno::Errno::last().desc()
+                    crate::errno_text(nix::errno::Errno::last())
                 ));
             }
             if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
@@ -495,7 +495,7 @@ impl Sandbox {
             drop_from_bounding_set(cap).map_err(|errno| {
                 format!(
                     "cannot drop capabilities from rsh's bounding set: {} (as root, rsh needs CAP_SETPCAP to confine programs); not run",
-                    errno.desc()
+                    crate::errno_text(errno)
                 )
             })?;
         }

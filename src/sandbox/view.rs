@@ -210,7 +210,7 @@ fn open(path: &std::ffi::CStr, flags: libc::c_int) -> Result<OwnedFd, String> {
 
 fn check(call: &str, rc: libc::c_int) -> Result<(), String> {
     if rc < 0 {
-        Err(format!("{call}: {}", Errno::last().desc()))
+        Err(format!("{call}: {}", crate::errno_text(Errno::last())))
     } else {
         Ok(())
     }

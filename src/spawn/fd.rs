@@ -8,13 +8,9 @@ use nix::errno::Errno;
 
 /// An I/O error as bash prints it ("No such file or directory", without Rust's suffix).
 pub fn io_message(err: &std::io::Error) -> String {
-    // The C library's words, which bash prints; nix's table differs ("Bad file number").
-    let text = err.to_string();
     match err.raw_os_error() {
-        Some(code) => text
-            .strip_suffix(&format!(" (os error {code})"))
-            .map_or_else(|| Errno::from_raw(code).desc().to_string(), str::to_string),
-        None => text,
+        Some(code) => crate::errno_text(Errno::from_raw(code)),
+        None => err.to_string(),
     }
 }
 

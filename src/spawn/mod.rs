@@ -187,13 +187,18 @@ impl std::fmt::Display for SpawnError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SpawnError::Nul(what) => write!(f, "{what} contains a NUL byte"),
-            SpawnError::System(errno) => write!(f, "{}", errno.desc()),
-            SpawnError::Exec(errno) => write!(f, "{}", errno.desc()),
+            SpawnError::System(errno) => write!(f, "{}", crate::errno_text(*errno)),
+            SpawnError::Exec(errno) => write!(f, "{}", crate::errno_text(*errno)),
             SpawnError::Swapped => {
                 write!(f, "the program file changed after it was checked; not run")
             }
             SpawnError::Confine(stage, errno) => {
-                write!(f, "{}: {}; not run", stage.describe(), errno.desc())
+                write!(
+                    f,
+                    "{}: {}; not run",
+                    stage.describe(),
+                    crate::errno_text(*errno)
+                )
             }
         }
     }

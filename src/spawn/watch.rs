@@ -86,7 +86,11 @@ impl std::fmt::Display for HoldError {
             HoldError::NotStopped => write!(f, "it did not stop"),
             HoldError::Unreadable => write!(f, "its processes cannot be read in /proc"),
             HoldError::NoWatcher(errno) => {
-                write!(f, "no watch over stopped jobs: {}", errno.desc())
+                write!(
+                    f,
+                    "no watch over stopped jobs: {}",
+                    crate::errno_text(*errno)
+                )
             }
         }
     }

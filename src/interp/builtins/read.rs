@@ -207,7 +207,7 @@ fn read_record(opts: &Options) -> (Chars, ReadEnd) {
         let byte = match fd::read_byte(opts.fd) {
             Ok(Some(b)) => b,
             Ok(None) => break ReadEnd::Eof,
-            Err(errno) => break ReadEnd::Error(errno.desc().to_string()),
+            Err(errno) => break ReadEnd::Error(crate::errno_text(errno)),
         };
         if escaped {
             escaped = false;
