@@ -392,6 +392,76 @@ fn sensitive_names_hold_for_redirections_without_paths() {
     }
 }
 
+/// `set -C` as bash has it: `>` refuses an existing regular file and a dangling link, and
+/// creates a new file with `O_EXCL`, so a file another process puts there after rsh looked is
+/// refused, never truncated. Another thread puts its own `racer` in place again and again
+/// (written, then renamed over the name) and reads it back through its own descriptor.
+#[test]
+fn noclobber_never_truncates_a_file_created_meanwhile() {
+    use std::io::{Read, Seek, Write};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let case = Case::new("");
+    let work = case.work();
+    symlink("absent", work.join("dangling")).unwrap();
+    let script = "set -C; echo x > dangling; echo \"rc=$?\"; echo y > plain.txt; echo \"rc=$?\"
+        echo z > /dev/null; echo \"rc=$?\"; echo new > fresh; cat fresh
+        for i in {1..20000}; do echo mine > racer; done 2>/dev/null; echo looped";
+    for policy in ["policy.toml", "open.toml"] {
+        let _ = fs::remove_file(work.join("fresh"));
+        let stop = AtomicBool::new(false);
+        let (clobbered, rounds) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let run = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let mut file = fs::OpenOptions::new()
+                        .read(true)
+                        .write(true)
+                        .create(true)
+                        .truncate(true)
+                        .open(work.join("tmp"))
+                        .unwrap();
+                    file.write_all(b"theirs\n").unwrap();
+                    fs::rename(work.join("tmp"), work.join("racer")).unwrap();
+                    std::thread::sleep(std::time::Duration::from_micros(50));
+                    let mut read = String::new();
+                    file.rewind().unwrap();
+                    file.read_to_string(&mut read).unwrap();
+                    if read != "theirs\n" {
+                        clobbered.fetch_add(1, Ordering::Relaxed);
+                    }
+                    rounds.fetch_add(1, Ordering::Relaxed);
+                    let _ = fs::remove_file(work.join("racer"));
+                }
+            });
+            let run = case.run_with(policy, script);
+            stop.store(true, Ordering::Relaxed);
+            run
+        });
+        assert_eq!(
+            run.stdout,
+            "rc=1\nrc=1\nrc=0\nnew\nlooped\n",
+            "{policy}\n{}",
+            run.describe()
+        );
+        run.assert_stderr_has("rsh: dangling: cannot overwrite existing file");
+        run.assert_stderr_has("rsh: plain.txt: cannot overwrite existing file");
+        assert!(
+            fs::symlink_metadata(work.join("absent")).is_err(),
+            "{policy}"
+        );
+        assert_eq!(
+            fs::read_to_string(work.join("plain.txt")).unwrap(),
+            "plain\n"
+        );
+        let rounds = rounds.load(Ordering::Relaxed);
+        assert_eq!(
+            clobbered.load(Ordering::Relaxed),
+            0,
+            "{policy}: rsh truncated a file created meanwhile (in {rounds} rounds)"
+        );
+    }
+}
+
 /// Exchanges `sw` and `other` in `dir` (renameat2 RENAME_EXCHANGE) again and again, as an
 /// attacker racing rsh's checks would, until `stop`.
 fn keep_exchanging(dir: &Path, stop: &std::sync::atomic::AtomicBool) {

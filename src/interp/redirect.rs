@@ -199,12 +199,7 @@ impl Shell {
                 (OFlag::O_WRONLY | OFlag::O_APPEND | OFlag::O_CREAT, false)
             }
             RedirOp::Write | RedirOp::WriteBoth if self.options.noclobber => {
-                if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-                    return Err(RedirectFailure::Message(format!(
-                        "{path}: cannot overwrite existing file"
-                    )));
-                }
-                (OFlag::O_WRONLY | OFlag::O_CREAT, true)
+                (noclobber_flags(path)?, false)
             }
             _ => (OFlag::O_WRONLY | OFlag::O_CREAT, true),
         };
@@ -213,11 +208,20 @@ impl Shell {
                 ": No such file or directory".to_string(),
             ));
         }
-        let file = self
-            .open_for_command(path, flags)
-            .map_err(|e| RedirectFailure::Message(e.message(path)))?;
+        let file = self.open_for_command(path, flags).map_err(|e| match e {
+            ReadError::Io(text) if flags.contains(OFlag::O_EXCL) && is_eexist(&text) => {
+                cannot_overwrite(path)
+            }
+            e => RedirectFailure::Message(e.message(path)),
+        })?;
         let is_regular =
             nix::sys::stat::fstat(&file).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG);
+        if self.options.noclobber && matches!(op, RedirOp::Write | RedirOp::WriteBoth) {
+            // A file that was something else when looked at, replaced meanwhile (as bash).
+            if is_regular && !flags.contains(OFlag::O_EXCL) {
+                return Err(cannot_overwrite(path));
+            }
+        }
         if truncate && is_regular {
             fd::truncate(file.as_raw_fd()).map_err(|e| {
                 RedirectFailure::Message(format!("{path}: {}", crate::errno_text(e)))
@@ -727,6 +731,28 @@ fn reserved(fd: RawFd) -> Option<String> {
 
 fn mode_none() -> nix::sys::stat::Mode {
     nix::sys::stat::Mode::empty()
+}
+
+/// How `set -C` opens `>file`, as bash does: an existing regular file is refused; a name
+/// that is not there is created with `O_EXCL` (so a file created meanwhile, or a dangling
+/// link, is refused rather than written through); anything else (`/dev/null`, a FIFO) is
+/// opened without truncation.
+fn noclobber_flags(path: &str) -> Result<nix::fcntl::OFlag, RedirectFailure> {
+    use nix::fcntl::OFlag;
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Err(cannot_overwrite(path)),
+        Ok(_) => Ok(OFlag::O_WRONLY | OFlag::O_CREAT),
+        Err(_) if std::fs::symlink_metadata(path).is_ok() => Err(cannot_overwrite(path)),
+        Err(_) => Ok(OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL),
+    }
+}
+
+fn cannot_overwrite(path: &str) -> RedirectFailure {
+    RedirectFailure::Message(format!("{path}: cannot overwrite existing file"))
+}
+
+fn is_eexist(text: &str) -> bool {
+    text == crate::errno_text(nix::errno::Errno::EEXIST)
 }
 
 /// A symbolic link that leads round in a loop, or deeper than the kernel follows: there is
