@@ -486,6 +486,49 @@ fn ctrl_c_abandons_the_rest_of_the_line() {
     assert_eq!(pty.exit(), Some(0));
 }
 
+/// `rsh -c` on a terminal (a script run from an interactive shell): as in bash, Ctrl-C that
+/// ends the command running ends the script too, by SIGINT, whether the command runs in the
+/// shell itself, in a subshell or in a command substitution (those once went on with the
+/// rest of the script, status 130). A program that takes Ctrl-C and ends normally lets it go
+/// on.
+#[test]
+fn ctrl_c_ends_a_script_on_a_terminal_wherever_its_command_runs() {
+    use std::os::unix::process::ExitStatusExt;
+    let case = Case::new("");
+    let work = case.root().join("work");
+    let handles = "python3 -c 'import signal, sys, time; \
+         signal.signal(signal.SIGINT, lambda *_: sys.exit(0)); time.sleep(30)'";
+    for (line, ends) in [
+        ("sleep 30; echo not-reached".to_string(), true),
+        ("(sleep 30); echo not-reached".to_string(), true),
+        ("x=$(sleep 30); echo not-reached".to_string(), true),
+        (
+            "( (sleep 30); echo not-reached); echo not-reached".to_string(),
+            true,
+        ),
+        (
+            "echo $(echo $(sleep 30)); echo not-reached".to_string(),
+            true,
+        ),
+        ("(sleep 30) | cat; echo not-reached".to_string(), true),
+        (format!("{handles}; echo went-on"), false),
+        (format!("({handles}); echo went-on"), false),
+    ] {
+        let mut pty = Pty::spawn(case.command("xterm", &work, &["-c", &line]), true);
+        std::thread::sleep(Duration::from_millis(800));
+        pty.send("\x03");
+        let status = pty.ended_within(WAIT).expect("the script ended");
+        let (_, seen) = pty.wait();
+        if ends {
+            assert_eq!(status.signal(), Some(libc::SIGINT), "{line}: {seen:?}");
+            assert!(!seen.contains("not-reached"), "{line}: {seen:?}");
+        } else {
+            assert_eq!(status.code(), Some(0), "{line}: {seen:?}");
+            assert!(seen.contains("went-on"), "{line}: {seen:?}");
+        }
+    }
+}
+
 /// Ctrl-C that ends a command substitution abandons the command whose words it was in, as
 /// in bash: the command does not run with the substitution cut short.
 #[test]

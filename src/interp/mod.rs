@@ -208,6 +208,9 @@ pub struct Shell {
     interrupted: bool,
     /// A line was abandoned for Ctrl-C (see `run_in_child`).
     abandoned_by_ctrl_c: bool,
+    /// Set by a forked copy of a shell that is not interactive when Ctrl-C ends it (see
+    /// `copy_ended_by_ctrl_c`); shared with the copies, made at the first fork.
+    ctrl_c_in_copy: Option<&'static std::sync::atomic::AtomicU64>,
 }
 
 impl Shell {
@@ -280,6 +283,7 @@ impl Shell {
             forked: false,
             interrupted: false,
             abandoned_by_ctrl_c: false,
+            ctrl_c_in_copy: None,
             jobs: jobs::Jobs::default(),
         };
         shell.init_variables();
@@ -372,6 +376,12 @@ impl Shell {
     pub(crate) fn fork(&mut self) -> Result<spawn::Fork, nix::errno::Errno> {
         self.settle_descriptors();
         let shell = nix::unistd::getpid();
+        // Cleared here rather than in the wait: a command substitution's copy may have ended
+        // before its output is read to the end.
+        let ctrl_c_in_copy = *self
+            .ctrl_c_in_copy
+            .get_or_insert_with(spawn::shared_counter);
+        ctrl_c_in_copy.store(0, std::sync::atomic::Ordering::SeqCst);
         let forked = spawn::fork_shell()?;
         if let Fork::Child = forked {
             // A copy of the shell runs only as long as the shell that made it: killed or hung
@@ -908,6 +918,12 @@ impl Shell {
         if self.at_terminal() {
             self.end_kept_jobs();
         }
+        if let Some(flag) = self
+            .ctrl_c_in_copy
+            .filter(|_| self.forked && sig == libc::SIGINT)
+        {
+            flag.store(1, std::sync::atomic::Ordering::SeqCst);
+        }
         self.audit_dying(sig);
         job::die_by(sig)
     }
@@ -963,6 +979,9 @@ impl Shell {
                     timed_out: false,
                 };
                 self.audit_reaped(pid, &reaped);
+                if self.copy_ended_by_ctrl_c(exit) {
+                    self.die_recorded(libc::SIGINT);
+                }
                 reaped.status
             }
             Err(errno) => {
@@ -970,6 +989,26 @@ impl Shell {
                 127
             }
         }
+    }
+
+    /// Ctrl-C ended a forked copy (`(sleep 30); rm -r build`, `x=$(sleep 30)`) of a shell that
+    /// is not interactive: bash, which gets Ctrl-C with its child (same process group), ends
+    /// by it too. rsh is not in the group of the job that took the Ctrl-C, so the copy says
+    /// so through shared memory as it dies (`die_recorded`); a copy that some program sent
+    /// SIGINT ends only itself, as in bash.
+    fn copy_ended_by_ctrl_c(&self, exit: spawn::Exit) -> bool {
+        let by_sigint = matches!(
+            exit,
+            spawn::Exit::Signal {
+                signal: libc::SIGINT,
+                ..
+            }
+        );
+        by_sigint
+            && self.mode != Mode::Interactive
+            && self
+                .ctrl_c_in_copy
+                .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst) != 0)
     }
 
     /// bash reports a child killed by a signal other than SIGINT and SIGPIPE.
