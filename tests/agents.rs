@@ -206,7 +206,8 @@ fn case_patterns_with_quoted_parts_after_a_glob_are_one_pattern() {
 /// Words with several expansions are one word wherever they stand. A special parameter takes
 /// one character as its name, so `x=/x/$$/y/$$/z` once assigned `/x/PID/y/` and ran a command
 /// `$/z`. tree-sitter-bash ends some words early after an expansion (`w=/a/$x/b/$y/c` came as
-/// `w=/a/$x/b/$` and a command `y/c`), in assignments, redirection targets and here-strings.
+/// `w=/a/$x/b/$` and a command `y/c`), in assignments, redirection targets and here-strings;
+/// the assignments after such a word are still assignments.
 #[test]
 fn words_with_several_expansions_stay_one_word() {
     let line = r#"set -- a b; x=/x/$?/y/$#/z$?$; echo "$x"; y=$#$$$; echo "${y%%[0-9]*}${y##*[0-9]}"
@@ -216,12 +217,13 @@ fn words_with_several_expansions_stay_one_word() {
         cat <<E >f$?g$?h$?i
         doc
 E
-        cat f0g0h0i; { echo hi >&-; } 2>&1 | sed 's/.*echo: //'"#;
+        cat f0g0h0i; { echo hi >&-; } 2>&1 | sed 's/.*echo: //'
+        x=/a/$p/$q/b w=1 u+=2; echo "$x $w $u"; x=a$?b$?c w=3 printenv w; >g$?h$?i w=4 printenv w; cat g0h0i"#;
     let bash = same_as_bash(line);
     assert_eq!(
         bash.0,
         "/x/0/y/2/z0$\n$\nhi\nsame\n/a/1/b/2/c3/d\na0b0c0d0e\nto\nto\na0b0c0d\n        doc\n\
-         write error: Bad file descriptor\n"
+         write error: Bad file descriptor\n/a/1/2/b 1 2\n3\n4\n"
     );
 }
 

@@ -634,6 +634,19 @@ impl<'a> Converter<'a> {
                     }
                     word_nodes.push(child)
                 }
+                // After a word tree-sitter cut short (see `joined_end`), it takes the
+                // assignments that follow for arguments; no word has come yet, so they are
+                // assignments to bash (`x=a/$y/$z w=1 cmd`).
+                (Some("argument"), _)
+                    if word_nodes.is_empty()
+                        && command.words.is_empty()
+                        && assignment_prefix(self.text(child)).is_some() =>
+                {
+                    let end = self.joined_end(node, &children, &mut i);
+                    command
+                        .assignments
+                        .push(self.assignment_in_word(child, end)?);
+                }
                 (Some("argument"), _) => word_nodes.push(child),
                 (Some("redirect"), _) | (_, "herestring_redirect") => {
                     let end = self.joined_end(node, &children, &mut i);
@@ -703,6 +716,28 @@ impl<'a> Converter<'a> {
             *next += 1;
         }
         end
+    }
+
+    /// An assignment that tree-sitter took for a word (`node`, running to `end`).
+    fn assignment_in_word(&mut self, node: Node<'a>, end: usize) -> Result<Assignment, ParseError> {
+        let start = node.start_byte();
+        let (name, append) =
+            assignment_prefix(self.text(node)).ok_or_else(|| self.unexpected(node))?;
+        let value_start = start + name.len() + usize::from(append) + 1;
+        let value = if value_start < end {
+            self.word(value_start, end)?
+        } else {
+            Word {
+                parts: Vec::new(),
+                span: Span { start: end, end },
+            }
+        };
+        Ok(Assignment {
+            name: name.to_string(),
+            append,
+            value,
+            span: Span { start, end },
+        })
     }
 
     /// The assignment `node`, its value running to `end` (see [`Self::joined_end`]).
@@ -1563,6 +1598,22 @@ fn leftmost_command(node: Node) -> Option<Node> {
             }
             _ => return None,
         }
+    }
+}
+
+/// `NAME=` or `NAME+=` at the start of `text`: the name, and whether it appends.
+fn assignment_prefix(text: &str) -> Option<(&str, bool)> {
+    let name_end = text
+        .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+        .unwrap_or(text.len());
+    let name = &text[..name_end];
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    match &text[name_end..] {
+        rest if rest.starts_with('=') => Some((name, false)),
+        rest if rest.starts_with("+=") => Some((name, true)),
+        _ => None,
     }
 }
 
