@@ -529,6 +529,37 @@ fn ctrl_c_ends_a_script_on_a_terminal_wherever_its_command_runs() {
     }
 }
 
+/// SIGINT that some process sends a subshell (no Ctrl-C) ends only the subshell: the script
+/// goes on, as in bash, terminal or not.
+#[test]
+fn sigint_sent_to_a_subshell_ends_only_the_subshell() {
+    let case = Case::new("");
+    let work = case.root().join("work");
+    let line = "(sleep 3; echo not-reached); echo went-on";
+    let mut rsh = case.command("xterm", &work, &["-c", line]);
+    let child = rsh
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let shell = child.id();
+    let children = format!("/proc/{shell}/task/{shell}/children");
+    let mut copy = None;
+    wait_until("the subshell started", || {
+        copy = fs::read_to_string(&children)
+            .ok()
+            .and_then(|c| c.split_whitespace().next()?.parse::<i32>().ok());
+        copy.is_some()
+    });
+    // The copy's own program starts too, so that the copy is waiting for it.
+    std::thread::sleep(Duration::from_millis(300));
+    signal(copy.unwrap(), libc::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(stdout, "went-on\n");
+}
+
 /// Ctrl-C that ends a command substitution abandons the command whose words it was in, as
 /// in bash: the command does not run with the substitution cut short.
 #[test]

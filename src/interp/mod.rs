@@ -831,6 +831,7 @@ impl Shell {
         kept: Option<(usize, char)>,
     ) -> Vec<audit::Reaped> {
         let held_terminal = kept.is_none() && job.terminal.is_some();
+        let from_terminal = ended.from_terminal;
         if kept.is_none()
             && let Some(tty) = job.terminal
         {
@@ -907,6 +908,9 @@ impl Shell {
             reaped.push(one);
         }
         if let (None, Some(sig)) = (kept, ended.dying) {
+            if let Some(flag) = self.ctrl_c_in_copy.filter(|_| self.forked && from_terminal) {
+                flag.store(1, std::sync::atomic::Ordering::SeqCst);
+            }
             self.die_recorded(sig);
         }
         reaped
@@ -917,12 +921,6 @@ impl Shell {
     fn die_recorded(&mut self, sig: i32) -> ! {
         if self.at_terminal() {
             self.end_kept_jobs();
-        }
-        if let Some(flag) = self
-            .ctrl_c_in_copy
-            .filter(|_| self.forked && sig == libc::SIGINT)
-        {
-            flag.store(1, std::sync::atomic::Ordering::SeqCst);
         }
         self.audit_dying(sig);
         job::die_by(sig)
@@ -994,8 +992,8 @@ impl Shell {
     /// Ctrl-C ended a forked copy (`(sleep 30); rm -r build`, `x=$(sleep 30)`) of a shell that
     /// is not interactive: bash, which gets Ctrl-C with its child (same process group), ends
     /// by it too. rsh is not in the group of the job that took the Ctrl-C, so the copy says
-    /// so through shared memory as it dies (`die_recorded`); a copy that some program sent
-    /// SIGINT ends only itself, as in bash.
+    /// so through shared memory as it dies (`finish_job`). A copy that rsh sent SIGINT to,
+    /// or that got it itself, ends only itself, as in bash.
     fn copy_ended_by_ctrl_c(&self, exit: spawn::Exit) -> bool {
         let by_sigint = matches!(
             exit,

@@ -353,6 +353,9 @@ pub struct Ended {
     /// rsh itself must end by this signal, as soon as it has recorded what it must
     /// (`die_by`): it got a terminating signal, or, not interactive, Ctrl-C ended the job.
     pub dying: Option<libc::c_int>,
+    /// SIGINT ended the job that held the terminal, and rsh neither got it nor sent it:
+    /// Ctrl-C, as far as rsh can tell.
+    pub from_terminal: bool,
 }
 
 /// The signal mask held while waiting: SIGCHLD, the forwarded signals the shell does not
@@ -696,6 +699,7 @@ impl Job {
                     ..
                 }))
             );
+        let from_terminal = by_ctrl_c && self.terminal.is_some() && !wait.interrupted;
         let dying = match wait.dying {
             None if ctrl_c && !interactive && by_ctrl_c => Some(libc::SIGINT),
             dying => dying,
@@ -706,6 +710,7 @@ impl Job {
             timed_out: wait.timed_out,
             sent_sigint,
             dying,
+            from_terminal,
         }
     }
 
