@@ -462,6 +462,44 @@ fn noclobber_never_truncates_a_file_created_meanwhile() {
     }
 }
 
+/// Under `set -C`, a dangling link put in place of a name rsh found absent is not written
+/// through: `O_EXCL` is about the name, as bash has it, also where rsh resolves links itself
+/// (`[paths]`).
+#[test]
+fn noclobber_does_not_write_through_a_link_put_there_meanwhile() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let case = Case::new("");
+    let work = case.work();
+    let script = "set -C; for i in {1..80000}; do echo mine > racer; done 2>/dev/null; echo looped";
+    for policy in ["policy.toml", "open.toml"] {
+        let stop = AtomicBool::new(false);
+        let (through, rounds) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let run = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = symlink("target", work.join("racer"));
+                    std::thread::sleep(std::time::Duration::from_micros(20));
+                    if fs::remove_file(work.join("target")).is_ok() {
+                        through.fetch_add(1, Ordering::Relaxed);
+                    }
+                    let _ = fs::remove_file(work.join("racer"));
+                    rounds.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            let run = case.run_with(policy, script);
+            stop.store(true, Ordering::Relaxed);
+            run
+        });
+        assert_eq!(run.stdout, "looped\n", "{policy}\n{}", run.describe());
+        let rounds = rounds.load(Ordering::Relaxed);
+        assert_eq!(
+            through.load(Ordering::Relaxed),
+            0,
+            "{policy}: rsh wrote through a link put there meanwhile (in {rounds} rounds)"
+        );
+    }
+}
+
 /// Exchanges `sw` and `other` in `dir` (renameat2 RENAME_EXCHANGE) again and again, as an
 /// attacker racing rsh's checks would, until `stop`.
 fn keep_exchanging(dir: &Path, stop: &std::sync::atomic::AtomicBool) {

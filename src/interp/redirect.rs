@@ -340,6 +340,13 @@ impl Shell {
                 .ok_or(ReadError::Io(crate::errno_text(nix::errno::Errno::EBADF)));
         }
         let landing = self.checked_landing(path, write)?;
+        // `O_EXCL` (`set -C`) is about the name itself: a link there, even a dangling one
+        // put there since `noclobber_flags` looked, makes the open fail as it would by name.
+        if flags.contains(OFlag::O_EXCL)
+            && landing != canonical_parent_noting(&self.absolute(Path::new(path)), &mut Vec::new())
+        {
+            return Err(io(nix::errno::Errno::EEXIST));
+        }
         // Without openat2 (a kernel before 5.6, only in degraded mode): the last component
         // at least.
         // Through the read-only view where there is one: a file outside the write roots that
