@@ -227,6 +227,22 @@ E
     );
 }
 
+/// An escaped blank is part of its word after an expansion too: tree-sitter-bash drops it and
+/// splits the word there, so `x=$y\ true cmd` ran `true cmd` where bash assigns `Y true` and
+/// runs `cmd`. The scanner also read the `<<` of `<<<` as a here-document.
+#[test]
+fn an_escaped_blank_after_an_expansion_stays_in_its_word() {
+    let line = "y=Y; x=$y\\ true printf '<%s>' touch not-run; echo \"[$x]\"
+        printf '<%s>' $y\\ a \"$y\"\\ b `echo d`\\ c $y\\  $y\\\tt a$y\\ \\ b; echo
+        echo hi >$y\\ a; cat 'Y a'; cat <<< $y\\ a; export v=$y\\ a; echo \"$v\"
+        for i in $y\\ a b; do echo \"[$i]\"; done";
+    let bash = same_as_bash(line);
+    assert_eq!(
+        bash.0,
+        "<touch><not-run>[]\n<Y a><Y b><d c><Y ><Y\tt><aY  b>\nhi\nY a\nY a\n[Y a]\n[b]\n"
+    );
+}
+
 /// `local -p NAME` prints a declaration, `local` and `local -p` the function's own variables
 /// (not its caller's), as bash does.
 #[test]

@@ -365,6 +365,10 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Repairs), Par
     for &at in &scanned.lone_dollars {
         text[at] = b'_';
     }
+    // The converter reads words from the original text, where the blank is still escaped.
+    for &at in &scanned.escaped_blanks {
+        text[at] = b'_';
+    }
     // Arithmetic text is evaluated by rsh from the original source; tree-sitter only needs
     // its extent, so it gets a harmless `0` padded with blanks instead.
     for &(start, end) in &scanned.arithmetic {

@@ -15,6 +15,10 @@ pub(crate) struct Scan {
     /// Unquoted `$` that start no expansion (`grep total$.`, `a$|b`): bash keeps them as
     /// text, tree-sitter-bash reports a syntax error.
     pub lone_dollars: Vec<usize>,
+    /// The blank of each unquoted `\ ` or `\<tab>`: bash keeps it in the word
+    /// (`x=$y\ true cmd` assigns `Y true`), tree-sitter-bash drops it and splits the word
+    /// there when an expansion comes before it.
+    pub escaped_blanks: Vec<usize>,
     /// The insides of `$((…))` and `((…))` (byte ranges between the parentheses).
     /// tree-sitter's arithmetic grammar rejects much that bash evaluates (`$((10 $op 20))`,
     /// `$(($expr))`, `$(( ${base}#a ))`); rsh evaluates this text itself, so the parser only
@@ -105,6 +109,9 @@ impl Scanner<'_> {
                     .chars()
                     .next()
                     .expect("inside the text");
+                if escaped == ' ' || escaped == '\t' {
+                    self.result.escaped_blanks.push(self.i + 1);
+                }
                 self.i += 1 + escaped.len_utf8();
                 true
             }
@@ -152,9 +159,14 @@ impl Scanner<'_> {
                 self.skip_comment();
                 true
             }
-            b'<' if self.src.get(self.i + 1) == Some(&b'<')
-                && self.src.get(self.i + 2) != Some(&b'<') =>
-            {
+            // A here-string: its second `<` starts no here-document.
+            b'<' if self.src[self.i..].starts_with(b"<<<") => {
+                self.end_word();
+                self.i += 3;
+                self.command_position = false;
+                true
+            }
+            b'<' if self.src.get(self.i + 1) == Some(&b'<') => {
                 self.end_word();
                 let (delimiter, strip, next) = self.heredoc_delimiter(self.i + 2);
                 self.heredocs.push((delimiter, strip));
@@ -457,6 +469,14 @@ mod tests {
         assert!(scan("echo '[ a ]'; echo \"[ b ]\"").brackets.is_empty());
         assert!(scan("# [ a ]\necho").brackets.is_empty());
         assert!(scan("case x in [ab]) ;; esac").brackets.is_empty());
+    }
+
+    #[test]
+    fn a_here_string_starts_no_here_document() {
+        let scanned = scan("cat <<< $y\\ a");
+        assert!(!scanned.open_at_end);
+        assert_eq!(scanned.escaped_blanks, vec![11]);
+        assert!(scan("cat <<<a <<E\nx\n").open_at_end);
     }
 
     #[test]
