@@ -372,6 +372,18 @@ fn unsupported_background_job_mid_list() {
     unsupported("touch CANARY; sleep 1 & echo x", "background", 1, 23..=23);
 }
 
+/// bash joins the lines: `x` is empty and `true touch CANARY` runs. tree-sitter took `true`
+/// for the value, and rsh ran `touch CANARY`. Refused rather than guessed at.
+#[test]
+fn unsupported_blank_after_a_continued_assignment() {
+    unsupported(
+        "touch CANARY; x=\\\n true touch CANARY",
+        "line continuation",
+        1,
+        17..=17,
+    );
+}
+
 #[test]
 fn unsupported_array_assignment() {
     unsupported("touch CANARY; a=(1 2)", "array", 1, 15..=21);

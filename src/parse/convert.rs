@@ -756,6 +756,21 @@ impl<'a> Converter<'a> {
         let start = node
             .child_by_field_name("value")
             .map_or(node.end_byte(), |value| value.start_byte());
+        // `x=\<newline> cmd`: tree-sitter reads on over the blank after the line
+        // continuation and takes `cmd` for the value, where bash assigns nothing and runs it.
+        let operator_end = {
+            let mut cursor = node.walk();
+            let operator = node
+                .children(&mut cursor)
+                .find(|c| matches!(c.kind(), "=" | "+="));
+            operator.map_or(start, |o| o.end_byte())
+        };
+        if !self.adjacent(operator_end, start) {
+            return Err(self.unsupported(
+                "a blank after a line continuation that follows `=`",
+                operator_end,
+            ));
+        }
         let value = if start < end {
             self.word(start, end)?
         } else {
