@@ -384,6 +384,16 @@ fn unsupported_blank_after_a_continued_assignment() {
     );
 }
 
+/// `$\<newline>#` is `$#` to bash, which joins the lines first, so `<<E` after it starts a
+/// here-document and the next line is its text; tree-sitter kept the `$` as text and took `#`
+/// for a comment, and rsh ran that line.
+#[test]
+fn unsupported_dollar_before_a_line_continuation() {
+    let script = "touch CANARY; echo a$\\\n# <<E\ntouch CANARY\nE\n";
+    unsupported(script, "line continuation", 1, 21..=21);
+    unsupported("echo \"a$\\\nHOME\" >$\\\nz; touch CANARY", "`$`", 1, 8..=8);
+}
+
 #[test]
 fn unsupported_array_assignment() {
     unsupported("touch CANARY; a=(1 2)", "array", 1, 15..=21);

@@ -357,6 +357,16 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Repairs), Par
     // Hide it behind a letter of the same length so it parses as one; the converter reads
     // words from the original text, so the command is still `[`.
     let scanned = scan::scan(source);
+    if let Some(at) = scanned.continued_dollar {
+        let (line, column) = line_column(source.as_bytes(), at);
+        return Err(ParseError::Unsupported {
+            construct: "a `$` followed by a line continuation (bash expands it with the next \
+                        line's first character; write the expansion on one line)"
+                .to_owned(),
+            line,
+            column,
+        });
+    }
     let mut text = source.as_bytes().to_vec();
     for &at in &scanned.brackets {
         text[at] = b'x';

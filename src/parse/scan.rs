@@ -19,6 +19,10 @@ pub(crate) struct Scan {
     /// (`x=$y\ true cmd` assigns `Y true`), tree-sitter-bash drops it and splits the word
     /// there when an expansion comes before it.
     pub escaped_blanks: Vec<usize>,
+    /// A `$` followed by a line continuation, outside single quotes: bash joins the lines
+    /// first and expands `$` with the next line's first character (`$\<newline>#` is `$#`,
+    /// not a comment); tree-sitter-bash keeps the `$` as text.
+    pub continued_dollar: Option<usize>,
     /// The insides of `$((…))` and `((…))` (byte ranges between the parentheses).
     /// tree-sitter's arithmetic grammar rejects much that bash evaluates (`$((10 $op 20))`,
     /// `$(($expr))`, `$(( ${base}#a ))`); rsh evaluates this text itself, so the parser only
@@ -135,6 +139,12 @@ impl Scanner<'_> {
             {
                 self.in_word();
                 self.i += 2;
+                true
+            }
+            b'$' if self.src[self.i + 1..].starts_with(b"\\\n") => {
+                self.result.continued_dollar.get_or_insert(self.i);
+                self.in_word();
+                self.i += 1;
                 true
             }
             b'$' if !self
@@ -362,6 +372,10 @@ impl Scanner<'_> {
                 b'"' => {
                     self.i = j + 1;
                     return true;
+                }
+                b'$' if self.src[j + 1..].starts_with(b"\\\n") => {
+                    self.result.continued_dollar.get_or_insert(j);
+                    j += 1;
                 }
                 b'$' if self.src[j..].starts_with(b"$((") => match self.arithmetic_end(j + 3) {
                     Some(close) => {
