@@ -218,12 +218,13 @@ fn words_with_several_expansions_stay_one_word() {
         doc
 E
         cat f0g0h0i; { echo hi >&-; } 2>&1 | sed 's/.*echo: //'
-        x=/a/$p/$q/b w=1 u+=2; echo "$x $w $u"; x=a$?b$?c w=3 printenv w; >g$?h$?i w=4 printenv w; cat g0h0i"#;
+        x=/a/$p/$q/b w=1 u+=2; echo "$x $w $u"; x=a$?b$?c w=3 printenv w; >g$?h$?i w=4 printenv w; cat g0h0i
+        x=/a/$p/$q/b >/dev/null w=5 printenv w; x=/a/$p/$q/b w=6 >/dev/null v=7; echo $w$v"#;
     let bash = same_as_bash(line);
     assert_eq!(
         bash.0,
         "/x/0/y/2/z0$\n$\nhi\nsame\n/a/1/b/2/c3/d\na0b0c0d0e\nto\nto\na0b0c0d\n        doc\n\
-         write error: Bad file descriptor\n/a/1/2/b 1 2\n3\n4\n"
+         write error: Bad file descriptor\n/a/1/2/b 1 2\n3\n4\n67\n"
     );
 }
 

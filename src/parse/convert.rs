@@ -525,7 +525,7 @@ impl<'a> Converter<'a> {
         }
         if !extra_words.is_empty() {
             match last {
-                Command::Simple(simple) => simple.words.extend(extra_words),
+                Command::Simple(simple) => self.add_words(simple, extra_words, false)?,
                 _ => return Err(self.unexpected(node)),
             }
         }
@@ -643,9 +643,8 @@ impl<'a> Converter<'a> {
                         && assignment_prefix(self.text(child)).is_some() =>
                 {
                     let end = self.joined_end(node, &children, &mut i);
-                    command
-                        .assignments
-                        .push(self.assignment_in_word(child, end)?);
+                    let assignment = self.assignment_in_word(child.start_byte(), end)?;
+                    command.assignments.push(assignment);
                 }
                 (Some("argument"), _) => word_nodes.push(child),
                 (Some("redirect"), _) | (_, "herestring_redirect") => {
@@ -653,7 +652,7 @@ impl<'a> Converter<'a> {
                     let (redirects, words, more) = self.redirect(child, end)?;
                     command.redirects.extend(redirects);
                     // Words tree-sitter hung on the redirect belong to the command.
-                    command.words.extend(words);
+                    self.add_words(&mut command, words, !word_nodes.is_empty())?;
                     continuation.merge(more);
                 }
                 (_, "comment") => {}
@@ -718,11 +717,31 @@ impl<'a> Converter<'a> {
         end
     }
 
-    /// An assignment that tree-sitter took for a word (`node`, running to `end`).
-    fn assignment_in_word(&mut self, node: Node<'a>, end: usize) -> Result<Assignment, ParseError> {
-        let start = node.start_byte();
-        let (name, append) =
-            assignment_prefix(self.text(node)).ok_or_else(|| self.unexpected(node))?;
+    /// Adds `words` to `command`'s words; while it has none (and `words_before` is false), a
+    /// `NAME=value` word is an assignment, as bash reads `>f w=1 cmd` (tree-sitter hangs
+    /// such words on the redirection when a word before was cut short).
+    fn add_words(
+        &mut self,
+        command: &mut SimpleCommand,
+        words: Vec<Word>,
+        words_before: bool,
+    ) -> Result<(), ParseError> {
+        for word in words {
+            let text = &self.src[word.span.start..word.span.end];
+            if !words_before && command.words.is_empty() && assignment_prefix(text).is_some() {
+                let assignment = self.assignment_in_word(word.span.start, word.span.end)?;
+                command.assignments.push(assignment);
+            } else {
+                command.words.push(word);
+            }
+        }
+        Ok(())
+    }
+
+    /// An assignment that tree-sitter took for a word (the text from `start` to `end`).
+    fn assignment_in_word(&mut self, start: usize, end: usize) -> Result<Assignment, ParseError> {
+        let (name, append) = assignment_prefix(&self.src[start..end])
+            .ok_or_else(|| self.syntax("not an assignment", start))?;
         let value_start = start + name.len() + usize::from(append) + 1;
         let value = if value_start < end {
             self.word(value_start, end)?
