@@ -392,6 +392,30 @@ fn sensitive_names_hold_for_redirections_without_paths() {
     }
 }
 
+/// A trailing `/` on a redirection's file asks for a directory under `[paths]` as it does by
+/// name: `> file/` and `> new/` fail with "Is a directory", `< file/` with "Not a directory".
+/// rsh's own resolution once dropped the slash and wrote the file.
+#[test]
+fn a_trailing_slash_asks_for_a_directory() {
+    let case = Case::new("");
+    for (line, message) in [
+        ("echo x > plain.txt/", "rsh: plain.txt/: Is a directory\n"),
+        ("echo x >> plain.txt/", "rsh: plain.txt/: Is a directory\n"),
+        ("echo x > new/", "rsh: new/: Is a directory\n"),
+        ("cat < plain.txt/", "rsh: plain.txt/: Not a directory\n"),
+    ] {
+        let run = case.run(line);
+        assert_eq!(run.status, 1, "{line}\n{}", run.describe());
+        assert_eq!(run.stderr, message, "{line}");
+    }
+    assert_eq!(
+        fs::read_to_string(case.work().join("plain.txt")).unwrap(),
+        "plain\n"
+    );
+    assert!(!case.work().join("new").exists());
+    assert_eq!(case.run("cat < keys/ 2>/dev/null; echo $?").stdout, "1\n");
+}
+
 /// `set -C` as bash has it: `>` refuses an existing regular file and a dangling link, and
 /// creates a new file with `O_EXCL`, so a file another process puts there after rsh looked is
 /// refused, never truncated. Another thread puts its own `racer` in place again and again

@@ -339,6 +339,13 @@ impl Shell {
                 .map_err(io)?
                 .ok_or(ReadError::Io(crate::errno_text(nix::errno::Errno::EBADF)));
         }
+        // A trailing `/` asks for a directory, which rsh's own resolution would drop: as the
+        // kernel has it by name, a file to create cannot be one, and anything else must be.
+        let flags = match path.ends_with('/') {
+            true if flags.contains(OFlag::O_CREAT) => return Err(io(nix::errno::Errno::EISDIR)),
+            true => flags | OFlag::O_DIRECTORY,
+            false => flags,
+        };
         let landing = self.checked_landing(path, write)?;
         // `O_EXCL` (`set -C`) is about the name itself: a link there, even a dangling one
         // put there since `noclobber_flags` looked, makes the open fail as it would by name.
