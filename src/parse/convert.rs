@@ -743,19 +743,34 @@ impl<'a> Converter<'a> {
         let (name, append) = assignment_prefix(&self.src[start..end])
             .ok_or_else(|| self.syntax("not an assignment", start))?;
         let value_start = start + name.len() + usize::from(append) + 1;
-        let value = if value_start < end {
-            self.word(value_start, end)?
+        let name = name.to_string();
+        self.assignment_of(name, append, Span { start, end }, value_start)
+    }
+
+    /// An assignment spanning `span` whose value is the text from `value_start` to its end.
+    fn assignment_of(
+        &mut self,
+        name: String,
+        append: bool,
+        span: Span,
+        value_start: usize,
+    ) -> Result<Assignment, ParseError> {
+        let value = if value_start < span.end {
+            self.word(value_start, span.end)?
         } else {
             Word {
                 parts: Vec::new(),
-                span: Span { start: end, end },
+                span: Span {
+                    start: span.end,
+                    end: span.end,
+                },
             }
         };
         Ok(Assignment {
-            name: name.to_string(),
+            name,
             append,
             value,
-            span: Span { start, end },
+            span,
         })
     }
 
@@ -790,23 +805,12 @@ impl<'a> Converter<'a> {
                 operator_end,
             ));
         }
-        let value = if start < end {
-            self.word(start, end)?
-        } else {
-            Word {
-                parts: Vec::new(),
-                span: Span { start: end, end },
-            }
+        let name = self.text(name_node).to_string();
+        let span = Span {
+            start: node.start_byte(),
+            end,
         };
-        Ok(Assignment {
-            name: self.text(name_node).to_string(),
-            append,
-            value,
-            span: Span {
-                start: node.start_byte(),
-                end,
-            },
-        })
+        self.assignment_of(name, append, span, start)
     }
 
     fn assignment_statement(&mut self, node: Node<'a>) -> Result<SimpleCommand, ParseError> {
