@@ -525,7 +525,10 @@ impl<'a> Converter<'a> {
         }
         if !extra_words.is_empty() {
             match last {
-                Command::Simple(simple) => self.add_words(simple, extra_words, false)?,
+                Command::Simple(simple) => {
+                    simple.words.extend(extra_words);
+                    self.leading_assignments(simple)?;
+                }
                 _ => return Err(self.unexpected(node)),
             }
         }
@@ -634,25 +637,13 @@ impl<'a> Converter<'a> {
                     }
                     word_nodes.push(child)
                 }
-                // After a word tree-sitter cut short (see `joined_end`), it takes the
-                // assignments that follow for arguments; no word has come yet, so they are
-                // assignments to bash (`x=a/$y/$z w=1 cmd`).
-                (Some("argument"), _)
-                    if word_nodes.is_empty()
-                        && command.words.is_empty()
-                        && assignment_prefix(self.text(child)).is_some() =>
-                {
-                    let end = self.joined_end(node, &children, &mut i);
-                    let assignment = self.assignment_in_word(child.start_byte(), end)?;
-                    command.assignments.push(assignment);
-                }
                 (Some("argument"), _) => word_nodes.push(child),
                 (Some("redirect"), _) | (_, "herestring_redirect") => {
                     let end = self.joined_end(node, &children, &mut i);
                     let (redirects, words, more) = self.redirect(child, end)?;
                     command.redirects.extend(redirects);
                     // Words tree-sitter hung on the redirect belong to the command.
-                    self.add_words(&mut command, words, !word_nodes.is_empty())?;
+                    command.words.extend(words);
                     continuation.merge(more);
                 }
                 (_, "comment") => {}
@@ -662,6 +653,7 @@ impl<'a> Converter<'a> {
         let mut words = self.words_from_nodes(&word_nodes)?;
         words.append(&mut command.words);
         command.words = words;
+        self.leading_assignments(&mut command)?;
         Ok((command, continuation))
     }
 
@@ -717,23 +709,19 @@ impl<'a> Converter<'a> {
         end
     }
 
-    /// Adds `words` to `command`'s words; while it has none (and `words_before` is false), a
-    /// `NAME=value` word is an assignment, as bash reads `>f w=1 cmd` (tree-sitter hangs
-    /// such words on the redirection when a word before was cut short).
-    fn add_words(
-        &mut self,
-        command: &mut SimpleCommand,
-        words: Vec<Word>,
-        words_before: bool,
-    ) -> Result<(), ParseError> {
-        for word in words {
-            let text = &self.src[word.span.start..word.span.end];
-            if !words_before && command.words.is_empty() && assignment_prefix(text).is_some() {
-                let assignment = self.assignment_in_word(word.span.start, word.span.end)?;
-                command.assignments.push(assignment);
-            } else {
-                command.words.push(word);
-            }
+    /// Takes the `NAME=value` words before `command`'s first other word for assignments, as
+    /// bash reads them. tree-sitter makes words of them after a word it cut short (see
+    /// `joined_end`): `x=a/$y/$z w=1 cmd`, or `… >f w=1 cmd` with the words hung on the
+    /// redirection.
+    fn leading_assignments(&mut self, command: &mut SimpleCommand) -> Result<(), ParseError> {
+        let taken = command
+            .words
+            .iter()
+            .take_while(|w| assignment_prefix(&self.src[w.span.start..w.span.end]).is_some())
+            .count();
+        for word in command.words.drain(..taken).collect::<Vec<_>>() {
+            let assignment = self.assignment_in_word(word.span.start, word.span.end)?;
+            command.assignments.push(assignment);
         }
         Ok(())
     }
