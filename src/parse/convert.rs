@@ -770,23 +770,19 @@ impl<'a> Converter<'a> {
         if name_node.kind() != "variable_name" {
             return Err(self.unexpected(name_node));
         }
-        let append = {
+        let operator = {
             let mut cursor = node.walk();
-            node.children(&mut cursor).any(|c| c.kind() == "+=")
+            node.children(&mut cursor)
+                .find(|c| matches!(c.kind(), "=" | "+="))
         };
+        let append = operator.is_some_and(|o| o.kind() == "+=");
         // The value may be split by tree-sitter (`a=$"x"`): take everything after the `=`.
         let start = node
             .child_by_field_name("value")
             .map_or(node.end_byte(), |value| value.start_byte());
         // `x=\<newline> cmd`: tree-sitter reads on over the blank after the line
         // continuation and takes `cmd` for the value, where bash assigns nothing and runs it.
-        let operator_end = {
-            let mut cursor = node.walk();
-            let operator = node
-                .children(&mut cursor)
-                .find(|c| matches!(c.kind(), "=" | "+="));
-            operator.map_or(start, |o| o.end_byte())
-        };
+        let operator_end = operator.map_or(start, |o| o.end_byte());
         if !self.adjacent(operator_end, start) {
             return Err(self.unsupported(
                 "a blank after a line continuation that follows `=`",
