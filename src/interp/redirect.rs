@@ -407,31 +407,21 @@ impl Shell {
             return Err(changed_meanwhile(path));
         }
         match kind {
-            // To write (`O_CREAT`), first by name without waiting, for the kernel's protection
-            // of FIFOs in sticky directories (`fs.protected_fifos`) to hold; with no reader
-            // yet (ENXIO), the wait as for any FIFO.
-            libc::S_IFIFO if flags.contains(nix::fcntl::OFlag::O_CREAT) => {
-                match fd::create(by_name, flags) {
-                    Err(nix::errno::Errno::ENXIO) => self.open_fifo(path, named, flags),
-                    Err(nix::errno::Errno::ELOOP) => Err(changed_meanwhile(path)),
-                    Err(errno) => Err(io(errno)),
-                    Ok(file) if fd::same_file(&file, &named) => Ok(file),
-                    Ok(_) => Err(changed_meanwhile(path)),
-                }
-            }
-            libc::S_IFIFO => self.open_fifo(path, named, flags),
             // `O_NOFOLLOW` without openat2 names a link itself.
             libc::S_IFLNK => Err(changed_meanwhile(path)),
-            _ if flags.contains(nix::fcntl::OFlag::O_CREAT) => {
-                let file = match fd::create(by_name, flags) {
-                    Err(nix::errno::Errno::ELOOP) => return Err(changed_meanwhile(path)),
-                    other => other.map_err(io)?,
-                };
-                match fd::same_file(&file, &named) {
-                    true => Ok(file),
-                    false => Err(changed_meanwhile(path)),
+            // To write (`O_CREAT`), by name without waiting, for the kernel's protection of
+            // files and FIFOs in sticky directories (`fs.protected_regular`, `_fifos`) to
+            // hold; a FIFO with no reader yet (ENXIO) then waits as any FIFO does.
+            _ if flags.contains(nix::fcntl::OFlag::O_CREAT) => match fd::create(by_name, flags) {
+                Err(nix::errno::Errno::ENXIO) if kind == libc::S_IFIFO => {
+                    self.open_fifo(path, named, flags)
                 }
-            }
+                Err(nix::errno::Errno::ELOOP) => Err(changed_meanwhile(path)),
+                Err(errno) => Err(io(errno)),
+                Ok(file) if fd::same_file(&file, &named) => Ok(file),
+                Ok(_) => Err(changed_meanwhile(path)),
+            },
+            libc::S_IFIFO => self.open_fifo(path, named, flags),
             _ => fd::reopen(&named, flags).map_err(io),
         }
     }
