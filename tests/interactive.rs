@@ -486,6 +486,35 @@ fn ctrl_c_abandons_the_rest_of_the_line() {
     assert_eq!(pty.exit(), Some(0));
 }
 
+/// Ctrl-C while the shell runs its own builtins (a loop, `read`), in itself or in a forked copy
+/// of it, abandons the line as in bash; those once ran on, and `while :; do :; done` could not
+/// be stopped at all. So does Ctrl-C that ends a subshell whose pipeline stage waits for it.
+#[test]
+fn ctrl_c_interrupts_the_shells_own_loops() {
+    let case = Case::new("");
+    let mut pty = case.start(&[]);
+    for line in [
+        "while :; do :; done; echo not-reached",
+        "for ((;;)); do x=1; done; echo not-reached",
+        "(while :; do :; done; echo not-reached); echo not-reached",
+        "x=$(while :; do :; done); echo not-reached",
+        "{ while :; do :; done; echo not-reached; } | cat; echo not-reached",
+        "echo | (sleep 30; echo not-reached); echo not-reached",
+        "read x; echo not-reached",
+        "(read x; echo not-reached); echo not-reached",
+    ] {
+        pty.send(&format!("{line}\r"));
+        std::thread::sleep(Duration::from_millis(500));
+        pty.send("\x03");
+        let seen = pty.expect(PROMPT, WAIT);
+        assert!(!seen.contains("\nnot-reached"), "{line}: {seen:?}");
+        type_line(&mut pty, "echo status $?", "status 130\r\n");
+    }
+    // The next line runs whole: the Ctrl-C was for the line before.
+    type_line(&mut pty, "echo a; echo b", "a\r\nb\r\n");
+    assert_eq!(pty.exit(), Some(0));
+}
+
 /// `rsh -c` on a terminal (a script run from an interactive shell): as in bash, Ctrl-C that
 /// ends the command running ends the script too, by SIGINT, whether the command runs in the
 /// shell itself, in a subshell or in a command substitution (those once went on with the

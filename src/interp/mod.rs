@@ -543,6 +543,19 @@ impl Shell {
         result
     }
 
+    /// Whether Ctrl-C came while the interactive shell (or a forked copy of it) ran builtins
+    /// (see `signals::note_ctrl_c`); the line is then abandoned, as after a job Ctrl-C ended.
+    pub(crate) fn ctrl_c_came(&mut self) -> bool {
+        if self.mode != Mode::Interactive || !spawn::signals::take_ctrl_c() {
+            return false;
+        }
+        if self.at_terminal() {
+            let _ = fd::write_all(2, b"\n");
+        }
+        self.interrupted = true;
+        true
+    }
+
     /// Runs a condition (`if`, `while`): its status, with `set -e` suppressed.
     fn run_condition(&mut self, list: &List) -> Outcome {
         self.errexit_suppressed += 1;
@@ -555,6 +568,9 @@ impl Shell {
         // Hung up while running builtins: the session ends (see `signals::catch_hang_up`).
         if self.at_terminal() && spawn::signals::hung_up() {
             return Err(Flow::Exit(128 + libc::SIGHUP));
+        }
+        if self.ctrl_c_came() {
+            return Ok(128 + libc::SIGINT);
         }
         let mark = self.process_subs.len();
         let clock = pipeline
@@ -710,10 +726,10 @@ impl Shell {
             Err(Flow::Break(_)) | Err(Flow::Continue(_)) => self.last_status,
         };
         self.end_process_subs();
-        // Ctrl-C ended what it ran and a line was abandoned for it: it ends by it as well, for
-        // the shell that waits for it to abandon its line too (as a bash subshell, which does
-        // not ignore Ctrl-C, would).
-        if self.abandoned_by_ctrl_c && self.mode == Mode::Interactive {
+        // Ctrl-C ended what it ran and a line was abandoned for it (or the copy it waited for
+        // last, `echo | (sleep 30)`): it ends by it as well, for the shell that waits for it to
+        // abandon its line too (as a bash subshell, which does not ignore Ctrl-C, would).
+        if (self.abandoned_by_ctrl_c || self.interrupted) && self.mode == Mode::Interactive {
             job::die_by(libc::SIGINT);
         }
         status
@@ -842,7 +858,7 @@ impl Shell {
         // program ends with 124, as timeout's program makes it).
         let sent_for_timeout = ended.timed_out && info.deadline.asked.is_some();
         // Ctrl-C that ended a job holding the terminal abandons the interactive shell's line;
-        // in a forked copy of it, which ignores Ctrl-C as the shell does, any job it ended
+        // in a forked copy of it, which lets Ctrl-C pass as the shell does, any job it ended
         // abandons the copy's line, and the copy then ends by it (`run_in_child`).
         self.interrupted |= self.mode == Mode::Interactive
             && (self.forked || held_terminal)
@@ -967,7 +983,7 @@ impl Shell {
                 if let spawn::Exit::Signal { signal, core } = exit {
                     self.report_signal(signal, core);
                     // As for a job: Ctrl-C that ended it abandons the line (it shares the
-                    // shell's group, which ignored the same Ctrl-C).
+                    // shell's group, which got the same Ctrl-C).
                     self.interrupted |= signal == libc::SIGINT && self.mode == Mode::Interactive;
                 }
                 let reaped = audit::Reaped {

@@ -207,6 +207,8 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
         }
         let text = std::mem::take(&mut pending);
         if interactive {
+            // One that came while the line was read is not for the line.
+            spawn::signals::take_ctrl_c();
             // PS0: after the command is read, before it runs (bash 4.4).
             let shown = prompt::render(shell, "PS0", "", number);
             let _ = fd::write_all(2, shown.as_bytes());

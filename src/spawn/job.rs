@@ -14,7 +14,7 @@
 //!   grace period for the job, kills what is left, and then ends by that signal as it would
 //!   have without a job; SIGINT is passed on, and rsh ends by it only if the job does (bash's
 //!   rule: a program that handles Ctrl-C lets the script go on); signals the shell ignores (an
-//!   interactive shell ignores SIGINT, SIGQUIT, SIGTERM) stay ignored;
+//!   interactive shell ignores SIGQUIT and SIGTERM) stay ignored;
 //! - a stopped job is stopped whole. Under job control (the interactive shell) it stays
 //!   stopped and is handed back (`Waited::Stopped`, waited for again by `resume`). Otherwise,
 //!   stopped from the terminal (Ctrl-Z, or reading or writing it from the background), what

@@ -940,9 +940,50 @@ pub mod signals {
 
     /// An interactive shell survives Ctrl-C, Ctrl-\ and `kill` at the prompt, and Ctrl-Z does
     /// not stop it (as in bash: with job control, it must not stop while it keeps jobs); its
-    /// children get the defaults back before they start (see `reset_child_state`).
+    /// children get the defaults back before they start (see `reset_child_state`). Ctrl-C is
+    /// noted rather than ignored (`note_ctrl_c`), or ignored if it cannot be.
     pub fn ignore_interactive_signals() {
-        ignore(&[libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGTSTP]);
+        ignore(&[libc::SIGQUIT, libc::SIGTERM, libc::SIGTSTP]);
+        if note_ctrl_c().is_err() {
+            ignore(&[libc::SIGINT]);
+        }
+    }
+
+    /// Ctrl-C came for the shell itself (see `note_ctrl_c`).
+    static CTRL_C: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn on_ctrl_c(_: libc::c_int) {
+        CTRL_C.store(true, Ordering::SeqCst);
+    }
+
+    /// Ctrl-C reaches the interactive shell itself, and the forked copies of it in its process
+    /// group, while they run builtins (a program holds the terminal, and takes Ctrl-C, in a
+    /// group of its own): the handler only notes it, and the shell abandons its line at the
+    /// next command (`take_ctrl_c`), so that `while :; do :; done` can be interrupted as in
+    /// bash. SA_RESTART: what the shell was doing goes on to that point. A program gets the
+    /// default back at its exec, as for any handled signal.
+    fn note_ctrl_c() -> Result<(), Errno> {
+        // SAFETY: the handler only stores to an atomic.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_ctrl_c as *const () as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut()) != 0 {
+                return Err(Errno::last());
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether Ctrl-C came since the last call (see `note_ctrl_c`).
+    pub fn take_ctrl_c() -> bool {
+        CTRL_C.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether Ctrl-C came, leaving it for `take_ctrl_c`.
+    pub fn ctrl_c_noted() -> bool {
+        CTRL_C.load(Ordering::SeqCst)
     }
 
     /// In a shell forked inside a job: the stops from the terminal stop it again, as they do
@@ -1078,7 +1119,7 @@ pub mod signals {
 
     /// In a process rsh starts that is not one of its programs (the approver), after the fork:
     /// every signal the shell changes for itself as rsh found it, so that an interactive
-    /// shell's ignored Ctrl-C and `kill` do not reach it. Async-signal-safe.
+    /// shell's handling of Ctrl-C and `kill` does not reach it. Async-signal-safe.
     pub fn restore_entry_dispositions() {
         super::put_back_signals(false);
     }

@@ -148,15 +148,22 @@ pub fn read(shell: &mut Shell, argv: &[String]) -> Outcome {
     if opts.timeout == Some(Duration::ZERO) {
         // bash reads nothing then: the status says whether there is input to read.
         let now = Instant::now();
-        return Ok(if wait_readable(opts.fd, now) { 0 } else { 1 });
+        let ready = wait_input(opts.fd, Some(now), false) == Waited::Ready;
+        return Ok(if ready { 0 } else { 1 });
     }
     let echo_guard = opts.silent.then(|| EchoOff::new(opts.fd)).flatten();
-    let (chars, status) = read_record(&opts);
+    let interruptible = shell.mode() == super::super::Mode::Interactive;
+    let (chars, status) = read_record(&opts, interruptible);
     drop(echo_guard);
     let status = match status {
         ReadEnd::Delimiter => 0,
         ReadEnd::Eof => 1,
         ReadEnd::Timeout => 142,
+        // As in bash: nothing is assigned, and the line is abandoned.
+        ReadEnd::Interrupted => {
+            shell.ctrl_c_came();
+            return Ok(128 + libc::SIGINT);
+        }
         ReadEnd::Error(message) => {
             shell.builtin_error("read", &message);
             return Ok(1);
@@ -186,10 +193,12 @@ enum ReadEnd {
     Delimiter,
     Eof,
     Timeout,
+    Interrupted,
     Error(String),
 }
 
-fn read_record(opts: &Options) -> (Chars, ReadEnd) {
+/// `interruptible`: Ctrl-C ends the wait for input (see `wait_input`).
+fn read_record(opts: &Options, interruptible: bool) -> (Chars, ReadEnd) {
     // An absurdly long timeout is no timeout.
     let deadline = opts.timeout.and_then(|t| Instant::now().checked_add(t));
     let mut bytes: Vec<(u8, bool)> = Vec::new();
@@ -199,9 +208,11 @@ fn read_record(opts: &Options) -> (Chars, ReadEnd) {
         if opts.max_chars.is_some_and(|max| count >= max) {
             break ReadEnd::Delimiter;
         }
-        if let Some(deadline) = deadline {
-            if !wait_readable(opts.fd, deadline) {
-                break ReadEnd::Timeout;
+        if deadline.is_some() || interruptible {
+            match wait_input(opts.fd, deadline, interruptible) {
+                Waited::Ready => {}
+                Waited::TimedOut => break ReadEnd::Timeout,
+                Waited::Interrupted => break ReadEnd::Interrupted,
             }
         }
         let byte = match fd::read_byte(opts.fd) {
@@ -264,13 +275,39 @@ fn utf8_width(lead: u8) -> usize {
     }
 }
 
-fn wait_readable(fd: RawFd, deadline: Instant) -> bool {
+#[derive(PartialEq)]
+enum Waited {
+    Ready,
+    TimedOut,
+    /// Ctrl-C came at the interactive shell (see `signals::note_ctrl_c`).
+    Interrupted,
+}
+
+/// Waits until `fd` has input (or an error for the read to report) or `deadline` passes; with
+/// `interruptible`, until Ctrl-C too: `poll` fails with EINTR after a signal's handler, even
+/// under SA_RESTART.
+fn wait_input(fd: RawFd, deadline: Option<Instant>, interruptible: bool) -> Waited {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    let millis = remaining.as_millis().min(i32::MAX as u128) as i32;
-    let mut fds = [PollFd::new(fd::borrow(fd), PollFlags::POLLIN)];
-    let timeout = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
-    matches!(poll(&mut fds, timeout), Ok(n) if n > 0)
+    loop {
+        let timeout = match deadline {
+            Some(deadline) => {
+                let remaining = deadline.saturating_duration_since(Instant::now());
+                let millis = remaining.as_millis().min(i32::MAX as u128) as i32;
+                PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX)
+            }
+            None => PollTimeout::NONE,
+        };
+        let mut fds = [PollFd::new(fd::borrow(fd), PollFlags::POLLIN)];
+        match poll(&mut fds, timeout) {
+            Ok(0) => return Waited::TimedOut,
+            Err(nix::errno::Errno::EINTR) => {
+                if interruptible && crate::spawn::signals::ctrl_c_noted() {
+                    return Waited::Interrupted;
+                }
+            }
+            Ok(_) | Err(_) => return Waited::Ready,
+        }
+    }
 }
 
 /// Splits a record into `count` values: IFS delimits all but the last, which takes the rest.
