@@ -228,6 +228,29 @@ E
     );
 }
 
+/// The redirections of `VAR=value command` are expanded without its bindings, as bash does
+/// (`x=def cmd >$x` once wrote `def`, where bash writes the file `$x` named before), for every
+/// kind of redirection and command. A target that is not one word (`>$unset`, `>*` with two
+/// matches) fails its redirection with status 1 and the line goes on, as in bash; it once
+/// abandoned the rest of the line.
+#[test]
+fn redirections_are_expanded_before_the_commands_own_bindings() {
+    let line = r#"x=abc; x=def cat >$x </dev/null; x=def printf '%s\n' w >>$x; x=def cat <<<$x
+        x=def cat <<E
+$x
+E
+        f() { echo "f sees $x"; }; x=def f >>$x; x=def command echo c >>$x; n=1; n=2 echo out >&$n
+        x=def exec 3>>$x; echo three >&3; exec 3>&-; cat abc; x=def eval 'echo e >$x'; cat def
+        rm abc def; { y=1 cat >$y; } 2>/dev/null </dev/null; echo "unset $?"; ls
+        { echo >$nope; echo "next $?"; } 2>/dev/null; touch a b; { echo >*; } 2>/dev/null || echo "glob $?"
+        { x=$(<$nope); } 2>/dev/null; echo "read $?""#;
+    let bash = same_as_bash(line);
+    assert_eq!(
+        bash.0,
+        "abc\nabc\nout\nw\nf sees def\nc\nthree\ne\nunset 1\nnext 1\nglob 1\nread 1\n"
+    );
+}
+
 /// An escaped blank is part of its word after an expansion too: tree-sitter-bash drops it and
 /// splits the word there, so `x=$y\ true cmd` ran `true cmd` where bash assigns `Y true` and
 /// runs `cmd`. The scanner also read the `<<` of `<<<` as a here-document.

@@ -169,15 +169,20 @@ pub fn heredoc(env: &mut dyn ExpandEnv, word: &Word) -> Result<String, ExpandErr
     string(env, word)
 }
 
-/// A redirection target: expanded like a command word; more than one field is an error.
-pub fn redirect_target(env: &mut dyn ExpandEnv, word: &Word) -> Result<String, ExpandError> {
+/// A redirection target: expanded like a command word. None when that is not one field:
+/// bash's "ambiguous redirect", a redirection that fails (status 1) rather than an expansion
+/// that abandons the line.
+pub fn redirect_target(
+    env: &mut dyn ExpandEnv,
+    word: &Word,
+) -> Result<Option<String>, ExpandError> {
     let mut fields = words(env, std::slice::from_ref(word))?;
-    if fields.len() != 1 {
-        // Not expanded again for the message: command substitutions must run once.
-        let text = fields.join(" ");
-        return Err(ExpandError::new(format!("{text}: ambiguous redirect"), 1));
-    }
-    Ok(fields.remove(0))
+    Ok((fields.len() == 1).then(|| fields.remove(0)))
+}
+
+/// bash's message for a redirection target that is not one word, named as written.
+pub fn ambiguous_redirect(written: &str) -> String {
+    format!("{written}: ambiguous redirect")
 }
 
 /// Evaluates arithmetic text (`$((…))`, `((…))`, `let`, slices).

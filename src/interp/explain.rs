@@ -910,7 +910,12 @@ impl Explainer<'_> {
             return Some(unknown(format!("decided when it runs: {why}")));
         }
         let path = match crate::expand::redirect_target(self.shell, &redirect.target) {
-            Ok(path) => path,
+            Ok(Some(path)) => path,
+            Ok(None) => {
+                return Some(unknown(crate::expand::ambiguous_redirect(
+                    &redirect.written,
+                )));
+            }
             Err(err) => return Some(unknown(format!("expansion fails: {}", err.message))),
         };
         if self.moved && !path.starts_with('/') {

@@ -1944,22 +1944,21 @@ impl Shell {
         if !plain {
             return None;
         }
-        let path = match expand::redirect_target(self, &redirect.target) {
-            Ok(path) => path,
-            Err(err) => {
-                self.error(&err.message);
-                self.last_status = 1;
-                return Some(String::new());
-            }
+        let read = match expand::redirect_target(self, &redirect.target) {
+            Ok(Some(path)) => self
+                .read_for_command(&path)
+                .map_err(|failure| match failure {
+                    redirect::ReadError::Denied(message) => message,
+                    redirect::ReadError::Io(message) => format!("{path}: {message}"),
+                }),
+            Ok(None) => Err(expand::ambiguous_redirect(&redirect.written)),
+            Err(err) => Err(err.message),
         };
-        let (text, status) = match self.read_for_command(&path) {
+        // As the forked shell's would be: 1 when the file could not be read.
+        let (text, status) = match read {
             Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), 0),
-            Err(redirect::ReadError::Denied(message)) => {
+            Err(message) => {
                 self.error(&message);
-                (String::new(), 1)
-            }
-            Err(redirect::ReadError::Io(message)) => {
-                self.error(&format!("{path}: {message}"));
                 (String::new(), 1)
             }
         };

@@ -134,8 +134,7 @@ impl Shell {
             }
             RedirOp::DupRead | RedirOp::DupWrite => self.duplicate(redirect, target, saved),
             _ => {
-                let path = expand::redirect_target(self, &redirect.target)
-                    .map_err(RedirectFailure::Expand)?;
+                let path = self.target_word(redirect)?;
                 self.open_file(&path, redirect.op, redirect.fd, saved)
             }
         }
@@ -681,6 +680,13 @@ impl Shell {
         }
     }
 
+    /// A redirection's target, expanded: one word, or the redirection fails.
+    fn target_word(&mut self, redirect: &Redirect) -> Result<String, RedirectFailure> {
+        expand::redirect_target(self, &redirect.target)
+            .map_err(RedirectFailure::Expand)?
+            .ok_or_else(|| RedirectFailure::Message(expand::ambiguous_redirect(&redirect.written)))
+    }
+
     /// `N>&M`, `N<&M`, `N>&M-` (move), `N>&-` (close), and `>&file` (same as `&>file`).
     fn duplicate(
         &mut self,
@@ -688,8 +694,7 @@ impl Shell {
         target: RawFd,
         saved: &mut Saved,
     ) -> Result<(), RedirectFailure> {
-        let word =
-            expand::redirect_target(self, &redirect.target).map_err(RedirectFailure::Expand)?;
+        let word = self.target_word(redirect)?;
         if word == "-" {
             saved.remember(target)?;
             fd::close(target);

@@ -162,6 +162,21 @@ fn is_declaration(name: &str) -> bool {
     )
 }
 
+/// The redirections of a simple command, and whether it binds variables for itself
+/// (`VAR=value command`), which they are expanded without.
+#[derive(Clone, Copy)]
+pub(crate) struct Redirects<'a> {
+    list: &'a [crate::parse::Redirect],
+    past_bindings: bool,
+}
+
+impl Redirects<'_> {
+    pub(crate) const NONE: Redirects<'static> = Redirects {
+        list: &[],
+        past_bindings: false,
+    };
+}
+
 impl Shell {
     pub(super) fn run_simple(&mut self, cmd: &SimpleCommand, last_in_process: bool) -> Outcome {
         self.lineno = cmd.line;
@@ -209,16 +224,20 @@ impl Shell {
         last_in_process: bool,
     ) -> Outcome {
         self.trace(bound, argv);
+        let redirects = Redirects {
+            list: &cmd.redirects,
+            past_bindings: !bound.is_empty(),
+        };
         if argv[0] == "exec" && self.function("exec").is_none() {
-            return self.run_exec(cmd, argv);
+            return self.run_exec(redirects, argv);
         }
-        self.run_argv(argv, &cmd.redirects, Lookup::All, last_in_process)
+        self.run_argv(argv, redirects, Lookup::All, last_in_process)
     }
 
     /// `exec [cmd args…]`: without a command, redirections that stay; with one, the command
     /// replaces the shell. Both the `exec` builtin and the command are decided first; the
     /// command is always a file (as in bash), run through the same checked path as any other.
-    fn run_exec(&mut self, cmd: &SimpleCommand, argv: &[String]) -> Outcome {
+    fn run_exec(&mut self, redirects: Redirects<'_>, argv: &[String]) -> Outcome {
         let decision = self.decide_builtin(argv);
         if decision.verdict != Verdict::Allow {
             let refusal = Refusal {
@@ -238,7 +257,7 @@ impl Shell {
             _ => &argv[1..],
         };
         if args.is_empty() {
-            return self.exec_redirects(cmd);
+            return self.exec_redirects(redirects);
         }
         let resolved = match self.resolve_command(args, Lookup::ExternalOnly) {
             Ok(Target::External(resolved)) => resolved,
@@ -257,7 +276,7 @@ impl Shell {
         let Target::External(resolved) = target else {
             unreachable!("constructed above")
         };
-        match self.apply_redirects(&cmd.redirects) {
+        match self.apply_command_redirects(redirects) {
             Ok(saved) => saved.forget(),
             Err(failure) => return self.fail_redirect(failure),
         }
@@ -312,7 +331,7 @@ impl Shell {
     pub(crate) fn run_argv(
         &mut self,
         argv: &[String],
-        redirects: &[crate::parse::Redirect],
+        redirects: Redirects<'_>,
         lookup: Lookup,
         last_in_process: bool,
     ) -> Outcome {
@@ -320,7 +339,7 @@ impl Shell {
             Ok(target) => target,
             Err(reason) => {
                 // bash opens the redirections even when the command is missing.
-                if let Ok(saved) = self.apply_redirects(redirects) {
+                if let Ok(saved) = self.apply_command_redirects(redirects) {
                     self.restore_redirects(saved);
                 }
                 self.error(&reason.message(&argv[0]));
@@ -331,7 +350,7 @@ impl Shell {
         if let Some(refusal) = self.refusal(argv, &target) {
             return self.refused(argv, &refusal);
         }
-        let saved = match self.apply_redirects(redirects) {
+        let saved = match self.apply_command_redirects(redirects) {
             Ok(saved) => saved,
             Err(failure) => return self.fail_redirect(failure),
         };
@@ -476,14 +495,30 @@ impl Shell {
     }
 
     /// `exec >file`: redirections that stay for the rest of the shell.
-    fn exec_redirects(&mut self, cmd: &SimpleCommand) -> Outcome {
-        match self.apply_redirects(&cmd.redirects) {
+    fn exec_redirects(&mut self, redirects: Redirects<'_>) -> Outcome {
+        match self.apply_command_redirects(redirects) {
             Ok(saved) => {
                 saved.forget();
                 Ok(0)
             }
             Err(failure) => self.fail_redirect(failure),
         }
+    }
+
+    /// A command's redirections; those of `VAR=value command` are expanded without its
+    /// bindings, as in bash: `x=b cmd >$x` opens where `$x` led before, as `x=b cmd $x` names
+    /// it.
+    fn apply_command_redirects(
+        &mut self,
+        redirects: Redirects<'_>,
+    ) -> Result<super::redirect::Saved, super::redirect::RedirectFailure> {
+        if !redirects.past_bindings {
+            return self.apply_redirects(redirects.list);
+        }
+        let hidden = self.vars.hide_temporaries();
+        let applied = self.apply_redirects(redirects.list);
+        self.vars.show_temporaries(hidden);
+        applied
     }
 
     fn trace(&self, assignments: &[(String, String)], argv: &[String]) {

@@ -35,6 +35,8 @@ pub struct Vars {
     /// How often OPTIND was assigned, declared, unset or uncovered (a temporary binding of it
     /// ended): `getopts` starts over when the script changed it, even to the value it had.
     optind_changes: u64,
+    /// A temporary scope that lookups pass over (see `hide_temporaries`).
+    hidden: Option<usize>,
 }
 
 impl Vars {
@@ -57,6 +59,7 @@ impl Vars {
             globals,
             scopes: Vec::new(),
             optind_changes: 0,
+            hidden: None,
         }
     }
 
@@ -71,8 +74,33 @@ impl Vars {
         }
     }
 
+    /// Hides the innermost scope, when it is a temporary one, until `show_temporaries` is
+    /// given what this returned: the redirections of `VAR=value command` are expanded without
+    /// its bindings, as in bash (`x=b cmd >$x` opens where `$x` led before).
+    pub fn hide_temporaries(&mut self) -> Option<usize> {
+        let innermost = self.scopes.len().checked_sub(1);
+        let temporary = innermost.filter(|&i| self.scopes[i].kind == ScopeKind::Temporary);
+        let hidden = self.hidden;
+        self.hidden = temporary.or(hidden);
+        hidden
+    }
+
+    pub fn show_temporaries(&mut self, hidden: Option<usize>) {
+        self.hidden = hidden;
+    }
+
+    /// The scopes lookups see, outermost first.
+    fn seen(&self) -> impl DoubleEndedIterator<Item = &Scope> {
+        let hidden = self.hidden;
+        self.scopes
+            .iter()
+            .enumerate()
+            .filter(move |&(i, _)| Some(i) != hidden)
+            .map(|(_, scope)| scope)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Var> {
-        for scope in self.scopes.iter().rev() {
+        for scope in self.seen().rev() {
             if let Some(var) = scope.vars.get(name) {
                 return Some(var);
             }
@@ -85,7 +113,14 @@ impl Vars {
     }
 
     fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
-        for scope in self.scopes.iter_mut().rev() {
+        let hidden = self.hidden;
+        for (_, scope) in self
+            .scopes
+            .iter_mut()
+            .enumerate()
+            .rev()
+            .filter(|&(i, _)| Some(i) != hidden)
+        {
             if scope.vars.contains_key(name) {
                 return scope.vars.get_mut(name);
             }
@@ -273,7 +308,7 @@ impl Vars {
     pub fn visible(&self) -> BTreeMap<&str, &Var> {
         let mut out: BTreeMap<&str, &Var> =
             self.globals.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        for scope in &self.scopes {
+        for scope in self.seen() {
             for (k, v) in &scope.vars {
                 out.insert(k.as_str(), v);
             }

@@ -187,6 +187,8 @@ pub struct Redirect {
     pub fd: Option<i32>,
     pub op: RedirOp,
     pub target: Word,
+    /// The target as written, for messages (`$x: ambiguous redirect`).
+    pub written: String,
     pub span: Span,
 }
 

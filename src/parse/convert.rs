@@ -946,6 +946,7 @@ impl<'a> Converter<'a> {
             Redirect {
                 fd,
                 op,
+                written: self.written(&target),
                 target,
                 span: Span {
                     start: node.start_byte(),
@@ -954,6 +955,12 @@ impl<'a> Converter<'a> {
             },
             words.collect(),
         ))
+    }
+
+    /// A word as it was written.
+    pub(super) fn written(&self, word: &Word) -> String {
+        let text = self.src.get(word.span.start..word.span.end);
+        text.unwrap_or_default().to_string()
     }
 
     fn herestring(&mut self, node: Node<'a>, end: usize) -> Result<Redirect, ParseError> {
@@ -967,10 +974,12 @@ impl<'a> Converter<'a> {
             (Some(f), Some(l)) => (*f, *l),
             _ => return Err(self.syntax("here-string without a word", node.start_byte())),
         };
+        let target = self.word(first.start_byte(), last.end_byte().max(end))?;
         Ok(Redirect {
             fd,
             op: RedirOp::HereString,
-            target: self.word(first.start_byte(), last.end_byte().max(end))?,
+            written: self.written(&target),
+            target,
             span: Span {
                 start: node.start_byte(),
                 end: node.end_byte().max(end),
@@ -1045,6 +1054,7 @@ impl<'a> Converter<'a> {
             fd,
             op: RedirOp::HereDoc,
             target,
+            written: String::new(),
             span: Self::span(node),
         };
         // `cat <<EOF >out`: the other redirections follow the here-document in order.
@@ -1744,6 +1754,7 @@ pub(super) fn stderr_to_stdout(span: Span) -> Redirect {
         fd: Some(2),
         op: RedirOp::DupWrite,
         target: Word::literal("1", span),
+        written: "1".to_string(),
         span,
     }
 }

@@ -482,6 +482,7 @@ impl Builder<'_, '_> {
                 start: token.start,
                 end: target.span.end,
             },
+            written: self.converter.written(&target),
             target,
         })
     }

@@ -2,7 +2,7 @@
 //! `unalias`. `command` and `builtin` run their command through the same decision as any
 //! other.
 
-use super::super::simple::{Lookup, Target};
+use super::super::simple::{Lookup, Redirects, Target};
 use super::{Outcome, Shell};
 
 /// What `type` reports for a name, in bash's order: alias, keyword, function, builtin, file.
@@ -144,7 +144,7 @@ pub fn command(shell: &mut Shell, argv: &[String]) -> Outcome {
     }
     match describe_mode {
         Some(verbose) => Ok(command_describe(shell, rest, verbose)),
-        None => shell.run_argv(rest, &[], Lookup::SkipFunctions, false),
+        None => shell.run_argv(rest, Redirects::NONE, Lookup::SkipFunctions, false),
     }
 }
 
@@ -177,7 +177,9 @@ pub fn builtin(shell: &mut Shell, argv: &[String]) -> Outcome {
         return Ok(0);
     };
     match shell.resolve_target(name, Lookup::SkipFunctions) {
-        Ok(Target::Builtin(_)) => shell.run_argv(&argv[1..], &[], Lookup::SkipFunctions, false),
+        Ok(Target::Builtin(_)) => {
+            shell.run_argv(&argv[1..], Redirects::NONE, Lookup::SkipFunctions, false)
+        }
         _ => {
             shell.builtin_error("builtin", &format!("{name}: not a shell builtin"));
             Ok(1)
