@@ -251,6 +251,23 @@ E
     );
 }
 
+/// One assignment with redirections (`x=$(cmd) 2>/dev/null`) ends where bash ends it:
+/// tree-sitter-bash read on into the next command, so that the line was refused as a syntax
+/// error (`;`, `&&`, `|`) or a line break in a command.
+#[test]
+fn an_assignment_with_redirections_ends_its_command() {
+    let line = r#"x=def >f; echo "ok $x"; x=$(echo err >&2; echo v) 2>/dev/null
+        echo "done $? $x"; x=$(false) 2>/dev/null; echo "s=$?"; y=1 >g && echo and
+        z=1 >h | cat; echo "p $z"; { w=1 >i; echo "in $w"; }; if v=2 >j; then echo "then $v"; fi
+        f() { u=3 >k
+        echo "fn $u"; }; f; t=1 >l echo arg; cat l; ls"#;
+    let bash = same_as_bash(line);
+    assert_eq!(
+        bash.0,
+        "ok def\ndone 0 v\ns=1\nand\np \nin 1\nthen 2\nfn 3\narg\nf\ng\nh\ni\nj\nk\nl\n"
+    );
+}
+
 /// An escaped blank is part of its word after an expansion too: tree-sitter-bash drops it and
 /// splits the word there, so `x=$y\ true cmd` ran `true cmd` where bash assigns `Y true` and
 /// runs `cmd`. The scanner also read the `<<` of `<<<` as a here-document.

@@ -345,8 +345,8 @@ fn the_approver_gets_the_programs_bounding_set() {
     assert_eq!(fs::read_to_string(&record).unwrap(), kept.repeat(2));
 }
 
-/// An interactive shell ignores Ctrl-C, Ctrl-\, `kill` and Ctrl-Z for itself; the approver it
-/// starts gets them as rsh found them, as its programs do: at their defaults here, and still
+/// An interactive shell handles Ctrl-C and ignores Ctrl-\, `kill` and Ctrl-Z for itself; the
+/// approver it starts gets them as rsh found them, as its programs do: at their defaults here, and still
 /// ignored when rsh's parent left them so.
 #[test]
 fn the_approver_gets_the_signals_rsh_started_with() {

@@ -28,6 +28,8 @@ pub(super) struct Converter<'a> {
     command_starts: std::collections::HashMap<usize, usize>,
     /// Where each pipeline led by a hidden `time` keyword starts, and its format.
     times: Vec<(usize, TimeFormat)>,
+    /// Where a lone assignment was parted from its redirections (see `statements_of`).
+    lone_assignments: Vec<usize>,
 }
 
 /// What a here-document redirect drags along: tree-sitter nests the rest of the line
@@ -56,7 +58,14 @@ impl<'a> Converter<'a> {
             source: Rc::from(src),
             command_starts: std::collections::HashMap::new(),
             times: Vec::new(),
+            lone_assignments: Vec::new(),
         }
+    }
+
+    /// See `lone_assignments_before_redirects`.
+    pub(super) fn with_lone_assignments(mut self, at: Vec<usize>) -> Converter<'a> {
+        self.lone_assignments = at;
+        self
     }
 
     /// Where pipelines led by a `time` keyword hidden from tree-sitter start (see
@@ -210,13 +219,62 @@ impl<'a> Converter<'a> {
     /// Statements among `nodes`, skipping keywords and separators.
     fn statements_of(&mut self, nodes: &[Node<'a>]) -> Result<List, ParseError> {
         let mut list = Vec::new();
+        let mut previous_end = None;
         for &node in nodes {
             if node.is_named() && node.kind() != "comment" {
                 list.extend(self.leading_assignment_lines(node)?);
-                list.push(self.statement(node)?);
+                let mut statement = self.statement(node)?;
+                let parted = previous_end.is_some_and(|end| self.lone_assignments.contains(&end));
+                if parted && let Some(assignment) = list.pop() {
+                    statement = self.join_lone_assignment(assignment, statement, node)?;
+                }
+                list.push(statement);
+                previous_end = Some(node.end_byte());
             }
         }
         Ok(list)
+    }
+
+    /// `x=1 >f` again, from the statements `x=1` and `>f…` tree-sitter was given (see
+    /// `lone_assignments_before_redirects`): the assignment goes to the command of
+    /// redirections that leads the statement after it.
+    fn join_lone_assignment(
+        &self,
+        assignment: AndOr,
+        mut statement: AndOr,
+        node: Node,
+    ) -> Result<AndOr, ParseError> {
+        let lone = match (assignment.rest.is_empty(), &assignment.first.commands[..]) {
+            (true, [Command::Simple(lone)])
+                if lone.words.is_empty() && lone.redirects.is_empty() =>
+            {
+                lone
+            }
+            _ => {
+                return Err(self.syntax(
+                    "cannot tell what this assignment belongs to",
+                    node.start_byte(),
+                ));
+            }
+        };
+        let pipeline = &mut statement.first;
+        match pipeline.commands.first_mut() {
+            Some(Command::Simple(command))
+                if command.assignments.is_empty() && command.words.is_empty() =>
+            {
+                command.assignments.clone_from(&lone.assignments);
+                command.span.start = lone.span.start;
+                command.line = lone.line;
+            }
+            _ => {
+                return Err(self.syntax(
+                    "cannot tell what this assignment belongs to",
+                    node.start_byte(),
+                ));
+            }
+        }
+        pipeline.span.start = lone.span.start;
+        Ok(statement)
     }
 
     /// tree-sitter-bash joins `a=1 b=2` with the command on the *next* line (`a=1 b=2\necho`

@@ -232,6 +232,7 @@ fn parse_with_tree_sitter(source: &str, depth: usize) -> Result<Program, ParseEr
     refuse_blanks_bash_keeps_in_words(source, &tree)?;
     convert::Converter::new(source, Some(&tree), &repairs.read_write_ops, depth)
         .with_times(repairs.times)
+        .with_lone_assignments(repairs.lone_assignments)
         .program(tree.root_node())
 }
 
@@ -291,6 +292,9 @@ struct Repairs {
     read_write_ops: Vec<usize>,
     /// Where a pipeline led by the keyword `time` (hidden from tree-sitter) starts.
     times: Vec<(usize, TimeFormat)>,
+    /// Where the blank after a lone assignment before redirections was written as `;` (see
+    /// `lone_assignments_before_redirects`).
+    lone_assignments: Vec<usize>,
 }
 
 /// Hides each `time [-p]` that has a command after it on its line behind blanks: tree-sitter
@@ -389,19 +393,23 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Repairs), Par
     }
     let times = hide_time_keywords(&scanned.times, &mut text);
     let mut tree = parse_tree(as_text(&text))?;
+    let mut lone_assignments = Vec::new();
     for _ in 0..MAX_REDIRECT_REPAIRS {
         let breaks = redirect_line_breaks(&tree, &text)?;
-        if breaks.is_empty() {
+        let lone = lone_assignments_before_redirects(&tree, &text);
+        if breaks.is_empty() && lone.is_empty() {
             break;
         }
-        for at in breaks {
+        for &at in breaks.iter().chain(&lone) {
             text[at] = b';';
         }
+        lone_assignments.extend(lone);
         tree = parse_tree(as_text(&text))?;
     }
     let repairs = |read_write_ops| Repairs {
         read_write_ops,
         times,
+        lone_assignments,
     };
     if !tree.root_node().has_error() {
         return Ok((tree, repairs(Vec::new())));
@@ -471,6 +479,48 @@ fn redirect_line_breaks(tree: &tree_sitter::Tree, text: &[u8]) -> Result<Vec<usi
         stack.extend(node.children(&mut cursor));
     }
     Ok(found)
+}
+
+/// tree-sitter-bash cannot end a command of one assignment and redirections (`x=$(cmd)
+/// 2>/dev/null`): it reads on into the next command, across `;`, `&&` or `|` (an error) or a
+/// line break (one command `x=… echo next` with the redirections). Returns, for each such
+/// command, the offset of the blank after the assignment, where a `;` makes tree-sitter read
+/// the assignment and the redirections as two statements, which the converter joins again
+/// (`statements_of`).
+fn lone_assignments_before_redirects(tree: &tree_sitter::Tree, text: &[u8]) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        let children: Vec<_> = node.children(&mut cursor).collect();
+        if node.kind() == "command"
+            && let Some(at) = lone_assignment_end(&children, text)
+        {
+            found.push(at);
+        }
+        stack.extend(children);
+    }
+    found
+}
+
+/// See `lone_assignments_before_redirects`: `children` of a command node.
+fn lone_assignment_end(children: &[tree_sitter::Node], text: &[u8]) -> Option<usize> {
+    let (first, rest) = children.split_first()?;
+    if first.kind() != "variable_assignment" {
+        return None;
+    }
+    let redirects = rest
+        .iter()
+        .take_while(|c| c.kind().ends_with("_redirect"))
+        .count();
+    let (last_redirect, next) = (rest.get(redirects.checked_sub(1)?)?, rest.get(redirects)?);
+    let ends = match next.kind() {
+        "ERROR" => matches!(text.get(next.start_byte()), Some(b';' | b'&' | b'|')),
+        "command_name" => has_line_break(&text[last_redirect.end_byte()..next.start_byte()]),
+        _ => false,
+    };
+    let at = first.end_byte();
+    (ends && matches!(text.get(at), Some(b' ' | b'\t'))).then_some(at)
 }
 
 /// A line break that ends a line: not escaped by a backslash.
