@@ -198,8 +198,9 @@ fn writing_outside_the_roots_is_refused() {
 /// checked as written it looked like a file under `work`, and if `d` appeared before the
 /// open, the kernel took the `..` out. One side of a pipeline makes and removes `d` while
 /// the other keeps opening through it: neither the read nor the write may ever get out.
-/// A symbolic link that leads round in a loop is reported as bash reports it, under `[paths]`
-/// and without: it once read "it changed while rsh checked it".
+/// A symbolic link that leads round in a loop, as the last component or a directory on the
+/// way, is reported as bash reports it, under `[paths]` and without: it once read "it changed
+/// while rsh checked it".
 #[test]
 fn a_link_loop_is_reported_as_bash_reports_it() {
     let case = Case::new("");
@@ -207,7 +208,15 @@ fn a_link_loop_is_reported_as_bash_reports_it() {
     symlink("a", case.work().join("b")).unwrap();
     symlink("b", case.work().join("a")).unwrap();
     for policy in ["policy.toml", "open.toml"] {
-        for line in ["cat < loop", "echo x > loop", "echo x >> a", "cat < b"] {
+        for line in [
+            "cat < loop",
+            "echo x > loop",
+            "echo x >> a",
+            "cat < b",
+            "cat < loop/y",
+            "echo x > a/y",
+            "echo x >> loop/y/z",
+        ] {
             let run = case.run_with(policy, line);
             let name = line.rsplit(' ').next().unwrap();
             assert_eq!(run.status, 1, "{policy}: {line}\n{}", run.describe());

@@ -776,11 +776,12 @@ fn is_eexist(text: &str) -> bool {
     text == crate::errno_text(nix::errno::Errno::EEXIST)
 }
 
-/// A symbolic link that leads round in a loop, or deeper than the kernel follows: there is
-/// no file to check, and bash says "Too many levels of symbolic links".
+/// A symbolic link that leads round in a loop, or deeper than the kernel follows, as the
+/// last component or a directory on the way (`loop/y`): there is no file to check, and bash
+/// says "Too many levels of symbolic links". (A link that was switched in while rsh checked
+/// the path and loops is one too.)
 fn is_link_loop(landing: &Path) -> bool {
-    let is_link = std::fs::symlink_metadata(landing).is_ok_and(|m| m.file_type().is_symlink());
-    is_link && std::fs::metadata(landing).is_err_and(|e| e.raw_os_error() == Some(libc::ELOOP))
+    std::fs::metadata(landing).is_err_and(|e| e.raw_os_error() == Some(libc::ELOOP))
 }
 
 fn changed_meanwhile(path: &str) -> ReadError {
