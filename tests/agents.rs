@@ -253,18 +253,21 @@ E
 
 /// One assignment with redirections (`x=$(cmd) 2>/dev/null`) ends where bash ends it:
 /// tree-sitter-bash read on into the next command, so that the line was refused as a syntax
-/// error (`;`, `&&`, `|`) or a line break in a command.
+/// error (`;`, `&&`, `|`) or a line break in a command. Inside `$( )` and `<( )` too.
 #[test]
 fn an_assignment_with_redirections_ends_its_command() {
     let line = r#"x=def >f; echo "ok $x"; x=$(echo err >&2; echo v) 2>/dev/null
         echo "done $? $x"; x=$(false) 2>/dev/null; echo "s=$?"; y=1 >g && echo and
         z=1 >h | cat; echo "p $z"; { w=1 >i; echo "in $w"; }; if v=2 >j; then echo "then $v"; fi
         f() { u=3 >k
-        echo "fn $u"; }; f; t=1 >l echo arg; cat l; ls"#;
+        echo "fn $u"; }; f; t=1 >l echo arg; cat l; echo keep >m
+        v=$(test -s m || r=1 2>m; echo ok); cat m; echo "$(s=1 >n | cat; echo "[$s]")"
+        cat <(false && q=1 >o | echo not-run); ls"#;
     let bash = same_as_bash(line);
     assert_eq!(
         bash.0,
-        "ok def\ndone 0 v\ns=1\nand\np \nin 1\nthen 2\nfn 3\narg\nf\ng\nh\ni\nj\nk\nl\n"
+        "ok def\ndone 0 v\ns=1\nand\np \nin 1\nthen 2\nfn 3\narg\nkeep\n[]\n\
+         f\ng\nh\ni\nj\nk\nl\nm\nn\n"
     );
 }
 

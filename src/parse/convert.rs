@@ -219,20 +219,33 @@ impl<'a> Converter<'a> {
     /// Statements among `nodes`, skipping keywords and separators.
     fn statements_of(&mut self, nodes: &[Node<'a>]) -> Result<List, ParseError> {
         let mut list = Vec::new();
-        let mut previous_end = None;
         for &node in nodes {
             if node.is_named() && node.kind() != "comment" {
                 list.extend(self.leading_assignment_lines(node)?);
-                let mut statement = self.statement(node)?;
-                let parted = previous_end.is_some_and(|end| self.lone_assignments.contains(&end));
-                if parted && let Some(assignment) = list.pop() {
-                    statement = self.join_lone_assignment(assignment, statement, node)?;
-                }
-                list.push(statement);
-                previous_end = Some(node.end_byte());
+                let statement = self.statement(node)?;
+                self.push_statement(&mut list, statement, node)?;
             }
         }
         Ok(list)
+    }
+
+    /// Adds the statement converted from `node` to `list`, joined to the lone assignment
+    /// before it that tree-sitter was made to part from it (see
+    /// `lone_assignments_before_redirects`).
+    pub(super) fn push_statement(
+        &self,
+        list: &mut List,
+        mut statement: AndOr,
+        node: Node,
+    ) -> Result<(), ParseError> {
+        let parted = node
+            .prev_named_sibling()
+            .is_some_and(|before| self.lone_assignments.contains(&before.end_byte()));
+        if parted && let Some(assignment) = list.pop() {
+            statement = self.join_lone_assignment(assignment, statement, node)?;
+        }
+        list.push(statement);
+        Ok(())
     }
 
     /// `x=1 >f` again, from the statements `x=1` and `>f…` tree-sitter was given (see
@@ -240,41 +253,46 @@ impl<'a> Converter<'a> {
     /// redirections that leads the statement after it.
     fn join_lone_assignment(
         &self,
-        assignment: AndOr,
-        mut statement: AndOr,
+        mut before: AndOr,
+        statement: AndOr,
         node: Node,
     ) -> Result<AndOr, ParseError> {
-        let lone = match (assignment.rest.is_empty(), &assignment.first.commands[..]) {
-            (true, [Command::Simple(lone)])
-                if lone.words.is_empty() && lone.redirects.is_empty() =>
-            {
-                lone
-            }
-            _ => {
-                return Err(self.syntax(
-                    "cannot tell what this assignment belongs to",
-                    node.start_byte(),
-                ));
-            }
+        let cannot_tell = || {
+            self.syntax(
+                "cannot tell what this assignment belongs to",
+                node.start_byte(),
+            )
         };
-        let pipeline = &mut statement.first;
-        match pipeline.commands.first_mut() {
+        // The assignment is the last pipeline of the statement before (`false && x=1`).
+        let lone = match before.rest.last_mut() {
+            Some((_, last)) => last,
+            None => &mut before.first,
+        };
+        let (assignments, line) = match &mut lone.commands[..] {
+            [Command::Simple(simple)] if simple.words.is_empty() && simple.redirects.is_empty() => {
+                (std::mem::take(&mut simple.assignments), simple.line)
+            }
+            _ => return Err(cannot_tell()),
+        };
+        let start = lone.span.start;
+        let mut joined = statement.first;
+        match joined.commands.first_mut() {
             Some(Command::Simple(command))
                 if command.assignments.is_empty() && command.words.is_empty() =>
             {
-                command.assignments.clone_from(&lone.assignments);
-                command.span.start = lone.span.start;
-                command.line = lone.line;
+                command.assignments = assignments;
+                command.span.start = start;
+                command.line = line;
             }
-            _ => {
-                return Err(self.syntax(
-                    "cannot tell what this assignment belongs to",
-                    node.start_byte(),
-                ));
-            }
+            _ => return Err(cannot_tell()),
         }
-        pipeline.span.start = lone.span.start;
-        Ok(statement)
+        joined.span.start = start;
+        // `time x=1 >f | cat`, `! x=1 >f && y`: what leads the assignment leads the pipeline.
+        joined.timed = joined.timed.or(lone.timed);
+        joined.negated |= lone.negated;
+        *lone = joined;
+        before.rest.extend(statement.rest);
+        Ok(before)
     }
 
     /// tree-sitter-bash joins `a=1 b=2` with the command on the *next* line (`a=1 b=2\necho`

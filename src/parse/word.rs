@@ -475,11 +475,12 @@ impl<'a> Converter<'a> {
             if !child.is_named() || child.kind() == "comment" {
                 continue;
             }
-            if field == Some("redirect") {
-                body.push(self.bare_redirect(child)?);
+            let statement = if field == Some("redirect") {
+                self.bare_redirect(child)?
             } else {
-                body.push(self.statement_node(child)?);
-            }
+                self.statement_node(child)?
+            };
+            self.push_statement(&mut body, statement, child)?;
         }
         Ok(Program {
             body,
