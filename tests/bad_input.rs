@@ -394,6 +394,21 @@ fn unsupported_dollar_before_a_line_continuation() {
     unsupported("echo \"a$\\\nHOME\" >$\\\nz; touch CANARY", "`$`", 1, 8..=8);
 }
 
+/// bash joins continued lines before it reads a name: `$HO\<newline>ME` is `$HOME`, in a word
+/// and in a here-document, where rsh read `$HO` and the text `ME` (and a here-document kept
+/// `$\<newline>` as text).
+#[test]
+fn unsupported_line_continuation_inside_a_name() {
+    unsupported("touch CANARY; echo $HO\\\nME", "parameter name", 1, 23..=23);
+    unsupported(
+        "touch CANARY; cat <<E\nx $HOME\\\ny\nE\n",
+        "parameter name",
+        2,
+        8..=8,
+    );
+    unsupported("touch CANARY; cat <<E\n$\\\nHOME\nE\n", "`$`", 2, 1..=1);
+}
+
 #[test]
 fn unsupported_array_assignment() {
     unsupported("touch CANARY; a=(1 2)", "array", 1, 15..=21);

@@ -364,9 +364,7 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Repairs), Par
     if let Some(at) = scanned.continued_dollar {
         let (line, column) = line_column(source.as_bytes(), at);
         return Err(ParseError::Unsupported {
-            construct: "a `$` followed by a line continuation (bash expands it with the next \
-                        line's first character; write the expansion on one line)"
-                .to_owned(),
+            construct: CONTINUED_DOLLAR.to_owned(),
             line,
             column,
         });
@@ -436,6 +434,10 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Repairs), Par
 fn as_text(bytes: &[u8]) -> &str {
     std::str::from_utf8(bytes).expect("ASCII-for-ASCII replacement keeps UTF-8")
 }
+
+/// What rsh refuses where a `$` is followed by a line continuation.
+const CONTINUED_DOLLAR: &str = "a `$` followed by a line continuation (bash expands it with the \
+                                next line's first character; write the expansion on one line)";
 
 /// How many rounds of [`redirect_line_breaks`] repair a parse gets before it is taken as is.
 const MAX_REDIRECT_REPAIRS: usize = 8;

@@ -306,10 +306,15 @@ impl<'a> Converter<'a> {
                 *pos += 1;
                 WordPart::DoubleQuoted(self.double_quoted(pos, end)?)
             }
+            // Found by the scanner outside here-documents.
+            Some('\\') if self.src[at + 1..end].starts_with("\\\n") => {
+                return Err(self.unsupported(super::CONTINUED_DOLLAR, at));
+            }
             Some('{') => WordPart::Param(Box::new(self.braced_param(pos, end, mode)?)),
             Some('(') | Some('[') => self.substitution(pos, end)?,
             Some(c) if c == '_' || c.is_ascii_alphabetic() => {
                 let name_end = self.name_end(at + 1, end);
+                self.refuse_continued_name(name_end, end)?;
                 *pos = name_end;
                 simple_param(Param::Var(self.src[at + 1..name_end].to_string()))
             }
@@ -330,6 +335,21 @@ impl<'a> Converter<'a> {
         flush(text, parts, mode);
         parts.push(part);
         Ok(())
+    }
+
+    /// bash joins continued lines before it reads a name, so `$HO\<newline>ME` is `$HOME`
+    /// (in a word or a here-document); rsh would read `$HO` and then the text `ME`.
+    fn refuse_continued_name(&self, name_end: usize, end: usize) -> Result<(), ParseError> {
+        let rest = &self.src.as_bytes()[name_end..end];
+        match rest {
+            [b'\\', b'\n', next, ..] if *next == b'_' || next.is_ascii_alphanumeric() => Err(self
+                .unsupported(
+                    "a line continuation inside a parameter name (bash joins the lines \
+                     first; write the name on one line)",
+                    name_end,
+                )),
+            _ => Ok(()),
+        }
     }
 
     fn name_end(&self, from: usize, end: usize) -> usize {
