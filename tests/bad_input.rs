@@ -238,6 +238,21 @@ fn syntax_error(script: &str) -> Run {
     run
 }
 
+/// A case terminator outside `case` is bash's syntax error; tree-sitter-bash let `echo a;;
+/// echo b` pass, and rsh ran both commands.
+#[test]
+fn syntax_error_case_terminator_outside_case() {
+    for script in [
+        "touch CANARY;; echo b",
+        "touch CANARY; { echo a;; }",
+        "touch CANARY; if true; then echo a;; fi",
+        "touch CANARY; x=1 >f;;",
+    ] {
+        let run = syntax_error(script);
+        assert!(run.stderr.contains("unexpected `;"), "{}", run.describe());
+    }
+}
+
 #[test]
 fn syntax_error_if_then() {
     syntax_error("touch CANARY; if then");

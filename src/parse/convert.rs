@@ -212,7 +212,7 @@ impl<'a> Converter<'a> {
     /// The statements that are direct children of `parent` (program, group, do-group, …).
     fn statements(&mut self, parent: Node<'a>) -> Result<List, ParseError> {
         let mut cursor = parent.walk();
-        let children: Vec<Node<'a>> = parent.named_children(&mut cursor).collect();
+        let children: Vec<Node<'a>> = parent.children(&mut cursor).collect();
         self.statements_of(&children)
     }
 
@@ -220,6 +220,12 @@ impl<'a> Converter<'a> {
     fn statements_of(&mut self, nodes: &[Node<'a>]) -> Result<List, ParseError> {
         let mut list = Vec::new();
         for &node in nodes {
+            // A case terminator outside `case` (`echo a;; echo b`): bash's syntax error,
+            // which tree-sitter-bash lets pass.
+            if matches!(node.kind(), ";;" | ";&" | ";;&") {
+                let token = node.kind();
+                return Err(self.syntax(&format!("unexpected `{token}`"), node.start_byte()));
+            }
             if node.is_named() && node.kind() != "comment" {
                 list.extend(self.leading_assignment_lines(node)?);
                 let statement = self.statement(node)?;
@@ -1408,9 +1414,10 @@ impl<'a> Converter<'a> {
                     Some((_, end)) if *end == child.start_byte() => *end = child.end_byte(),
                     _ => ranges.push((child.start_byte(), child.end_byte())),
                 },
-                (Some("termination"), _) => terminator = CaseTerminator::Break,
-                (Some("fallthrough"), ";&") => terminator = CaseTerminator::FallThrough,
-                (Some("fallthrough"), _) => {
+                // The last item's terminator comes without its field.
+                (Some("termination"), _) | (None, ";;") => terminator = CaseTerminator::Break,
+                (Some("fallthrough") | None, ";&") => terminator = CaseTerminator::FallThrough,
+                (Some("fallthrough"), _) | (None, ";;&") => {
                     return Err(self.unsupported("case terminator ;;&", child.start_byte()));
                 }
                 (_, ")") if !seen_paren => seen_paren = true,
