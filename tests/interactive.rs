@@ -454,13 +454,7 @@ fn ctrl_c_abandons_the_rest_of_the_line() {
         "(sleep 30; echo not-reached); echo not-reached",
         "x=$(sleep 30); echo not-reached",
     ] {
-        pty.send(&format!("{line}\r"));
-        std::thread::sleep(Duration::from_millis(500));
-        pty.send("\x03");
-        let seen = pty.expect(PROMPT, WAIT);
-        // Printed at the start of a line; the line typed holds the words too.
-        assert!(!seen.contains("\nnot-reached"), "{line}: {seen:?}");
-        type_line(&mut pty, "echo status $?", "status 130\r\n");
+        ctrl_c_abandons(&mut pty, line);
     }
     // A program that takes Ctrl-C itself and ends normally lets the line go on.
     pty.send(
@@ -503,16 +497,22 @@ fn ctrl_c_interrupts_the_shells_own_loops() {
         "read x; echo not-reached",
         "(read x; echo not-reached); echo not-reached",
     ] {
-        pty.send(&format!("{line}\r"));
-        std::thread::sleep(Duration::from_millis(500));
-        pty.send("\x03");
-        let seen = pty.expect(PROMPT, WAIT);
-        assert!(!seen.contains("\nnot-reached"), "{line}: {seen:?}");
-        type_line(&mut pty, "echo status $?", "status 130\r\n");
+        ctrl_c_abandons(&mut pty, line);
     }
     // The next line runs whole: the Ctrl-C was for the line before.
     type_line(&mut pty, "echo a; echo b", "a\r\nb\r\n");
     assert_eq!(pty.exit(), Some(0));
+}
+
+/// Types `line`, then Ctrl-C half a second later: the prompt comes back with `$?` 130, and
+/// nothing printed `not-reached` at the start of a line (the line typed holds the words too).
+fn ctrl_c_abandons(pty: &mut Pty, line: &str) {
+    pty.send(&format!("{line}\r"));
+    std::thread::sleep(Duration::from_millis(500));
+    pty.send("\x03");
+    let seen = pty.expect(PROMPT, WAIT);
+    assert!(!seen.contains("\nnot-reached"), "{line}: {seen:?}");
+    type_line(pty, "echo status $?", "status 130\r\n");
 }
 
 /// `rsh -c` on a terminal (a script run from an interactive shell): as in bash, Ctrl-C that
