@@ -297,6 +297,38 @@ struct Repairs {
     lone_assignments: Vec<usize>,
 }
 
+/// tree-sitter-bash reads a here-document body line that starts with `\\` as words of the
+/// command (`cat <<'E'` then `\\x /etc/hostname` ran `cat` on the file), and ends the body at
+/// a line that only starts with the delimiter (`EOF ;`), where bash ends it at the delimiter
+/// alone. Such a line starts with a letter instead for tree-sitter, which then sees the body
+/// bash sees; the converter reads the body from the original text.
+fn hide_heredoc_line_starts(body: &scan::HeredocBody, text: &mut [u8]) {
+    let other = if body.delimiter.starts_with('x') {
+        b'y'
+    } else {
+        b'x'
+    };
+    let mut line_start = body.start;
+    while line_start < body.end {
+        let line_end = text[line_start..body.end]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(body.end, |n| line_start + n);
+        let first = text[line_start..line_end]
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t')
+            .map(|n| line_start + n);
+        if let Some(at) = first {
+            let rest = &text[at..line_end];
+            let delimiter = body.delimiter.as_bytes();
+            if rest[0] == b'\\' || !delimiter.is_empty() && rest.starts_with(delimiter) {
+                text[at] = other;
+            }
+        }
+        line_start = line_end + 1;
+    }
+}
+
 /// Hides each `time [-p]` that has a command after it on its line behind blanks: tree-sitter
 /// reads the keyword as a command name, and `time { …; }` or `time (…)` as a syntax error.
 /// Returns where each timed pipeline now starts. (`time` alone stays a word; the converter
@@ -388,6 +420,9 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Repairs), Par
             text[start] = b'0';
             text[start + 1..end].fill(b' ');
         }
+    }
+    for body in &scanned.heredoc_bodies {
+        hide_heredoc_line_starts(body, &mut text);
     }
     let times = hide_time_keywords(&scanned.times, &mut text);
     let mut tree = parse_tree(as_text(&text))?;

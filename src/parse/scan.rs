@@ -31,6 +31,18 @@ pub(crate) struct Scan {
     /// The keyword `time` where a pipeline starts, with its `-p`/`--`: tree-sitter-bash does
     /// not know it and reads `time { …; }` as a command named `time`.
     pub times: Vec<TimeKeyword>,
+    /// Here-document bodies, without their delimiter lines.
+    pub heredoc_bodies: Vec<HeredocBody>,
+}
+
+/// The lines of a here-document, up to the line that ends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeredocBody {
+    pub start: usize,
+    pub end: usize,
+    pub delimiter: String,
+    /// `<<-`: leading tabs are not the line's.
+    pub strip_tabs: bool,
 }
 
 /// `time [-p] [--]` in front of a pipeline: the bytes it covers.
@@ -192,7 +204,7 @@ impl Scanner<'_> {
                 if self.heredocs.is_empty() {
                     return true;
                 }
-                match self.skip_heredoc_bodies() {
+                match self.heredoc_bodies() {
                     Some(next) => {
                         self.heredocs.clear();
                         self.i = next;
@@ -433,10 +445,12 @@ impl Scanner<'_> {
         (String::from_utf8_lossy(&delimiter).into_owned(), strip, i)
     }
 
-    /// Skips here-document bodies starting at `self.i`; None when a delimiter line is missing.
-    fn skip_heredoc_bodies(&self) -> Option<usize> {
+    /// Notes the here-document bodies starting at `self.i` and returns where they end; None
+    /// when a delimiter line is missing.
+    fn heredoc_bodies(&mut self) -> Option<usize> {
         let mut pos = self.i;
         for (delimiter, strip) in &self.heredocs {
+            let start = pos;
             loop {
                 if pos >= self.text.len() {
                     return None;
@@ -451,10 +465,17 @@ impl Scanner<'_> {
                     line
                 };
                 let at_end = end >= self.text.len();
-                pos = end + 1;
                 if line == delimiter {
+                    self.result.heredoc_bodies.push(HeredocBody {
+                        start,
+                        end: pos,
+                        delimiter: delimiter.clone(),
+                        strip_tabs: *strip,
+                    });
+                    pos = end + 1;
                     break;
                 }
+                pos = end + 1;
                 if at_end {
                     return None;
                 }
