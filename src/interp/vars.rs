@@ -77,7 +77,7 @@ impl Vars {
     /// Hides the innermost scope, when it is a temporary one, from lookups until
     /// `show_temporaries` is given what this returned: the redirections of `VAR=value command`
     /// are expanded without its bindings, as in bash (`x=b cmd >$x` opens where `$x` led
-    /// before). Assignments still reach its bindings.
+    /// before).
     pub fn hide_temporaries(&mut self) -> Option<usize> {
         let innermost = self.scopes.len().checked_sub(1);
         let temporary = innermost.filter(|&i| self.scopes[i].kind == ScopeKind::Temporary);
@@ -113,10 +113,17 @@ impl Vars {
         self.get(name).and_then(|v| v.value.as_deref())
     }
 
-    /// Where an assignment goes: the hidden scope too (see `hide_temporaries`), as in bash,
-    /// where `x=b cmd >${x:=f}` assigns the command's own `x`.
+    /// Where an assignment goes: past the hidden scope (see `hide_temporaries`) too, so that
+    /// `x=b cmd >${x:=f}` leaves the command its `x=b`, as in bash.
     fn get_mut(&mut self, name: &str) -> Option<&mut Var> {
-        for scope in self.scopes.iter_mut().rev() {
+        let hidden = self.hidden;
+        for (_, scope) in self
+            .scopes
+            .iter_mut()
+            .enumerate()
+            .rev()
+            .filter(|&(i, _)| Some(i) != hidden)
+        {
             if scope.vars.contains_key(name) {
                 return scope.vars.get_mut(name);
             }
