@@ -247,6 +247,8 @@ fn syntax_error_case_terminator_outside_case() {
         "touch CANARY; { echo a;; }",
         "touch CANARY; if true; then echo a;; fi",
         "touch CANARY; x=1 >f;;",
+        "touch CANARY; x=$(echo a;; echo b)",
+        "touch CANARY; cat <(echo a;; echo b)",
     ] {
         let run = syntax_error(script);
         assert!(run.stderr.contains("unexpected `;"), "{}", run.describe());
@@ -415,6 +417,12 @@ fn unsupported_dollar_before_a_line_continuation() {
 #[test]
 fn unsupported_line_continuation_inside_a_name() {
     unsupported("touch CANARY; echo $HO\\\nME", "parameter name", 1, 23..=23);
+    unsupported(
+        "touch CANARY; echo $HO\\\n\\\nME",
+        "parameter name",
+        1,
+        23..=23,
+    );
     unsupported(
         "touch CANARY; cat <<E\nx $HOME\\\ny\nE\n",
         "parameter name",

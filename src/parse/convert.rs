@@ -220,12 +220,7 @@ impl<'a> Converter<'a> {
     fn statements_of(&mut self, nodes: &[Node<'a>]) -> Result<List, ParseError> {
         let mut list = Vec::new();
         for &node in nodes {
-            // A case terminator outside `case` (`echo a;; echo b`): bash's syntax error,
-            // which tree-sitter-bash lets pass.
-            if matches!(node.kind(), ";;" | ";&" | ";;&") {
-                let token = node.kind();
-                return Err(self.syntax(&format!("unexpected `{token}`"), node.start_byte()));
-            }
+            self.refuse_case_terminator(node)?;
             if node.is_named() && node.kind() != "comment" {
                 list.extend(self.leading_assignment_lines(node)?);
                 let statement = self.statement(node)?;
@@ -233,6 +228,17 @@ impl<'a> Converter<'a> {
             }
         }
         Ok(list)
+    }
+
+    /// A case terminator among statements, outside `case` (`echo a;; echo b`): bash's syntax
+    /// error, which tree-sitter-bash lets pass.
+    pub(super) fn refuse_case_terminator(&self, node: Node) -> Result<(), ParseError> {
+        match node.kind() {
+            token @ (";;" | ";&" | ";;&") => {
+                Err(self.syntax(&format!("unexpected `{token}`"), node.start_byte()))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Adds the statement converted from `node` to `list`, joined to the lone assignment

@@ -153,7 +153,7 @@ impl Scanner<'_> {
                 self.i += 2;
                 true
             }
-            b'$' if self.src[self.i + 1..].starts_with(b"\\\n") => {
+            b'$' if continued_expansion(&self.src[self.i + 1..], false) => {
                 self.result.continued_dollar.get_or_insert(self.i);
                 self.in_word();
                 self.i += 1;
@@ -385,7 +385,7 @@ impl Scanner<'_> {
                     self.i = j + 1;
                     return true;
                 }
-                b'$' if self.src[j + 1..].starts_with(b"\\\n") => {
+                b'$' if continued_expansion(&self.src[j + 1..], true) => {
                     self.result.continued_dollar.get_or_insert(j);
                     j += 1;
                 }
@@ -483,6 +483,25 @@ impl Scanner<'_> {
         }
         Some(pos.min(self.text.len()))
     }
+}
+
+/// Whether `after`, what follows a `$`, is a line continuation (or several) and then what
+/// makes it an expansion once bash has joined the lines.
+/// `in_double`: inside `"…"`, where `$'` and `$"` are text.
+fn continued_expansion(after: &[u8], in_double: bool) -> bool {
+    after_continuations(after)
+        .is_some_and(|next| starts_expansion(next) && !(in_double && b"'\"".contains(&next)))
+}
+
+/// What follows one or more line continuations at the start of `bytes` (bash joins the lines
+/// first); None without one.
+pub(super) fn after_continuations(mut bytes: &[u8]) -> Option<u8> {
+    let mut continued = false;
+    while let [b'\\', b'\n', rest @ ..] = bytes {
+        bytes = rest;
+        continued = true;
+    }
+    bytes.first().copied().filter(|_| continued)
 }
 
 /// Whether a byte after `$` makes it an expansion (or `$'…'`/`$"…"`).

@@ -307,7 +307,10 @@ impl<'a> Converter<'a> {
                 WordPart::DoubleQuoted(self.double_quoted(pos, end)?)
             }
             // Found by the scanner outside here-documents.
-            Some('\\') if self.src[at + 1..end].starts_with("\\\n") => {
+            Some('\\')
+                if super::scan::after_continuations(&self.src.as_bytes()[at + 1..end])
+                    .is_some_and(|next| super::starts_expansion(char::from(next))) =>
+            {
                 return Err(self.unsupported(super::CONTINUED_DOLLAR, at));
             }
             Some('{') => WordPart::Param(Box::new(self.braced_param(pos, end, mode)?)),
@@ -340,14 +343,12 @@ impl<'a> Converter<'a> {
     /// bash joins continued lines before it reads a name, so `$HO\<newline>ME` is `$HOME`
     /// (in a word or a here-document); rsh would read `$HO` and then the text `ME`.
     fn refuse_continued_name(&self, name_end: usize, end: usize) -> Result<(), ParseError> {
-        let rest = &self.src.as_bytes()[name_end..end];
-        match rest {
-            [b'\\', b'\n', next, ..] if *next == b'_' || next.is_ascii_alphanumeric() => Err(self
-                .unsupported(
-                    "a line continuation inside a parameter name (bash joins the lines \
-                     first; write the name on one line)",
-                    name_end,
-                )),
+        match super::scan::after_continuations(&self.src.as_bytes()[name_end..end]) {
+            Some(next) if next == b'_' || next.is_ascii_alphanumeric() => Err(self.unsupported(
+                "a line continuation inside a parameter name (bash joins the lines first; \
+                 write the name on one line)",
+                name_end,
+            )),
             _ => Ok(()),
         }
     }
@@ -492,6 +493,7 @@ impl<'a> Converter<'a> {
             .map(|(i, c)| (node.field_name_for_child(i as u32), c))
             .collect();
         for (field, child) in children {
+            self.refuse_case_terminator(child)?;
             if !child.is_named() || child.kind() == "comment" {
                 continue;
             }
