@@ -499,9 +499,49 @@ fn ctrl_c_interrupts_the_shells_own_loops() {
     ] {
         ctrl_c_abandons(&mut pty, line);
     }
-    // The next line runs whole: the Ctrl-C was for the line before.
+    // The next line runs whole: the Ctrl-C was for the line before, and so was the one the
+    // shell noted with a subshell's (PROMPT_COMMAND runs).
     type_line(&mut pty, "echo a; echo b", "a\r\nb\r\n");
+    type_line(&mut pty, "PROMPT_COMMAND='echo pc-ran'", "pc-ran\r\n");
+    pty.send("(while :; do :; done)\r");
+    std::thread::sleep(Duration::from_millis(500));
+    pty.send("\x03");
+    pty.expect("pc-ran\r\n", WAIT);
+    pty.expect(PROMPT, WAIT);
+    // `read` from a descriptor open only to write fails at once rather than wait.
+    type_line(&mut pty, "read -u 1 x | cat; echo st=$?", "st=0\r\n");
     assert_eq!(pty.exit(), Some(0));
+}
+
+/// SIGINT sent to an interactive rsh without a terminal (an agent's interrupt, sent to its
+/// process group) ends the command, which rsh passes it on to, and abandons the line, as
+/// Ctrl-C does; the line once went on after the command.
+#[test]
+fn sigint_to_an_interactive_shell_without_a_terminal_abandons_the_line() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let case = Case::new("");
+    let mut command = case.command("dumb", &case.root().join("work"), &["-i"]);
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = common::without_terminal(&mut command).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"for i in 1 2 3; do sleep 2; echo not-reached$i; done; echo not-reached\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    // SAFETY: a signal to the group of the child started above, which leads it.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    std::thread::sleep(Duration::from_millis(300));
+    stdin.write_all(b"echo status $?\nexit\n").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("status 130\n"), "{stdout:?}");
+    assert!(!stdout.contains("not-reached"), "{stdout:?}");
 }
 
 /// Types `line`, then Ctrl-C half a second later: the prompt comes back with `$?` 130, and

@@ -857,11 +857,12 @@ impl Shell {
         // The signal the command's own `timeout` asked for, which rsh sent (after it, the
         // program ends with 124, as timeout's program makes it).
         let sent_for_timeout = ended.timed_out && info.deadline.asked.is_some();
-        // Ctrl-C that ended a job holding the terminal abandons the interactive shell's line;
-        // in a forked copy of it, which lets Ctrl-C pass as the shell does, any job it ended
-        // abandons the copy's line, and the copy then ends by it (`run_in_child`).
+        // Ctrl-C that ended a job holding the terminal abandons the interactive shell's line,
+        // and so does SIGINT that rsh got and passed on; in a forked copy of it, which lets
+        // Ctrl-C pass as the shell does, any job it ended abandons the copy's line, and the
+        // copy then ends by it (`run_in_child`).
         self.interrupted |= self.mode == Mode::Interactive
-            && (self.forked || held_terminal)
+            && (self.forked || held_terminal || ended.passed_sigint)
             && !ended.sent_sigint
             && by_ctrl_c(&ended.exits);
         // Not collapsed into the guard: a quiet `timeout` must not fall through to rsh's own

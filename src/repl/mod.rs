@@ -150,6 +150,9 @@ pub fn run_stdin(shell: &mut Shell, interactive: bool) -> i32 {
             shell.take_back_terminal();
         }
         if interactive && pending.is_empty() {
+            // Ctrl-C that a subshell or `$( )` of the last line took was for that line, not
+            // for PROMPT_COMMAND or the prompt's substitutions.
+            spawn::signals::take_ctrl_c();
             // As bash does before a prompt: what became of the kept jobs.
             shell.check_kept_jobs();
             if let Err(code) = prompt::run_prompt_command(shell) {

@@ -356,6 +356,9 @@ pub struct Ended {
     /// SIGINT ended the job that held the terminal, and rsh neither got it nor sent it:
     /// Ctrl-C, as far as rsh can tell.
     pub from_terminal: bool,
+    /// rsh got SIGINT while it waited, and passed it on (an agent's interrupt of an
+    /// interactive shell without a terminal, sent to rsh's process group).
+    pub passed_sigint: bool,
 }
 
 /// The signal mask held while waiting: SIGCHLD, the forwarded signals the shell does not
@@ -711,6 +714,7 @@ impl Job {
             sent_sigint,
             dying,
             from_terminal,
+            passed_sigint: wait.interrupted,
         }
     }
 

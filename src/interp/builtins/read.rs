@@ -152,7 +152,8 @@ pub fn read(shell: &mut Shell, argv: &[String]) -> Outcome {
         return Ok(if ready { 0 } else { 1 });
     }
     let echo_guard = opts.silent.then(|| EchoOff::new(opts.fd)).flatten();
-    let interruptible = shell.mode() == super::super::Mode::Interactive;
+    // A descriptor not open to read never polls readable: its read fails at once instead.
+    let interruptible = shell.mode() == super::super::Mode::Interactive && fd::is_readable(opts.fd);
     let (chars, status) = read_record(&opts, interruptible);
     drop(echo_guard);
     let status = match status {
