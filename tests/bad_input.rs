@@ -442,6 +442,24 @@ fn unsupported_array_subscript() {
     unsupported("touch CANARY; echo ${a[1]}", "array", 1, 20..=26);
 }
 
+/// `{fd}>file` names a descriptor bash opens; rsh took `{fd}` for a word and wrote
+/// `hi {fd}` to the file.
+#[test]
+fn unsupported_named_descriptor() {
+    unsupported(
+        "touch CANARY; echo hi {fd}>f",
+        "named file descriptors",
+        1,
+        23..=23,
+    );
+    unsupported(
+        "touch CANARY; exec {fd}<f",
+        "named file descriptors",
+        1,
+        20..=20,
+    );
+}
+
 #[test]
 fn unsupported_coproc() {
     unsupported("touch CANARY; coproc cat", "coproc", 1, 15..=24);

@@ -611,14 +611,14 @@ impl<'a> Converter<'a> {
                 return Err(self.unexpected(node));
             }
         }
-        if !extra_words.is_empty() {
-            match last {
-                Command::Simple(simple) => {
-                    simple.words.extend(extra_words);
-                    self.leading_assignments(simple)?;
-                }
-                _ => return Err(self.unexpected(node)),
+        match last {
+            Command::Simple(simple) => {
+                simple.words.extend(extra_words);
+                self.leading_assignments(simple)?;
+                self.refuse_named_descriptors(simple)?;
             }
+            _ if extra_words.is_empty() => {}
+            _ => return Err(self.unexpected(node)),
         }
         Ok(self.extend_with(result, node, continuation))
     }
@@ -742,7 +742,23 @@ impl<'a> Converter<'a> {
         words.append(&mut command.words);
         command.words = words;
         self.leading_assignments(&mut command)?;
+        self.refuse_named_descriptors(&command)?;
         Ok((command, continuation))
+    }
+
+    /// `{name}>file`: bash opens the file on a descriptor of its own and puts its number in
+    /// `name`; rsh does not, and would take `{name}` for a word of the command.
+    fn refuse_named_descriptors(&self, command: &SimpleCommand) -> Result<(), ParseError> {
+        for redirect in command.redirects.iter().filter(|r| r.fd.is_none()) {
+            let named = command.words.iter().find(|word| {
+                word.span.end == redirect.span.start
+                    && is_named_descriptor(&self.src[word.span.start..word.span.end])
+            });
+            if let Some(word) = named {
+                return Err(self.unsupported("named file descriptors ({fd}>file)", word.span.start));
+            }
+        }
+        Ok(())
     }
 
     /// Adjacent nodes without blanks between them are one shell word (`$"x"` arrives as two).
@@ -1795,6 +1811,13 @@ fn single(command: Command, span: Span) -> AndOr {
         },
         rest: Vec::new(),
     }
+}
+
+/// `{name}` written right against a redirection: a descriptor bash names (`{fd}>file`).
+pub(super) fn is_named_descriptor(text: &str) -> bool {
+    text.strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .is_some_and(super::is_name)
 }
 
 /// tree-sitter reads `exec 0<&-` as an argument `0` and a redirection without descriptor:

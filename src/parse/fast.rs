@@ -10,7 +10,7 @@
 //! included: the tests compare the two over the corpus, the compat cases and generated lines.
 
 use super::ast::*;
-use super::convert::{Converter, stderr_to_stdout};
+use super::convert::{Converter, is_named_descriptor, stderr_to_stdout};
 
 /// Longer lines go to tree-sitter: they are rarely simple, and the saving does not matter.
 const MAX_LINE: usize = 4096;
@@ -441,6 +441,13 @@ impl Builder<'_, '_> {
             redirects.push(redirect);
         }
         if matches!(self.peek(), Some(Token::Word { .. })) {
+            return None;
+        }
+        // `{fd}>file`: refused on the other path.
+        let src = self.converter.src;
+        if redirects.first().is_some_and(|r| {
+            r.span.start == last.end && is_named_descriptor(&src[last.start..last.end])
+        }) {
             return None;
         }
         Some(SimpleCommand {
