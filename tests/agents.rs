@@ -274,18 +274,20 @@ fn an_assignment_with_redirections_ends_its_command() {
 /// A here-document ends at its delimiter alone, and a body line starting with `\` is text:
 /// tree-sitter-bash took `\x /etc/hostname` after `cat <<'E'` for arguments of `cat` (and a
 /// LaTeX file's `\documentclass` lines with it), and ended the body at a line that only
-/// starts with the delimiter, running the lines after it.
+/// starts with the delimiter, running the lines after it; inside `"$( )"` (a common way to
+/// pass a commit message) and after a line continuation too.
 #[test]
 fn here_documents_end_where_bash_ends_them() {
     let line = "cat <<'E'\n\\x /etc/hostname\nE\ncat >notes.txt <<EOF\ntext\nEOF ;\n\
         touch CANARY\n  EOF\nE; x\n\\documentclass{article}\nEOF\ncat notes.txt; ls\n\
         cat <<E\n\\$HOME\n\\\\ back\nline \\\ncont\n\\\nstart\nE\n\
-        x=$(cat <<E\n\\in $(echo sub)\nE\n); echo \"$x\"";
+        x=$(cat <<E\n\\in $(echo sub)\nE\n); echo \"$x\"\n\
+        m=\"$(cat <<'EOF'\nEOF ;\n\\item \"q\" $(x)\nEOF\n)\"; echo \"$m\"\ncat <<E\nfoo\\\nE\nbar\nE\n";
     let bash = same_as_bash(line);
     assert_eq!(
         bash.0,
         "\\x /etc/hostname\ntext\nEOF ;\ntouch CANARY\n  EOF\nE; x\n\\documentclass{article}\n\
-         notes.txt\n$HOME\n\\ back\nline cont\nstart\n\\in sub\n"
+         notes.txt\n$HOME\n\\ back\nline cont\nstart\n\\in sub\nEOF ;\n\\item \"q\" $(x)\nfooE\nbar\n"
     );
 }
 

@@ -238,6 +238,14 @@ fn syntax_error(script: &str) -> Run {
     run
 }
 
+/// A here-document whose delimiter line never comes, or whose delimiter tree-sitter-bash
+/// reads otherwise (`<<"E"F` is `EF`), is refused: lines of its body once ran as commands.
+#[test]
+fn syntax_error_here_document_body_never_runs() {
+    syntax_error("cat <<'E'\nE;\ntouch CANARY\n");
+    syntax_error("cat <<\"E\"F\nE\ntouch CANARY\nEF\n");
+}
+
 /// A case terminator outside `case` is bash's syntax error; tree-sitter-bash let `echo a;;
 /// echo b` pass, and rsh ran both commands.
 #[test]

@@ -299,9 +299,10 @@ struct Repairs {
 
 /// tree-sitter-bash reads a here-document body line that starts with `\\` as words of the
 /// command (`cat <<'E'` then `\\x /etc/hostname` ran `cat` on the file), and ends the body at
-/// a line that only starts with the delimiter (`EOF ;`), where bash ends it at the delimiter
-/// alone. Such a line starts with a letter instead for tree-sitter, which then sees the body
-/// bash sees; the converter reads the body from the original text.
+/// a line that only starts with the delimiter (`EOF ;`), or with a part of it (`<<"E"F` ends
+/// at `E`), where bash ends it at the delimiter alone. A body line that starts with `\\` or
+/// with the delimiter's first character starts with another letter instead for tree-sitter,
+/// which then sees the body bash sees; the converter reads the body from the original text.
 fn hide_heredoc_line_starts(body: &scan::HeredocBody, text: &mut [u8]) {
     let other = if body.delimiter.starts_with('x') {
         b'y'
@@ -319,9 +320,8 @@ fn hide_heredoc_line_starts(body: &scan::HeredocBody, text: &mut [u8]) {
             .position(|&b| b != b' ' && b != b'\t')
             .map(|n| line_start + n);
         if let Some(at) = first {
-            let rest = &text[at..line_end];
-            let delimiter = body.delimiter.as_bytes();
-            if rest[0] == b'\\' || !delimiter.is_empty() && rest.starts_with(delimiter) {
+            let first = body.delimiter.as_bytes().first();
+            if text[at] == b'\\' || first == Some(&text[at]) {
                 text[at] = other;
             }
         }

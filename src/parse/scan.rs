@@ -87,7 +87,7 @@ struct Scanner<'s> {
     /// The last word was the keyword `time` (or its `-p`).
     after_time: bool,
     /// Delimiters (and `<<-`) of here-documents whose bodies start at the next newline.
-    heredocs: Vec<(String, bool)>,
+    heredocs: Vec<PendingHeredoc>,
     result: Scan,
 }
 
@@ -190,8 +190,8 @@ impl Scanner<'_> {
             }
             b'<' if self.src.get(self.i + 1) == Some(&b'<') => {
                 self.end_word();
-                let (delimiter, strip, next) = self.heredoc_delimiter(self.i + 2);
-                self.heredocs.push((delimiter, strip));
+                let (heredoc, next) = self.heredoc_delimiter(self.i + 2);
+                self.heredocs.push(heredoc);
                 self.i = next;
                 self.command_position = false;
                 true
@@ -396,10 +396,53 @@ impl Scanner<'_> {
                     }
                     None => j += 1,
                 },
+                b'$' if self.src.get(j + 1) == Some(&b'(') => match self.substitution_end(j + 2) {
+                    Some(end) => j = end,
+                    None => return false,
+                },
                 _ => j += 1,
             }
         }
         false
+    }
+
+    /// Scans a `$( … )` inside `"…"` from `from` (after its `(`) as the commands it holds,
+    /// here-documents included (`"$(cat <<'E'` … `E` … `)"`, a common way to pass a message);
+    /// returns where it ends, None when the text ends inside it. The state of the word around
+    /// it is put back.
+    fn substitution_end(&mut self, from: usize) -> Option<usize> {
+        let word = std::mem::take(&mut self.word);
+        let saved = (
+            self.word_start,
+            self.command_position,
+            self.after_pipe,
+            self.after_time,
+            std::mem::take(&mut self.heredocs),
+        );
+        let outer = self.depth;
+        self.depth += 1;
+        self.i = from;
+        self.command_position = true;
+        let mut ended = false;
+        while self.i < self.src.len() {
+            if !self.step() {
+                break;
+            }
+            if self.depth == outer {
+                ended = true;
+                break;
+            }
+        }
+        let end = self.i;
+        self.depth = outer;
+        self.word = word;
+        let (word_start, command_position, after_pipe, after_time, heredocs) = saved;
+        self.word_start = word_start;
+        self.command_position = command_position;
+        self.after_pipe = after_pipe;
+        self.after_time = after_time;
+        self.heredocs = heredocs;
+        ended.then_some(end)
     }
 
     fn skip_ansi_c(&mut self) -> bool {
@@ -423,8 +466,8 @@ impl Scanner<'_> {
         }
     }
 
-    /// The delimiter after `<<` at `from` (quotes removed), whether it is `<<-`, and the end.
-    fn heredoc_delimiter(&self, from: usize) -> (String, bool, usize) {
+    /// The here-document whose `<<` ends at `from`, and where its delimiter ends.
+    fn heredoc_delimiter(&self, from: usize) -> (PendingHeredoc, usize) {
         let bytes = self.src;
         let mut i = from;
         let strip = bytes.get(i) == Some(&b'-');
@@ -435,54 +478,87 @@ impl Scanner<'_> {
             i += 1;
         }
         let mut delimiter = Vec::new();
+        let mut quoted = false;
         while i < bytes.len() && !bytes[i].is_ascii_whitespace() && !b";|&<>()".contains(&bytes[i])
         {
-            if !matches!(bytes[i], b'\'' | b'"' | b'\\') {
+            // `<<$(a)`: the word takes in what the expansion holds.
+            if bytes[i] == b'$' && matches!(bytes.get(i + 1), Some(b'(' | b'{')) {
+                let close = if bytes[i + 1] == b'(' { b')' } else { b'}' };
+                let end = bytes[i..]
+                    .iter()
+                    .position(|&b| b == close)
+                    .map_or(bytes.len(), |n| i + n + 1);
+                delimiter.extend_from_slice(&bytes[i..end]);
+                i = end;
+                continue;
+            }
+            if matches!(bytes[i], b'\'' | b'"' | b'\\') {
+                quoted = true;
+            } else {
                 delimiter.push(bytes[i]);
             }
             i += 1;
         }
-        (String::from_utf8_lossy(&delimiter).into_owned(), strip, i)
+        let heredoc = PendingHeredoc {
+            delimiter: String::from_utf8_lossy(&delimiter).into_owned(),
+            strip,
+            quoted,
+        };
+        (heredoc, i)
     }
 
     /// Notes the here-document bodies starting at `self.i` and returns where they end; None
-    /// when a delimiter line is missing.
+    /// when a delimiter line is missing (the body then runs to the end of the text, as bash
+    /// reads it).
     fn heredoc_bodies(&mut self) -> Option<usize> {
         let mut pos = self.i;
-        for (delimiter, strip) in &self.heredocs {
+        for heredoc in &self.heredocs {
             let start = pos;
+            let body = |end| HeredocBody {
+                start,
+                end,
+                delimiter: heredoc.delimiter.clone(),
+                strip_tabs: heredoc.strip,
+            };
+            // In an unquoted body a line ending in `\` goes on on the next, which is then
+            // no delimiter line (`foo\` and `E` are `fooE`).
+            let mut continued = false;
             loop {
                 if pos >= self.text.len() {
+                    self.result.heredoc_bodies.push(body(self.text.len()));
                     return None;
                 }
                 let end = self.text[pos..]
                     .find('\n')
                     .map_or(self.text.len(), |n| pos + n);
                 let line = &self.text[pos..end];
-                let line = if *strip {
+                let line = if heredoc.strip {
                     line.trim_start_matches('\t')
                 } else {
                     line
                 };
-                let at_end = end >= self.text.len();
-                if line == delimiter {
-                    self.result.heredoc_bodies.push(HeredocBody {
-                        start,
-                        end: pos,
-                        delimiter: delimiter.clone(),
-                        strip_tabs: *strip,
-                    });
+                if line == heredoc.delimiter && !continued {
+                    self.result.heredoc_bodies.push(body(pos));
                     pos = end + 1;
                     break;
                 }
+                let trailing = line.bytes().rev().take_while(|&b| b == b'\\').count();
+                continued = !heredoc.quoted && trailing % 2 == 1;
                 pos = end + 1;
-                if at_end {
-                    return None;
-                }
             }
         }
         Some(pos.min(self.text.len()))
     }
+}
+
+/// A here-document whose body starts at the next line break.
+struct PendingHeredoc {
+    /// Quotes removed.
+    delimiter: String,
+    /// `<<-`.
+    strip: bool,
+    /// Any part of the delimiter quoted: the body is text, without line continuations.
+    quoted: bool,
 }
 
 /// Whether `after`, what follows a `$`, is a line continuation (or several) and then what
