@@ -466,6 +466,10 @@ fn unsupported_named_descriptor() {
         1,
         20..=20,
     );
+    // `&>` names no descriptor: `{a}` is a word there, as in bash.
+    let sb = Sandbox::new();
+    let run = sb.run("echo hi {a}&>f; cat f");
+    assert_eq!(run.stdout, "hi {a}\n", "{}", run.describe());
 }
 
 #[test]

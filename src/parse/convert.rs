@@ -747,9 +747,13 @@ impl<'a> Converter<'a> {
     }
 
     /// `{name}>file`: bash opens the file on a descriptor of its own and puts its number in
-    /// `name`; rsh does not, and would take `{name}` for a word of the command.
+    /// `name`; rsh does not, and would take `{name}` for a word of the command. (Not before
+    /// `&>` and `&>>`, which name no descriptor.)
     fn refuse_named_descriptors(&self, command: &SimpleCommand) -> Result<(), ParseError> {
-        for redirect in command.redirects.iter().filter(|r| r.fd.is_none()) {
+        let names_one = |r: &&Redirect| {
+            r.fd.is_none() && !matches!(r.op, RedirOp::WriteBoth | RedirOp::AppendBoth)
+        };
+        for redirect in command.redirects.iter().filter(names_one) {
             let named = command.words.iter().find(|word| {
                 word.span.end == redirect.span.start
                     && is_named_descriptor(&self.src[word.span.start..word.span.end])

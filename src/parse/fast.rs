@@ -446,7 +446,9 @@ impl Builder<'_, '_> {
         // `{fd}>file`: refused on the other path.
         let src = self.converter.src;
         if redirects.first().is_some_and(|r| {
-            r.span.start == last.end && is_named_descriptor(&src[last.start..last.end])
+            r.span.start == last.end
+                && !matches!(r.op, RedirOp::WriteBoth | RedirOp::AppendBoth)
+                && is_named_descriptor(&src[last.start..last.end])
         }) {
             return None;
         }
