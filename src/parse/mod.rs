@@ -393,6 +393,11 @@ fn parse_tree_repaired(source: &str) -> Result<(tree_sitter::Tree, Repairs), Par
     // Hide it behind a letter of the same length so it parses as one; the converter reads
     // words from the original text, so the command is still `[`.
     let scanned = scan::scan(source);
+    if scanned.too_deep {
+        return Err(ParseError::Input(format!(
+            "nesting deeper than {MAX_DEPTH} levels"
+        )));
+    }
     if let Some(at) = scanned.continued_dollar {
         let (line, column) = line_column(source.as_bytes(), at);
         return Err(ParseError::Unsupported {

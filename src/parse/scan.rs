@@ -33,6 +33,8 @@ pub(crate) struct Scan {
     pub times: Vec<TimeKeyword>,
     /// Here-document bodies, without their delimiter lines.
     pub heredoc_bodies: Vec<HeredocBody>,
+    /// `$( )` inside `"…"` nested deeper than the parser's limit: not scanned further.
+    pub too_deep: bool,
 }
 
 /// The lines of a here-document, up to the line that ends it.
@@ -67,6 +69,7 @@ pub(crate) fn scan(source: &str) -> Scan {
         after_pipe: false,
         after_time: false,
         heredocs: Vec::new(),
+        nested: 0,
         result: Scan::default(),
     };
     scanner.run();
@@ -88,6 +91,8 @@ struct Scanner<'s> {
     after_time: bool,
     /// Delimiters (and `<<-`) of here-documents whose bodies start at the next newline.
     heredocs: Vec<PendingHeredoc>,
+    /// How many `"$( )"` the scan is inside (see `substitution_end`).
+    nested: usize,
     result: Scan,
 }
 
@@ -396,10 +401,16 @@ impl Scanner<'_> {
                     }
                     None => j += 1,
                 },
-                b'$' if self.src.get(j + 1) == Some(&b'(') => match self.substitution_end(j + 2) {
-                    Some(end) => j = end,
-                    None => return false,
-                },
+                b'$' if self.src.get(j + 1) == Some(&b'(') && self.nested < super::MAX_DEPTH => {
+                    match self.substitution_end(j + 2) {
+                        Some(end) => j = end,
+                        None => return false,
+                    }
+                }
+                b'$' if self.src.get(j + 1) == Some(&b'(') => {
+                    self.result.too_deep = true;
+                    j += 1;
+                }
                 _ => j += 1,
             }
         }
@@ -421,6 +432,7 @@ impl Scanner<'_> {
         );
         let outer = self.depth;
         self.depth += 1;
+        self.nested += 1;
         self.i = from;
         self.command_position = true;
         let mut ended = false;
@@ -435,6 +447,7 @@ impl Scanner<'_> {
         }
         let end = self.i;
         self.depth = outer;
+        self.nested -= 1;
         self.word = word;
         let (word_start, command_position, after_pipe, after_time, heredocs) = saved;
         self.word_start = word_start;
