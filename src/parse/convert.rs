@@ -613,8 +613,11 @@ impl<'a> Converter<'a> {
         }
         match last {
             Command::Simple(simple) => {
-                simple.words.extend(extra_words);
-                self.leading_assignments(simple)?;
+                // `simple_command` took the body's own; these came with the redirections.
+                if !extra_words.is_empty() {
+                    simple.words.extend(extra_words);
+                    self.leading_assignments(simple)?;
+                }
                 self.refuse_named_descriptors(simple)?;
             }
             _ if extra_words.is_empty() => {}

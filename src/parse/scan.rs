@@ -43,8 +43,6 @@ pub(crate) struct HeredocBody {
     pub start: usize,
     pub end: usize,
     pub delimiter: String,
-    /// `<<-`: leading tabs are not the line's.
-    pub strip_tabs: bool,
 }
 
 /// `time [-p] [--]` in front of a pipeline: the bytes it covers.
@@ -531,7 +529,6 @@ impl Scanner<'_> {
                 start,
                 end,
                 delimiter: heredoc.delimiter.clone(),
-                strip_tabs: heredoc.strip,
             };
             // In an unquoted body a line ending in `\` goes on on the next, which is then
             // no delimiter line (`foo\` and `E` are `fooE`).
