@@ -574,8 +574,13 @@ fn a_program_in_a_forked_shell_is_recorded_as_timed_out() {
         text.replacen("\"true\"]", "\"true\", \"sleep\"]", 1),
     )
     .unwrap();
-    // Each `sleep` runs in a forked copy of the shell, which the timeout's SIGTERM ends too.
-    for line in ["{ sleep 30; } | cat", "x=$(sleep 30)"] {
+    // Each `sleep` runs in a forked copy of the shell, which the timeout's SIGTERM ends too;
+    // in the last, that copy is a stage of a pipeline that is itself a stage.
+    for line in [
+        "{ sleep 30; } | cat",
+        "x=$(sleep 30)",
+        "{ { sleep 30; } | cat; } | cat",
+    ] {
         let _ = fs::remove_file(&fallback);
         let run = rsh(&policy, work.path(), line);
         assert_eq!(run.status, 143, "{line}: {}", run.describe());
@@ -588,6 +593,57 @@ fn a_program_in_a_forked_shell_is_recorded_as_timed_out() {
         assert!(sleep[0].get("end_unseen").is_none(), "{line}: {records:?}");
         let duration = sleep[0]["duration_ms"].as_f64().unwrap();
         assert!((900.0..10_000.0).contains(&duration), "{line}: {records:?}");
+    }
+}
+
+/// A pipeline is ended at its deadline by the shell that started it, whatever the shells of
+/// its stages are doing: a stage's own deadline for the program it waits for (the same
+/// timeout, counted from later) waits for that shell's SIGKILL too, and ends the program
+/// itself only when that shell does not (here, stopped). Either way the record says so.
+#[test]
+fn a_pipeline_is_ended_at_its_deadline_by_the_shell_that_started_it() {
+    let work = tempfile::tempdir().unwrap();
+    let (policy, fallback) = without_syslog(work.path(), "\n[limits]\ntimeout = 1");
+    let text = fs::read_to_string(&policy).unwrap();
+    fs::write(
+        &policy,
+        text.replacen("\"true\"]", "\"true\", \"sleep\"]", 1),
+    )
+    .unwrap();
+    // Stopped past the pipeline's deadline, then past the stage's (three seconds in).
+    for (stopped_for, ended_by) in [(1500, "pipeline"), (4500, "sleep")] {
+        let _ = fs::remove_file(&fallback);
+        let child = Command::new(RSH)
+            .arg("--policy")
+            .arg(&policy)
+            .arg("-c")
+            .arg("{ sleep 30; } | cat")
+            .current_dir(work.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        std::thread::sleep(Duration::from_millis(200));
+        // SAFETY: the child is not waited for yet: the number is still its.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        std::thread::sleep(Duration::from_millis(stopped_for));
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGCONT) };
+        let run = Run::of(child.wait_with_output().unwrap());
+        let what = format!("stopped {stopped_for} ms: {}", run.describe());
+        assert_eq!(run.status, 143, "{what}");
+        let message = format!("rsh: {ended_by}: timed out after 1 s (limits.timeout); ended");
+        assert!(run.stderr.contains(&message), "{what}");
+        let records = fallback_records(&fallback);
+        let sleep: Vec<_> = records.iter().filter(|r| r["argv"][0] == "sleep").collect();
+        assert_eq!(sleep.len(), 1, "{what}: {records:?}");
+        assert_eq!(sleep[0]["timed_out"], true, "{what}: {records:?}");
+        assert_eq!(sleep[0]["signal"], "SIGTERM", "{what}: {records:?}");
+        let duration = sleep[0]["duration_ms"].as_f64().unwrap();
+        let least = if ended_by == "sleep" { 2900.0 } else { 900.0 };
+        assert!((least..10_000.0).contains(&duration), "{what}: {records:?}");
     }
 }
 

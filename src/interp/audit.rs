@@ -99,6 +99,9 @@ const WAITED_FOR: &str = "waited-for\n";
 /// the shell that reaps it knows whether its own timeout sent that signal.
 const ENDED_WITH_SHELL: &str = "ended-with-shell\n";
 
+/// The same, when the forked shell's own deadline sent the signal.
+const TIMED_OUT_WITH_SHELL: &str = "timed-out-with-shell\n";
+
 impl Shell {
     /// Starts the audit trail with the session's first record. Err when records are required
     /// and syslog cannot take them: then nothing may run.
@@ -131,12 +134,13 @@ impl Shell {
 
     /// rsh is being ended by `sig` while it waits: the program it waited for (if any) and the
     /// session's end are recorded first.
-    pub(super) fn audit_dying(&mut self, sig: i32) {
+    pub(super) fn audit_dying(&mut self, sig: i32, timed_out: bool) {
         let in_flight = self.in_flight.take();
-        if let (Some((command, started)), false) = (in_flight, self.leave_to_reaper()) {
+        if let (Some((command, started)), false) = (in_flight, self.leave_to_reaper(timed_out)) {
             let ended = Ended {
                 status: Some(128 + sig),
                 signal: Some(sig),
+                timed_out,
                 duration: Some(started.elapsed()),
                 ..Ended::default()
             };
@@ -376,8 +380,9 @@ impl Shell {
 
     /// A forked shell ending by a signal while its program ran: the record handed over for
     /// the program is marked as ended with the shell and left to the reaper, which completes
-    /// it (with `timed_out` if its deadline sent the signal). False when none was handed over.
-    fn leave_to_reaper(&mut self) -> bool {
+    /// it (with `timed_out` if its deadline, or this shell's, sent the signal). False when
+    /// none was handed over.
+    fn leave_to_reaper(&mut self, timed_out: bool) -> bool {
         let Some(to_reaper) = &self.handoff else {
             return false;
         };
@@ -385,7 +390,12 @@ impl Shell {
         let Some(record) = text.strip_prefix(WAITED_FOR.as_bytes()) else {
             return false;
         };
-        let text = [ENDED_WITH_SHELL.as_bytes(), record].concat();
+        let mark = if timed_out {
+            TIMED_OUT_WITH_SHELL
+        } else {
+            ENDED_WITH_SHELL
+        };
+        let text = [mark.as_bytes(), record].concat();
         fd::write_all(to_reaper.write.as_raw_fd(), &text).is_ok()
     }
 
@@ -474,16 +484,26 @@ impl Shell {
             // The forked shell was killed while its program ran: what is known is how the
             // shell ended.
             trail.complete(record, &reaped.unseen());
-        } else if let Some(record) = text.strip_prefix(ENDED_WITH_SHELL) {
+        } else if let Some((record, timed_out)) = ended_with_shell(&text) {
             // The shell's usage is not the program's alone.
             let ended = Ended {
                 usage: None,
+                timed_out: reaped.timed_out || timed_out,
                 ..reaped.ended(None)
             };
             trail.complete(record, &ended);
         } else {
             trail.complete(&text, &reaped.ended(None));
         }
+    }
+}
+
+/// A record handed over by a forked shell ended with its program (`leave_to_reaper`), and
+/// whether the shell's own deadline ended it.
+fn ended_with_shell(text: &str) -> Option<(&str, bool)> {
+    match text.strip_prefix(ENDED_WITH_SHELL) {
+        Some(record) => Some((record, false)),
+        None => text.strip_prefix(TIMED_OUT_WITH_SHELL).map(|r| (r, true)),
     }
 }
 

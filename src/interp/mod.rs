@@ -150,6 +150,9 @@ pub struct Shell {
     /// job's process group, which is `job_group` when rsh made one.
     in_job: bool,
     job_group: Option<nix::unistd::Pid>,
+    /// When the pipeline this process is a stage of reaches its timeout (see
+    /// `own_deadline`).
+    job_deadline: Option<Instant>,
     /// Process substitutions of the pipelines running now, ended when their pipeline ends.
     process_subs: Vec<procsub::ProcessSub>,
     /// Lists of process substitutions still running after their pipeline ended, with the
@@ -262,6 +265,7 @@ impl Shell {
             home: std::cell::OnceCell::new(),
             in_job: false,
             job_group: None,
+            job_deadline: None,
             process_subs: Vec::new(),
             lingering_subs: Vec::new(),
             audit: None,
@@ -612,6 +616,7 @@ impl Shell {
         let first = self.placement();
         let mut group = None;
         let timeout = self.job_timeout();
+        let began = Instant::now();
         let mut input: Option<std::os::fd::OwnedFd> = None;
         for (i, command) in commands.iter().enumerate() {
             let last = i + 1 == commands.len();
@@ -637,6 +642,10 @@ impl Shell {
                 Ok(Fork::Child) => {
                     placement.apply_in_child();
                     self.enter_job(placement);
+                    self.job_deadline = match (self.job_deadline, timeout) {
+                        (Some(outer), Some(t)) => Some(outer.min(began + t)),
+                        (outer, t) => outer.or(t.map(|t| began + t)),
+                    };
                     drop(next_input);
                     self.wire_stage(input.take(), output);
                     let status = self.run_in_child(|shell| shell.run_command(command, true));
@@ -660,7 +669,7 @@ impl Shell {
         drop(input);
         let terminal = group.and(first.terminal);
         let info = jobs::JobInfo {
-            deadline: Deadline::policy(timeout),
+            deadline: Deadline::policy_since(timeout, began),
             what: "pipeline".to_string(),
             text,
             pipeline: true,
@@ -799,9 +808,31 @@ impl Shell {
         };
         // Under confinement nothing a command started outlives it (and its timeout).
         let sweep = info.deadline.policy.is_some();
-        let waited = job.wait(info.deadline.after, self.at_terminal(), sweep);
+        let after = self.own_deadline(&info.deadline, group);
+        let waited = job.wait(after, self.at_terminal(), sweep);
         self.own_work_begins();
         self.follow_job(job, waited, info)
+    }
+
+    /// When a job of this shell is ended. In a pipeline's stage, a program in the pipeline's
+    /// group is ended with it by the pipeline's shell, at the pipeline's deadline, which is
+    /// earlier than the program's own (the same timeout, counted from later): the program's
+    /// waits until that shell has sent SIGKILL too, so that it is that shell which ends the
+    /// job and records it as timed out. It still ends the program should that shell be gone.
+    fn own_deadline(
+        &self,
+        deadline: &Deadline,
+        group: Option<nix::unistd::Pid>,
+    ) -> Option<std::time::Duration> {
+        let until = self
+            .job_deadline
+            .filter(|_| group.is_none() && self.job_group.is_some() && deadline.asked.is_none());
+        match (deadline.after, until) {
+            (Some(after), Some(until)) => {
+                Some(after.max(until.saturating_duration_since(Instant::now()) + job::GRACE))
+            }
+            (after, _) => after,
+        }
     }
 
     /// What a job of this shell does when it is stopped from the terminal. Job control (the
@@ -881,7 +912,7 @@ impl Shell {
                 }
             }
             _ if ended.timed_out => {
-                let seconds = info.deadline.after.map(|t| t.as_secs()).unwrap_or(0);
+                let seconds = info.deadline.policy.map(|t| t.as_secs()).unwrap_or(0);
                 self.error(&format!(
                     "{}: timed out after {seconds} s (limits.timeout); ended",
                     info.what
@@ -906,6 +937,12 @@ impl Shell {
                 }
             }
         }
+        // In a stage of a pipeline, SIGTERM past the pipeline's deadline is the timeout's.
+        let timed_out = ended.timed_out
+            || (ended.dying == Some(libc::SIGTERM)
+                && self
+                    .job_deadline
+                    .is_some_and(|until| until <= Instant::now()));
         let mut reaped = Vec::with_capacity(job.pids.len());
         for (i, exit) in ended.exits.into_iter().enumerate() {
             let status = match exit {
@@ -919,7 +956,7 @@ impl Shell {
                 status,
                 exit: exit.ok(),
                 usage: ended.usage[i],
-                timed_out: ended.timed_out,
+                timed_out,
             };
             self.audit_reaped(job.pids[i], &one);
             reaped.push(one);
@@ -928,18 +965,19 @@ impl Shell {
             if let Some(flag) = self.ctrl_c_in_copy.filter(|_| self.forked && from_terminal) {
                 flag.store(1, std::sync::atomic::Ordering::SeqCst);
             }
-            self.die_recorded(sig);
+            self.die_recorded(sig, timed_out);
         }
         reaped
     }
 
-    /// rsh ends by `sig` while it waits: what ran is recorded first, the jobs it kept are
-    /// ended, and the session's end is recorded.
-    fn die_recorded(&mut self, sig: i32) -> ! {
+    /// rsh ends by `sig` while it waits: what ran is recorded first (`timed_out`: the
+    /// signal came from this shell's own deadline), the jobs it kept are ended, and the
+    /// session's end is recorded.
+    fn die_recorded(&mut self, sig: i32, timed_out: bool) -> ! {
         if self.at_terminal() {
             self.end_kept_jobs();
         }
-        self.audit_dying(sig);
+        self.audit_dying(sig, timed_out);
         job::die_by(sig)
     }
 
@@ -995,7 +1033,7 @@ impl Shell {
                 };
                 self.audit_reaped(pid, &reaped);
                 if self.copy_ended_by_ctrl_c(exit) {
-                    self.die_recorded(libc::SIGINT);
+                    self.die_recorded(libc::SIGINT, false);
                 }
                 reaped.status
             }
@@ -1723,6 +1761,14 @@ impl Deadline {
             after: timeout,
             expiry: job::Expiry::POLICY,
             asked: None,
+        }
+    }
+
+    /// The policy's timeout for a job that began at `began`.
+    pub(crate) fn policy_since(timeout: Option<std::time::Duration>, began: Instant) -> Deadline {
+        Deadline {
+            after: timeout.map(|t| t.saturating_sub(began.elapsed())),
+            ..Deadline::policy(timeout)
         }
     }
 

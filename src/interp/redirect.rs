@@ -476,7 +476,7 @@ impl Shell {
                 self.interrupted = true;
                 Err(ReadError::Denied(format!("{path}: interrupted")))
             }
-            fd::FifoOpen::Signal(sig) => self.die_recorded(sig),
+            fd::FifoOpen::Signal(sig) => self.die_recorded(sig, false),
         }
     }
 
