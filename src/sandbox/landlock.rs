@@ -564,12 +564,14 @@ struct ListedEntry {
 pub struct Shared(std::sync::OnceLock<Adding>);
 
 impl Shared {
-    /// Adds rules for entries nobody has taken yet; nothing before the builder has listed
-    /// its directories, or after it has taken the last entry.
-    pub fn help(&self) {
-        if let Some(adding) = self.0.get() {
+    /// Adds rules for entries nobody has taken yet: none after the builder has taken the
+    /// last entry. False, doing nothing, before the builder has listed its directories.
+    pub fn help(&self) -> bool {
+        let adding = self.0.get();
+        if let Some(adding) = adding {
             adding.take_entries();
         }
+        adding.is_some()
     }
 }
 

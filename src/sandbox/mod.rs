@@ -462,7 +462,11 @@ impl Sandbox {
         let Some(PendingLayer { thread, shared }) = self.pending.take() else {
             return Ok(());
         };
-        shared.help();
+        // Entries to help with come once the thread has listed its directories (a shell
+        // that gave up before then waited 0.15 ms longer, idle); a layer without any ends.
+        while !shared.help() && !thread.ended() {
+            std::thread::yield_now();
+        }
         let built = thread.join();
         // The last holder: what the thread left open if it failed halfway is closed here.
         drop(shared);
