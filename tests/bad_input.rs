@@ -263,6 +263,51 @@ fn syntax_error_case_terminator_outside_case() {
     }
 }
 
+/// `esac` right after a simple command's words, or a redirection, is one more word to bash,
+/// which then misses the end of `case`; tree-sitter-bash ended the `case` there, and the
+/// command ran. After a compound command it is the end of `case`, as in bash.
+#[test]
+fn syntax_error_esac_as_an_argument() {
+    for script in [
+        "case a in a) touch CANARY esac",
+        "case a in a) echo 1;; b) echo 2;; *) touch CANARY esac",
+        "case a in a) true && touch CANARY esac",
+        "case a in a) ! touch CANARY esac",
+        "case a in a) touch CANARY >/dev/null esac",
+        "case a in a) (touch CANARY) >/dev/null esac",
+        "case a in a) [ a ] && touch CANARY | cat esac",
+        "x=$(case a in a) touch CANARY esac)",
+    ] {
+        let run = syntax_error(script);
+        assert!(
+            run.stderr.contains("`esac` here is an argument"),
+            "{}",
+            run.describe()
+        );
+    }
+    let sandbox = Sandbox::new();
+    for script in [
+        "case a in a) (echo 1) esac",
+        "case a in a) { echo 1; } esac",
+        "case a in a) if true; then echo 1; fi esac",
+        "case a in a) [[ a ]] && echo 1; esac",
+        "case a in a) echo 1 # esac\nesac",
+        "case a in a) echo 1 & esac",
+    ] {
+        let run = sandbox.run(script);
+        if script.contains('&') {
+            assert!(!run.stderr.contains("`esac`"), "{}", run.describe());
+            continue;
+        }
+        assert_eq!(
+            (run.status, run.stdout.as_str()),
+            (0, "1\n"),
+            "{}",
+            run.describe()
+        );
+    }
+}
+
 #[test]
 fn syntax_error_if_then() {
     syntax_error("touch CANARY; if then");

@@ -1425,7 +1425,43 @@ impl<'a> Converter<'a> {
                 items.push(self.case_item(child)?);
             }
         }
+        self.refuse_esac_argument(node)?;
         Ok(Compound::Case { subject, items })
+    }
+
+    /// `case a in a) echo 1 esac`: bash ends `case` only where `esac` can be a reserved word,
+    /// and takes this one for `echo`'s argument (then misses the end, a syntax error);
+    /// tree-sitter-bash ends the `case` there, and `echo 1` would run.
+    fn refuse_esac_argument(&self, node: Node<'a>) -> Result<(), ParseError> {
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.children(&mut cursor).collect();
+        let (Some(esac), Some(item)) = (
+            children.iter().rev().find(|c| c.kind() == "esac"),
+            children.iter().rev().find(|c| c.kind() == "case_item"),
+        ) else {
+            return Ok(());
+        };
+        let mut cursor = item.walk();
+        let parts: Vec<Node> = item.children(&mut cursor).collect();
+        // The item's commands come after the `)` of its patterns.
+        let Some(paren) = parts.iter().position(|c| c.kind() == ")") else {
+            return Ok(());
+        };
+        let last = parts[paren + 1..]
+            .iter()
+            .rfind(|c| c.kind() != "comment")
+            .filter(|c| c.is_named());
+        let Some(last) = last.filter(|last| ends_in_words(**last)) else {
+            return Ok(());
+        };
+        let between = &self.source[last.end_byte()..esac.start_byte()];
+        if between.contains(['\n', ';', '&']) {
+            return Ok(());
+        }
+        Err(self.syntax(
+            "`esac` here is an argument of the command before it (end that command with `;;` or a new line)",
+            esac.start_byte(),
+        ))
     }
 
     fn case_item(&mut self, node: Node<'a>) -> Result<CaseItem, ParseError> {
@@ -1741,6 +1777,37 @@ fn leftmost_command(node: Node) -> Option<Node> {
                     .find(|c| c.kind() != "comment")?;
             }
             _ => return None,
+        }
+    }
+}
+
+/// Whether a statement ends in words of a simple command or of a redirection, after which a
+/// reserved word is only a word; not when it ends a compound command (`)`, `}`, `fi`, `]]`).
+fn ends_in_words(node: Node) -> bool {
+    let mut node = node;
+    loop {
+        match node.kind() {
+            "pipeline" | "list" | "negated_command" => {
+                let mut cursor = node.walk();
+                let last = node
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() != "comment")
+                    .last();
+                match last {
+                    Some(last) => node = last,
+                    None => return true,
+                }
+            }
+            "subshell"
+            | "compound_statement"
+            | "if_statement"
+            | "while_statement"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "case_statement"
+            | "function_definition" => return false,
+            "test_command" => return node.child(0).is_none_or(|open| open.kind() != "[["),
+            _ => return true,
         }
     }
 }
