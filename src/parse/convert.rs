@@ -839,11 +839,9 @@ impl<'a> Converter<'a> {
 
     /// An assignment that tree-sitter took for a word (the text from `start` to `end`).
     fn assignment_in_word(&mut self, start: usize, end: usize) -> Result<Assignment, ParseError> {
-        let (name, append) = assignment_prefix(&self.src[start..end])
+        let (name, append, value) = assignment_prefix(&self.src[start..end])
             .ok_or_else(|| self.syntax("not an assignment", start))?;
-        let value_start = start + name.len() + usize::from(append) + 1;
-        let name = name.to_string();
-        self.assignment_of(name, append, Span { start, end }, value_start)
+        self.assignment_of(name, append, Span { start, end }, start + value)
     }
 
     /// An assignment spanning `span` whose value is the text from `value_start` to its end.
@@ -1812,20 +1810,34 @@ fn ends_in_words(node: Node) -> bool {
     }
 }
 
-/// `NAME=` or `NAME+=` at the start of `text`: the name, and whether it appends.
-fn assignment_prefix(text: &str) -> Option<(&str, bool)> {
-    let name_end = text
-        .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-        .unwrap_or(text.len());
-    let name = &text[..name_end];
+/// `NAME=` or `NAME+=` at the start of `text`, read as bash reads it, with its line
+/// continuations gone (`x\<newline>=1`, which tree-sitter-bash takes for a command name): the
+/// name, whether it appends, and where in `text` the value starts.
+fn assignment_prefix(text: &str) -> Option<(String, bool, usize)> {
+    let bytes = text.as_bytes();
+    let past_continuations = |mut i: usize| {
+        while bytes[i..].starts_with(b"\\\n") {
+            i += 2;
+        }
+        i
+    };
+    let mut name = String::new();
+    let mut i = past_continuations(0);
+    while let Some(&c) = bytes
+        .get(i)
+        .filter(|&&c| c == b'_' || c.is_ascii_alphanumeric())
+    {
+        name.push(char::from(c));
+        i = past_continuations(i + 1);
+    }
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    match &text[name_end..] {
-        rest if rest.starts_with('=') => Some((name, false)),
-        rest if rest.starts_with("+=") => Some((name, true)),
-        _ => None,
+    let append = bytes.get(i) == Some(&b'+');
+    if append {
+        i = past_continuations(i + 1);
     }
+    (bytes.get(i) == Some(&b'=')).then_some((name, append, i + 1))
 }
 
 fn all_children<'a>(node: Node<'a>) -> Vec<Node<'a>> {

@@ -574,6 +574,26 @@ fn accepts_prefix_assignments() {
     assert_eq!(texts(&command.words), ["cmd", "arg"]);
 }
 
+/// bash removes line continuations before it reads a word: `x\<newline>=1` assigns, where
+/// tree-sitter-bash saw a command `x` (rsh ran `x=1` as a program's name).
+#[test]
+fn accepts_assignments_with_line_continuations_in_the_name() {
+    let program = ok("x\\\n=1 ab\\\nc+\\\n=2 cmd a\\\n=3");
+    let command = first_simple(&program);
+    let names: Vec<(&str, bool)> = command
+        .assignments
+        .iter()
+        .map(|a| (a.name.as_str(), a.append))
+        .collect();
+    assert_eq!(names, [("x", false), ("abc", true)]);
+    assert_eq!(show_word(&command.assignments[0].value), "1");
+    assert_eq!(show_word(&command.assignments[1].value), "2");
+    assert_eq!(argv("x\\\n=1 cmd a\\\n=3"), ["cmd", "a=3"]);
+    let lone = ok("x\\\n=1");
+    assert_eq!(first_simple(&lone).assignments[0].name, "x");
+    assert!(first_simple(&lone).words.is_empty());
+}
+
 #[test]
 fn accepts_standalone_assignments() {
     let program = ok("a=1 b= c=\"x y\"");
