@@ -3070,6 +3070,38 @@ fn timeout_ends_a_command() {
     );
 }
 
+/// Stopping and continuing rsh interrupts its wait for the job: each time, the wait used to
+/// start over with the whole time that was left, and a job stopped every few tenths of a
+/// second never reached its deadline.
+#[test]
+fn timeout_holds_while_rsh_is_stopped_and_continued() {
+    require_confinement!();
+    let case = Case::new();
+    let policy = Policy::new().limits("timeout = 1");
+    for script in ["sleep 100", "sleep 100 | cat"] {
+        let mut running = case.spawn(&policy, script, |_| {});
+        let pid = running.child.id() as i32;
+        let poking = Instant::now();
+        while !running.is_done() && poking.elapsed() < Duration::from_secs(8) {
+            thread::sleep(Duration::from_millis(200));
+            // SAFETY: rsh is not waited for yet: the number is still its.
+            unsafe {
+                libc::kill(pid, libc::SIGSTOP);
+                thread::sleep(Duration::from_millis(10));
+                libc::kill(pid, libc::SIGCONT);
+            }
+        }
+        let run = running.finish();
+        run.assert_stderr_has("timed out after 1 s (limits.timeout); ended");
+        run.assert_status(143);
+        assert!(
+            run.elapsed < Duration::from_secs(4),
+            "{script}\n{}",
+            run.describe()
+        );
+    }
+}
+
 /// rsh opens a redirection's file itself, and a FIFO's open waits for the other end: that
 /// wait ends at the timeout (the redirection fails, the script goes on, and nothing of rsh is
 /// left holding the FIFO), and on a signal that ends rsh. With a writer it reads as before.

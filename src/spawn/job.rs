@@ -398,33 +398,28 @@ impl Blocked {
         }
     }
 
-    /// The next signal, or None when `timeout` passes first.
+    /// The next signal, or None when `timeout` passes first or the wait is interrupted. Not
+    /// waited for again here: after rsh is stopped and continued (which interrupts it), the
+    /// same `timeout` would count from the start again, and every stop would push a job's
+    /// deadline back; the caller counts what is left from the deadline.
     fn next(&self, timeout: Option<Duration>) -> Option<libc::c_int> {
-        loop {
-            // SAFETY: an all-zero siginfo is a valid output buffer.
-            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-            let rc = match timeout {
-                None => {
-                    // SAFETY: `set` is initialized; `info` is ours.
-                    unsafe { libc::sigwaitinfo(&self.set, &mut info) }
-                }
-                Some(t) => {
-                    let ts = libc::timespec {
-                        tv_sec: t.as_secs() as libc::time_t,
-                        tv_nsec: t.subsec_nanos() as libc::c_long,
-                    };
-                    // SAFETY: as above; `ts` lives on the stack.
-                    unsafe { libc::sigtimedwait(&self.set, &mut info, &ts) }
-                }
-            };
-            if rc > 0 {
-                return Some(rc);
+        // SAFETY: an all-zero siginfo is a valid output buffer.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let rc = match timeout {
+            None => {
+                // SAFETY: `set` is initialized; `info` is ours.
+                unsafe { libc::sigwaitinfo(&self.set, &mut info) }
             }
-            match Errno::last() {
-                Errno::EINTR => continue,
-                _ => return None,
+            Some(t) => {
+                let ts = libc::timespec {
+                    tv_sec: t.as_secs() as libc::time_t,
+                    tv_nsec: t.subsec_nanos() as libc::c_long,
+                };
+                // SAFETY: as above; `ts` lives on the stack.
+                unsafe { libc::sigtimedwait(&self.set, &mut info, &ts) }
             }
-        }
+        };
+        (rc > 0).then_some(rc)
     }
 }
 
