@@ -647,6 +647,43 @@ fn a_pipeline_is_ended_at_its_deadline_by_the_shell_that_started_it() {
     }
 }
 
+/// SIGTERM sent to rsh before a pipeline's deadline is no timeout, even when the stage's
+/// shell is reaped after the deadline (its program ignored SIGTERM).
+#[test]
+fn sigterm_before_the_deadline_is_no_timeout() {
+    let work = tempfile::tempdir().unwrap();
+    let (policy, fallback) = without_syslog(work.path(), "\n[limits]\ntimeout = 1");
+    let text = fs::read_to_string(&policy).unwrap();
+    let more = "\"true\", \"python3\"]";
+    fs::write(&policy, text.replacen("\"true\"]", more, 1)).unwrap();
+    let _ = fs::remove_file(&fallback);
+    let ignoring =
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(1.5)";
+    let child = Command::new(RSH)
+        .arg("--policy")
+        .arg(&policy)
+        .arg("-c")
+        .arg(format!("{{ python3 -c '{ignoring}'; }} | cat"))
+        .current_dir(work.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: the child is not waited for yet: the number is still its.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let run = Run::of(child.wait_with_output().unwrap());
+    assert!(!run.stderr.contains("timed out"), "{}", run.describe());
+    let records = fallback_records(&fallback);
+    let python: Vec<_> = records
+        .iter()
+        .filter(|r| r["argv"][0] == "python3")
+        .collect();
+    assert_eq!(python.len(), 1, "{records:?}");
+    assert!(python[0].get("timed_out").is_none(), "{records:?}");
+}
+
 /// A program the file rules keep rsh from running (here under a denied directory) is a
 /// refused command, with its record.
 #[test]

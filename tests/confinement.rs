@@ -3070,6 +3070,32 @@ fn timeout_ends_a_command() {
     );
 }
 
+/// A pipeline stage whose last command has a process substitution used to become that
+/// command's program: nobody was left to end the list, and the program's parent-death signal
+/// does not cross its Landlock signal scope, so the list ran on after rsh, for good. The
+/// stage now stays to end it, as any shell ends its lists.
+#[test]
+fn a_process_substitution_in_a_stage_does_not_outlive_rsh() {
+    require_confinement!();
+    let case = Case::new();
+    let policy = Policy::new();
+    let tick = case.path().join("tick");
+    for script in [
+        "ls <(while :; do touch tick; sleep 0.2; done) | cat",
+        "{ exec ls <(while :; do touch tick; sleep 0.2; done); } | cat",
+    ] {
+        let run = case.run(&policy, script);
+        run.assert_status(0);
+        let _ = fs::remove_file(&tick);
+        thread::sleep(Duration::from_millis(800));
+        assert!(
+            !tick.exists(),
+            "{script}: the list outlived rsh\n{}",
+            run.describe()
+        );
+    }
+}
+
 /// Stopping and continuing rsh interrupts its wait for the job: each time, the wait used to
 /// start over with the whole time that was left, and a job stopped every few tenths of a
 /// second never reached its deadline.

@@ -1065,6 +1065,26 @@ open(sys.argv[1], 'w').write('ran in the background')
     assert_eq!(pty.exit(), Some(148));
 }
 
+/// The forked shell of a pipeline's stage ignored SIGTERM, as the interactive shell does: at
+/// the timeout it went on (`echo after`, the next `sleep`) until SIGKILL, and the program's
+/// record had no `timed_out`. It now ends by SIGTERM, as a bash subshell does.
+#[test]
+fn a_pipeline_stage_at_the_prompt_ends_at_the_timeout() {
+    let case = Case::audited("[limits]\ntimeout = 1");
+    let mut pty = case.start(&[]);
+    pty.send("{ sleep 30; echo after; sleep 31; } | cat\r");
+    pty.expect(
+        "rsh: pipeline: timed out after 1 s (limits.timeout); ended\r\n",
+        WAIT,
+    );
+    pty.expect(PROMPT, WAIT);
+    assert_eq!(pty.exit(), Some(143));
+    let records = case.records_of("sleep");
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["timed_out"], true, "{records:?}");
+    assert_eq!(records[0]["signal"], "SIGTERM", "{records:?}");
+}
+
 /// A kept job's time runs on while it is stopped, and runs out while the prompt waits. It is
 /// killed at once: a SIGTERM handler would run unseen in the background.
 #[test]

@@ -150,9 +150,9 @@ pub struct Shell {
     /// job's process group, which is `job_group` when rsh made one.
     in_job: bool,
     job_group: Option<nix::unistd::Pid>,
-    /// When the pipeline this process is a stage of reaches its timeout (see
-    /// `own_deadline`).
-    job_deadline: Option<Instant>,
+    /// The process group of the pipeline this process is a stage of, and when the pipeline
+    /// reaches its timeout (see `own_deadline`).
+    job_deadline: Option<(nix::unistd::Pid, Instant)>,
     /// Process substitutions of the pipelines running now, ended when their pipeline ends.
     process_subs: Vec<procsub::ProcessSub>,
     /// Lists of process substitutions still running after their pipeline ended, with the
@@ -394,6 +394,7 @@ impl Shell {
             if !spawn::dies_with(shell) {
                 spawn::exit_child(1);
             }
+            spawn::signals::default_terminations();
             // The parent's: its records are its own to complete, its jobs its own to
             // continue or end.
             self.handoff = None;
@@ -642,10 +643,7 @@ impl Shell {
                 Ok(Fork::Child) => {
                     placement.apply_in_child();
                     self.enter_job(placement);
-                    self.job_deadline = match (self.job_deadline, timeout) {
-                        (Some(outer), Some(t)) => Some(outer.min(began + t)),
-                        (outer, t) => outer.or(t.map(|t| began + t)),
-                    };
+                    self.note_job_deadline(timeout.map(|t| began + t));
                     drop(next_input);
                     self.wire_stage(input.take(), output);
                     let status = self.run_in_child(|shell| shell.run_command(command, true));
@@ -693,6 +691,26 @@ impl Shell {
         } else {
             statuses.last().copied().unwrap_or(1)
         }
+    }
+
+    /// In a stage of a pipeline that ends at `until`, in the pipeline's group: programs in
+    /// that group are ended by the pipeline's shell then (an enclosing pipeline's earlier
+    /// deadline stays).
+    fn note_job_deadline(&mut self, until: Option<Instant>) {
+        let (Some(group), Some(until)) = (self.job_group, until) else {
+            return;
+        };
+        self.job_deadline = match self.job_deadline {
+            Some((outer, earlier)) if outer == group => Some((group, earlier.min(until))),
+            _ => Some((group, until)),
+        };
+    }
+
+    /// The pipeline's deadline, when this shell is a stage of it and in its group.
+    fn pipeline_deadline(&self) -> Option<Instant> {
+        self.job_deadline
+            .filter(|&(group, _)| self.job_group == Some(group))
+            .map(|(_, until)| until)
     }
 
     /// In a forked stage: what this process starts stays in the job's group, and the stops
@@ -825,8 +843,8 @@ impl Shell {
         group: Option<nix::unistd::Pid>,
     ) -> Option<std::time::Duration> {
         let until = self
-            .job_deadline
-            .filter(|_| group.is_none() && self.job_group.is_some() && deadline.asked.is_none());
+            .pipeline_deadline()
+            .filter(|_| group.is_none() && deadline.asked.is_none());
         match (deadline.after, until) {
             (Some(after), Some(until)) => {
                 Some(after.max(until.saturating_duration_since(Instant::now()) + job::GRACE))
@@ -937,12 +955,11 @@ impl Shell {
                 }
             }
         }
-        // In a stage of a pipeline, SIGTERM past the pipeline's deadline is the timeout's.
+        // In a stage of a pipeline, SIGTERM that came past the pipeline's deadline is the
+        // timeout's.
         let timed_out = ended.timed_out
             || (ended.dying == Some(libc::SIGTERM)
-                && self
-                    .job_deadline
-                    .is_some_and(|until| until <= Instant::now()));
+                && matches!((self.pipeline_deadline(), ended.dying_at), (Some(until), Some(at)) if at >= until));
         let mut reaped = Vec::with_capacity(job.pids.len());
         for (i, exit) in ended.exits.into_iter().enumerate() {
             let status = match exit {

@@ -115,6 +115,14 @@ impl Shell {
         }
     }
 
+    /// Whether lists started by this shell may still be running: then it must stay to end
+    /// them, and cannot become a program (`exec`, the last command of a forked shell). A
+    /// program confined so cannot end them: its parent-death signal does not cross its
+    /// domain's signal scope, and the list would run on past rsh and its timeout.
+    pub(crate) fn holds_process_subs(&self) -> bool {
+        !self.process_subs.is_empty() || !self.lingering_subs.is_empty()
+    }
+
     /// When the shell (or a subshell) is done: gives each list still running `job::GRACE`
     /// (or what is left of its timeout) to end by itself, as a `>(…)` list does once it has
     /// read what it was sent, then ends its group.

@@ -282,9 +282,11 @@ impl Shell {
         }
         // Under confinement `exec` runs the program as a child and ends rsh with its status:
         // rsh stays to enforce its timeout (or `timeout`'s), and a failed exec leaves rsh
-        // itself unconfined. The session ends with it: the kept jobs are ended first, and
+        // itself unconfined; so it does while process substitutions are to be ended. The session ends with it: the kept jobs are ended first, and
         // the program is not kept when stopped (it goes on, as without job control).
-        if !self.in_job && (self.job_timeout().is_some() || resolved.asks_timeout()) {
+        if self.holds_process_subs()
+            || (!self.in_job && (self.job_timeout().is_some() || resolved.asks_timeout()))
+        {
             if self.at_terminal() {
                 self.end_kept_jobs();
             }
@@ -1113,8 +1115,9 @@ impl Shell {
                 return 126;
             }
         };
-        // A `timeout` in front of the command needs rsh to wait for it.
-        if last_in_process && adjust.timeout.is_none() {
+        // A `timeout` in front of the command needs rsh to wait for it, and process
+        // substitutions need rsh to end them.
+        if last_in_process && adjust.timeout.is_none() && !self.holds_process_subs() {
             // A stage of a pipeline (the rsh waiting for the pipeline enforces its timeout), or
             // `exec` without confinement.
             self.audit_before_exec(segment);

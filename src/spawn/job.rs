@@ -297,6 +297,8 @@ struct Progress {
     interrupted: bool,
     /// A terminating signal rsh took: passed on, and rsh ends by it once the job is gone.
     dying: Option<libc::c_int>,
+    /// When it came.
+    dying_at: Option<Instant>,
 }
 
 impl Progress {
@@ -310,6 +312,7 @@ impl Progress {
             killed: false,
             interrupted: false,
             dying: None,
+            dying_at: None,
         }
     }
 
@@ -353,6 +356,8 @@ pub struct Ended {
     /// rsh itself must end by this signal, as soon as it has recorded what it must
     /// (`die_by`): it got a terminating signal, or, not interactive, Ctrl-C ended the job.
     pub dying: Option<libc::c_int>,
+    /// When rsh got that terminating signal.
+    pub dying_at: Option<Instant>,
     /// SIGINT ended the job that held the terminal, and rsh neither got it nor sent it:
     /// Ctrl-C, as far as rsh can tell.
     pub from_terminal: bool,
@@ -662,6 +667,7 @@ impl Job {
         }
         if wait.dying.is_none() {
             wait.dying = Some(sig);
+            wait.dying_at = Some(Instant::now());
             wait.killed = false;
             wait.deadline = Some(Instant::now() + GRACE);
         }
@@ -708,6 +714,7 @@ impl Job {
             timed_out: wait.timed_out,
             sent_sigint,
             dying,
+            dying_at: wait.dying_at,
             from_terminal,
             passed_sigint: wait.interrupted,
         }

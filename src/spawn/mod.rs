@@ -733,8 +733,10 @@ pub fn shared_counter() -> &'static std::sync::atomic::AtomicU64 {
 
 /// Forks the shell itself for a subshell, a pipeline stage or a command substitution.
 pub fn fork_shell() -> Result<Fork, Errno> {
-    // SAFETY: rsh is single-threaded, so the child is a complete copy that may go on running
-    // the interpreter, exactly as bash does for subshells.
+    // SAFETY: the shell forks once the layer's thread has handed over its work (`settle`), and
+    // that thread runs no code of rsh's after it, only its own end: the child is a complete
+    // copy that may go on running the interpreter, exactly as bash does for subshells (glibc's
+    // fork takes the allocator's locks across it).
     match unsafe { libc::fork() } {
         -1 => Err(Errno::last()),
         0 => Ok(Fork::Child),
@@ -984,6 +986,17 @@ pub mod signals {
     /// Whether Ctrl-C came, leaving it for `take_ctrl_c`.
     pub fn ctrl_c_noted() -> bool {
         CTRL_C.load(Ordering::SeqCst)
+    }
+
+    /// In a forked copy of the shell: SIGTERM and SIGQUIT end it again, as they end a bash
+    /// subshell, where the interactive shell ignores them (as rsh found them otherwise). A
+    /// copy that ignored them went on past the timeout's SIGTERM (`{ sleep 30; echo after;
+    /// sleep 30; } | cat` ran `echo` and the next `sleep`) until SIGKILL.
+    pub fn default_terminations() {
+        for sig in [libc::SIGTERM, libc::SIGQUIT] {
+            // SAFETY: setting a default or ignored disposition has no memory effects.
+            unsafe { libc::signal(sig, super::entry_disposition(sig)) };
+        }
     }
 
     /// In a shell forked inside a job: the stops from the terminal stop it again, as they do
