@@ -564,16 +564,20 @@ fn a_script_rsh_may_not_read_is_one_refused_record_with_126() {
     }
 }
 
+/// A policy without syslog whose programs are ended after a second, allowing `more` too.
+fn timed_out_after_a_second(dir: &Path, more: &[&str]) -> (PathBuf, PathBuf) {
+    let (policy, fallback) = without_syslog(dir, "\n[limits]\ntimeout = 1");
+    let text = fs::read_to_string(&policy).unwrap();
+    let allowed: String = more.iter().map(|name| format!(", {name:?}")).collect();
+    let text = text.replacen("\"true\"]", &format!("\"true\"{allowed}]"), 1);
+    fs::write(&policy, text).unwrap();
+    (policy, fallback)
+}
+
 #[test]
 fn a_program_in_a_forked_shell_is_recorded_as_timed_out() {
     let work = tempfile::tempdir().unwrap();
-    let (policy, fallback) = without_syslog(work.path(), "\n[limits]\ntimeout = 1");
-    let text = fs::read_to_string(&policy).unwrap();
-    fs::write(
-        &policy,
-        text.replacen("\"true\"]", "\"true\", \"sleep\"]", 1),
-    )
-    .unwrap();
+    let (policy, fallback) = timed_out_after_a_second(work.path(), &["sleep"]);
     // Each `sleep` runs in a forked copy of the shell, which the timeout's SIGTERM ends too;
     // in the last, that copy is a stage of a pipeline that is itself a stage.
     for line in [
@@ -603,13 +607,7 @@ fn a_program_in_a_forked_shell_is_recorded_as_timed_out() {
 #[test]
 fn a_pipeline_is_ended_at_its_deadline_by_the_shell_that_started_it() {
     let work = tempfile::tempdir().unwrap();
-    let (policy, fallback) = without_syslog(work.path(), "\n[limits]\ntimeout = 1");
-    let text = fs::read_to_string(&policy).unwrap();
-    fs::write(
-        &policy,
-        text.replacen("\"true\"]", "\"true\", \"sleep\"]", 1),
-    )
-    .unwrap();
+    let (policy, fallback) = timed_out_after_a_second(work.path(), &["sleep"]);
     // Stopped past the pipeline's deadline, then past the stage's (three seconds in).
     for (stopped_for, ended_by) in [(1500, "pipeline"), (4500, "sleep")] {
         let _ = fs::remove_file(&fallback);
@@ -652,10 +650,7 @@ fn a_pipeline_is_ended_at_its_deadline_by_the_shell_that_started_it() {
 #[test]
 fn sigterm_before_the_deadline_is_no_timeout() {
     let work = tempfile::tempdir().unwrap();
-    let (policy, fallback) = without_syslog(work.path(), "\n[limits]\ntimeout = 1");
-    let text = fs::read_to_string(&policy).unwrap();
-    let more = "\"true\", \"python3\"]";
-    fs::write(&policy, text.replacen("\"true\"]", more, 1)).unwrap();
+    let (policy, fallback) = timed_out_after_a_second(work.path(), &["python3"]);
     let _ = fs::remove_file(&fallback);
     let ignoring =
         "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(1.5)";

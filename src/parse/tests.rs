@@ -560,15 +560,20 @@ fn accepts_empty_input_and_comments() {
     assert_eq!(argv("echo a#b"), ["echo", "a#b"]);
 }
 
+/// Each assignment's name, and whether it appends.
+fn assignment_names(command: &SimpleCommand) -> Vec<(&str, bool)> {
+    command
+        .assignments
+        .iter()
+        .map(|a| (a.name.as_str(), a.append))
+        .collect()
+}
+
 #[test]
 fn accepts_prefix_assignments() {
     let program = ok("a=1 b+=x c=$y cmd arg");
     let command = first_simple(&program);
-    let names: Vec<(&str, bool)> = command
-        .assignments
-        .iter()
-        .map(|a| (a.name.as_str(), a.append))
-        .collect();
+    let names = assignment_names(command);
     assert_eq!(names, [("a", false), ("b", true), ("c", false)]);
     assert_eq!(show_word(&command.assignments[2].value), "${y}");
     assert_eq!(texts(&command.words), ["cmd", "arg"]);
@@ -580,11 +585,7 @@ fn accepts_prefix_assignments() {
 fn accepts_assignments_with_line_continuations_in_the_name() {
     let program = ok("x\\\n=1 ab\\\nc+\\\n=2 cmd a\\\n=3");
     let command = first_simple(&program);
-    let names: Vec<(&str, bool)> = command
-        .assignments
-        .iter()
-        .map(|a| (a.name.as_str(), a.append))
-        .collect();
+    let names = assignment_names(command);
     assert_eq!(names, [("x", false), ("abc", true)]);
     assert_eq!(show_word(&command.assignments[0].value), "1");
     assert_eq!(show_word(&command.assignments[1].value), "2");
