@@ -511,6 +511,19 @@ fn unsupported_named_descriptor() {
         1,
         20..=20,
     );
+    // Line continuations are gone before bash reads the word.
+    unsupported(
+        "touch CANARY; echo hi {fd}\\\n>f",
+        "named file descriptors",
+        1,
+        23..=23,
+    );
+    unsupported(
+        "touch CANARY; echo hi {f\\\nd}>f",
+        "named file descriptors",
+        1,
+        23..=23,
+    );
     // `&>` names no descriptor: `{a}` is a word there, as in bash.
     let sb = Sandbox::new();
     let run = sb.run("echo hi {a}&>f; cat f");

@@ -757,10 +757,10 @@ impl<'a> Converter<'a> {
             r.fd.is_none() && !matches!(r.op, RedirOp::WriteBoth | RedirOp::AppendBoth)
         };
         for redirect in command.redirects.iter().filter(names_one) {
-            let named = command.words.iter().find(|word| {
-                word.span.end == redirect.span.start
-                    && is_named_descriptor(&self.src[word.span.start..word.span.end])
-            });
+            let named = command
+                .words
+                .iter()
+                .find(|word| names_descriptor(self.src, word.span, redirect.span.start));
             if let Some(word) = named {
                 return Err(self.unsupported("named file descriptors ({fd}>file)", word.span.start));
             }
@@ -1899,11 +1899,17 @@ fn single(command: Command, span: Span) -> AndOr {
     }
 }
 
-/// `{name}` written right against a redirection: a descriptor bash names (`{fd}>file`).
-pub(super) fn is_named_descriptor(text: &str) -> bool {
-    text.strip_prefix('{')
-        .and_then(|t| t.strip_suffix('}'))
-        .is_some_and(super::is_name)
+/// Whether the word at `word` in `src` is `{name}` written right against the redirection
+/// starting at `redirect`: a descriptor bash names (`{fd}>file`). Line continuations are
+/// gone before bash reads words, in the word and between it and the operator.
+pub(super) fn names_descriptor(src: &str, word: Span, redirect: usize) -> bool {
+    let joined = |from: usize, to: usize| src[from..to].replace("\\\n", "");
+    word.end <= redirect
+        && joined(word.end, redirect).is_empty()
+        && joined(word.start, word.end)
+            .strip_prefix('{')
+            .and_then(|t| t.strip_suffix('}'))
+            .is_some_and(super::is_name)
 }
 
 /// tree-sitter reads `exec 0<&-` as an argument `0` and a redirection without descriptor:

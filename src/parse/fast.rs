@@ -10,7 +10,7 @@
 //! included: the tests compare the two over the corpus, the compat cases and generated lines.
 
 use super::ast::*;
-use super::convert::{Converter, is_named_descriptor, stderr_to_stdout};
+use super::convert::{Converter, names_descriptor, stderr_to_stdout};
 
 /// Longer lines go to tree-sitter: they are rarely simple, and the saving does not matter.
 const MAX_LINE: usize = 4096;
@@ -446,9 +446,15 @@ impl Builder<'_, '_> {
         // `{fd}>file`: refused on the other path.
         let src = self.converter.src;
         if redirects.first().is_some_and(|r| {
-            r.span.start == last.end
-                && !matches!(r.op, RedirOp::WriteBoth | RedirOp::AppendBoth)
-                && is_named_descriptor(&src[last.start..last.end])
+            !matches!(r.op, RedirOp::WriteBoth | RedirOp::AppendBoth)
+                && names_descriptor(
+                    src,
+                    Span {
+                        start: last.start,
+                        end: last.end,
+                    },
+                    r.span.start,
+                )
         }) {
             return None;
         }
