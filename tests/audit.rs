@@ -360,9 +360,9 @@ fn stream_daemon(dir: &Path, setup: &str, serve: &str) -> Option<std::process::C
     Some(child)
 }
 
-/// rsh with `policy` running `line` in `dir`, killed if it takes more than 20 s.
-fn rsh_bounded(policy: &Path, dir: &Path, line: &str) -> Run {
-    let mut child = Command::new(RSH)
+/// rsh with `policy` started on `line` in `dir`, its input empty, its output piped.
+fn spawn_rsh(policy: &Path, dir: &Path, line: &str) -> std::process::Child {
+    Command::new(RSH)
         .arg("--policy")
         .arg(policy)
         .arg("-c")
@@ -372,7 +372,12 @@ fn rsh_bounded(policy: &Path, dir: &Path, line: &str) -> Run {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// rsh with `policy` running `line` in `dir`, killed if it takes more than 20 s.
+fn rsh_bounded(policy: &Path, dir: &Path, line: &str) -> Run {
+    let mut child = spawn_rsh(policy, dir, line);
     let deadline = Instant::now() + Duration::from_secs(20);
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
@@ -611,17 +616,7 @@ fn a_pipeline_is_ended_at_its_deadline_by_the_shell_that_started_it() {
     // Stopped past the pipeline's deadline, then past the stage's (three seconds in).
     for (stopped_for, ended_by) in [(1500, "pipeline"), (4500, "sleep")] {
         let _ = fs::remove_file(&fallback);
-        let child = Command::new(RSH)
-            .arg("--policy")
-            .arg(&policy)
-            .arg("-c")
-            .arg("{ sleep 30; } | cat")
-            .current_dir(work.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = spawn_rsh(&policy, work.path(), "{ sleep 30; } | cat");
         let pid = child.id() as i32;
         std::thread::sleep(Duration::from_millis(200));
         // SAFETY: the child is not waited for yet: the number is still its.
@@ -654,17 +649,8 @@ fn sigterm_before_the_deadline_is_no_timeout() {
     let _ = fs::remove_file(&fallback);
     let ignoring =
         "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(1.5)";
-    let child = Command::new(RSH)
-        .arg("--policy")
-        .arg(&policy)
-        .arg("-c")
-        .arg(format!("{{ python3 -c '{ignoring}'; }} | cat"))
-        .current_dir(work.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let line = format!("{{ python3 -c '{ignoring}'; }} | cat");
+    let child = spawn_rsh(&policy, work.path(), &line);
     std::thread::sleep(Duration::from_millis(300));
     // SAFETY: the child is not waited for yet: the number is still its.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
