@@ -750,22 +750,32 @@ impl<'a> Converter<'a> {
     }
 
     /// `{name}>file`: bash opens the file on a descriptor of its own and puts its number in
-    /// `name`; rsh does not, and would take `{name}` for a word of the command. (Not before
-    /// `&>` and `&>>`, which name no descriptor.)
+    /// `name`; rsh does not, and would take `{name}` for a word of the command.
     fn refuse_named_descriptors(&self, command: &SimpleCommand) -> Result<(), ParseError> {
-        let names_one = |r: &&Redirect| {
-            r.fd.is_none() && !matches!(r.op, RedirOp::WriteBoth | RedirOp::AppendBoth)
-        };
-        for redirect in command.redirects.iter().filter(names_one) {
+        for redirect in &command.redirects {
             let named = command
                 .words
                 .iter()
-                .find(|word| names_descriptor(self.src, word.span, redirect.span.start));
+                .find(|word| self.names_descriptor(word.span, redirect));
             if let Some(word) = named {
                 return Err(self.unsupported("named file descriptors ({fd}>file)", word.span.start));
             }
         }
         Ok(())
+    }
+
+    /// Whether the word at `word` is `{name}` written right against `redirect` (line
+    /// continuations are gone before bash reads words): a descriptor bash names. Not before
+    /// `&>` and `&>>`, which name none.
+    pub(super) fn names_descriptor(&self, word: Span, redirect: &Redirect) -> bool {
+        redirect.fd.is_none()
+            && !matches!(redirect.op, RedirOp::WriteBoth | RedirOp::AppendBoth)
+            && self.adjacent(word.end, redirect.span.start)
+            && self.src[word.start..word.end]
+                .replace("\\\n", "")
+                .strip_prefix('{')
+                .and_then(|t| t.strip_suffix('}'))
+                .is_some_and(super::is_name)
     }
 
     /// Adjacent nodes without blanks between them are one shell word (`$"x"` arrives as two).
@@ -1431,16 +1441,14 @@ impl<'a> Converter<'a> {
     /// and takes this one for `echo`'s argument (then misses the end, a syntax error);
     /// tree-sitter-bash ends the `case` there, and `echo 1` would run.
     fn refuse_esac_argument(&self, node: Node<'a>) -> Result<(), ParseError> {
-        let mut cursor = node.walk();
-        let children: Vec<Node> = node.children(&mut cursor).collect();
+        let children = all_children(node);
         let (Some(esac), Some(item)) = (
             children.iter().rev().find(|c| c.kind() == "esac"),
             children.iter().rev().find(|c| c.kind() == "case_item"),
         ) else {
             return Ok(());
         };
-        let mut cursor = item.walk();
-        let parts: Vec<Node> = item.children(&mut cursor).collect();
+        let parts = all_children(*item);
         // The item's commands come after the `)` of its patterns.
         let Some(paren) = parts.iter().position(|c| c.kind() == ")") else {
             return Ok(());
@@ -1897,19 +1905,6 @@ fn single(command: Command, span: Span) -> AndOr {
         },
         rest: Vec::new(),
     }
-}
-
-/// Whether the word at `word` in `src` is `{name}` written right against the redirection
-/// starting at `redirect`: a descriptor bash names (`{fd}>file`). Line continuations are
-/// gone before bash reads words, in the word and between it and the operator.
-pub(super) fn names_descriptor(src: &str, word: Span, redirect: usize) -> bool {
-    let joined = |from: usize, to: usize| src[from..to].replace("\\\n", "");
-    word.end <= redirect
-        && joined(word.end, redirect).is_empty()
-        && joined(word.start, word.end)
-            .strip_prefix('{')
-            .and_then(|t| t.strip_suffix('}'))
-            .is_some_and(super::is_name)
 }
 
 /// tree-sitter reads `exec 0<&-` as an argument `0` and a redirection without descriptor:

@@ -10,7 +10,7 @@
 //! included: the tests compare the two over the corpus, the compat cases and generated lines.
 
 use super::ast::*;
-use super::convert::{Converter, names_descriptor, stderr_to_stdout};
+use super::convert::{Converter, stderr_to_stdout};
 
 /// Longer lines go to tree-sitter: they are rarely simple, and the saving does not matter.
 const MAX_LINE: usize = 4096;
@@ -444,18 +444,10 @@ impl Builder<'_, '_> {
             return None;
         }
         // `{fd}>file`: refused on the other path.
-        let src = self.converter.src;
-        if redirects.first().is_some_and(|r| {
-            !matches!(r.op, RedirOp::WriteBoth | RedirOp::AppendBoth)
-                && names_descriptor(
-                    src,
-                    Span {
-                        start: last.start,
-                        end: last.end,
-                    },
-                    r.span.start,
-                )
-        }) {
+        if redirects
+            .first()
+            .is_some_and(|r| self.converter.names_descriptor(last, r))
+        {
             return None;
         }
         Some(SimpleCommand {
