@@ -713,6 +713,15 @@ impl Shell {
             .map(|(_, until)| until)
     }
 
+    /// In a stage of a pipeline, SIGTERM that came past the pipeline's deadline is the
+    /// timeout's, sent by the pipeline's shell.
+    fn ended_at_pipeline_deadline(&self, ended: &job::Ended) -> bool {
+        let Some(until) = self.pipeline_deadline() else {
+            return false;
+        };
+        ended.dying == Some(libc::SIGTERM) && ended.dying_at.is_some_and(|at| at >= until)
+    }
+
     /// In a forked stage: what this process starts stays in the job's group, and the stops
     /// from the terminal stop this shell with its programs.
     fn enter_job(&mut self, placement: job::Placement) {
@@ -955,11 +964,7 @@ impl Shell {
                 }
             }
         }
-        // In a stage of a pipeline, SIGTERM that came past the pipeline's deadline is the
-        // timeout's.
-        let timed_out = ended.timed_out
-            || (ended.dying == Some(libc::SIGTERM)
-                && matches!((self.pipeline_deadline(), ended.dying_at), (Some(until), Some(at)) if at >= until));
+        let timed_out = ended.timed_out || self.ended_at_pipeline_deadline(&ended);
         let mut reaped = Vec::with_capacity(job.pids.len());
         for (i, exit) in ended.exits.into_iter().enumerate() {
             let status = match exit {
@@ -988,8 +993,8 @@ impl Shell {
     }
 
     /// rsh ends by `sig` while it waits: what ran is recorded first (`timed_out`: the
-    /// signal came from this shell's own deadline), the jobs it kept are ended, and the
-    /// session's end is recorded.
+    /// signal came from a deadline, this shell's or its pipeline's), the jobs it kept are
+    /// ended, and the session's end is recorded.
     fn die_recorded(&mut self, sig: i32, timed_out: bool) -> ! {
         if self.at_terminal() {
             self.end_kept_jobs();

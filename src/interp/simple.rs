@@ -282,8 +282,9 @@ impl Shell {
         }
         // Under confinement `exec` runs the program as a child and ends rsh with its status:
         // rsh stays to enforce its timeout (or `timeout`'s), and a failed exec leaves rsh
-        // itself unconfined; so it does while process substitutions are to be ended. The session ends with it: the kept jobs are ended first, and
-        // the program is not kept when stopped (it goes on, as without job control).
+        // itself unconfined; so it does while process substitutions are to be ended. The
+        // session ends with it: the kept jobs are ended first, and the program is not kept
+        // when stopped (it goes on, as without job control).
         if self.holds_process_subs()
             || (!self.in_job && (self.job_timeout().is_some() || resolved.asks_timeout()))
         {

@@ -465,10 +465,7 @@ impl Sandbox {
         // Entries to help with come once the thread has listed its directories (a shell
         // that gave up before then waited 0.15 ms longer, idle); a layer without any ends.
         // A thread that takes longer is waited for asleep (see `Pinned::join`).
-        let since = std::time::Instant::now();
-        while !shared.help() && !thread.ended() && since.elapsed() < pinned::SPIN {
-            std::thread::yield_now();
-        }
+        pinned::yield_until(|| shared.help() || thread.ended());
         let built = thread.join();
         // The last holder: what the thread left open if it failed halfway is closed here.
         drop(shared);

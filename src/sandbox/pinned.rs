@@ -127,6 +127,18 @@ impl<T: Send + 'static> Pinned<T> {
 /// password database, a slow mount) does not keep a processor busy.
 pub(super) const SPIN: Duration = Duration::from_millis(3);
 
+/// Yields the processor until `done` says so, for `SPIN` at most; whether it did.
+pub(super) fn yield_until(mut done: impl FnMut() -> bool) -> bool {
+    let since = Instant::now();
+    while !done() {
+        if since.elapsed() >= SPIN {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    true
+}
+
 impl<T> Pinned<T> {
     /// Whether the thread's function has returned (or panicked).
     pub(super) fn ended(&self) -> bool {
@@ -142,10 +154,7 @@ impl<T> Pinned<T> {
     /// # Safety
     /// Once only for each `Pinned`.
     unsafe fn ended_with(&self) -> Box<Start<T>> {
-        let since = Instant::now();
-        while !self.ended() && since.elapsed() < SPIN {
-            std::thread::yield_now();
-        }
+        yield_until(|| self.ended());
         let mut held = self
             .done
             .lock
@@ -212,11 +221,7 @@ mod tests {
             // SAFETY: counts the bits of a whole cpu_set_t.
             (cpu, unsafe { libc::CPU_COUNT(&allowed) }, name)
         });
-        let thread = thread.unwrap();
-        while !thread.ended() {
-            std::thread::yield_now();
-        }
-        let (cpu, allowed, name) = thread.join().unwrap();
+        let (cpu, allowed, name) = thread.unwrap().join().unwrap();
         assert_eq!(
             (cpu as usize, allowed, name.as_str()),
             (last, 1, "rsh-test\n")

@@ -666,10 +666,11 @@ impl Job {
             self.signal(libc::SIGCONT, &wait.exits);
         }
         if wait.dying.is_none() {
+            let now = Instant::now();
             wait.dying = Some(sig);
-            wait.dying_at = Some(Instant::now());
+            wait.dying_at = Some(now);
             wait.killed = false;
-            wait.deadline = Some(Instant::now() + GRACE);
+            wait.deadline = Some(now + GRACE);
         }
     }
 
